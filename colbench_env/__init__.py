@@ -1,0 +1,46 @@
+"""ColBench environments (Zhou et al. 2025, arXiv 2503.15478) for Gymnasium and PettingZoo.
+
+Importing this package registers ``ColBench-Backend-v0`` and ``ColBench-Frontend-v0``::
+
+    import gymnasium as gym
+    import colbench_env
+    env = gym.make("ColBench-Backend-v0")
+
+PettingZoo forms: :func:`aec_env` and :func:`parallel_env`.
+"""
+from __future__ import annotations
+
+from gymnasium.envs.registration import register, registry
+
+from .protocol import ANSWER_MARKER, OUTPUT_MARKER, extract_code, extract_html, parse_agent_turn
+from .tasks import BackendTask, FrontendTask, TaskFormatError, default_tasks, load_tasks
+
+__all__ = [
+    "BackendTask", "FrontendTask", "TaskFormatError", "default_tasks", "load_tasks",
+    "ANSWER_MARKER", "OUTPUT_MARKER", "parse_agent_turn", "extract_code", "extract_html",
+    "aec_env", "parallel_env",
+]
+__version__ = "0.1.0"
+
+MAX_TURNS = 10
+
+for _kind in ("Backend", "Frontend"):
+    _id = f"ColBench-{_kind}-v0"
+    if _id not in registry:
+        register(id=_id, entry_point="colbench_env.gym_env:ColBenchEnv",
+                 kwargs={"kind": _kind.lower()}, disable_env_checker=False)
+
+
+def aec_env(kind: str = "backend", **kwargs):
+    """The PettingZoo AEC environment (agents ``"agent"`` and ``"human"``); see
+    :class:`colbench_env.pz_env.ColBenchAECEnv` for the keyword arguments."""
+    from .pz_env import ColBenchAECEnv
+
+    return ColBenchAECEnv(kind=kind, **kwargs)
+
+
+def parallel_env(kind: str = "backend", **kwargs):
+    """The PettingZoo Parallel form of :func:`aec_env` (PettingZoo's ``aec_to_parallel``)."""
+    from pettingzoo.utils.conversions import aec_to_parallel
+
+    return aec_to_parallel(aec_env(kind, **kwargs))

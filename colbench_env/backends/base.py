@@ -1,0 +1,90 @@
+"""The LM backend interface, shared by simulators and agents.
+
+A backend turns chat conversations (lists of ``{"role", "content"}`` messages; ``content`` may be
+a list of OpenAI-style parts ``{"type": "text"|"image_url", ...}`` for multimodal backends) into
+generations.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Sequence
+
+__all__ = ["Generation", "SamplingParams", "LMBackend", "BackendError"]
+
+
+class BackendError(RuntimeError):
+    """The backend could not generate (unreachable server, garbage answer, ...). Never silent."""
+
+
+@dataclass
+class SamplingParams:
+    """Generation settings.
+
+    Attributes:
+        max_new_tokens: most tokens generated per conversation.
+        temperature: 0 means greedy.
+        top_p: nucleus sampling mass.
+        n: generations per conversation (returned consecutively).
+        seed: seed for sampling (reproducible where the backend allows it).
+        stop: strings that end a generation (not included in the text).
+        return_logprobs: also return the generated token ids and their log-probs.
+    """
+
+    max_new_tokens: int = 256
+    temperature: float = 0.0
+    top_p: float = 1.0
+    n: int = 1
+    seed: int | None = None
+    stop: Sequence[str] = ()
+    return_logprobs: bool = False
+
+    def __post_init__(self) -> None:
+        if self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.n < 1:
+            raise ValueError(f"n must be >= 1, got {self.n}")
+
+
+@dataclass
+class Generation:
+    """One generated reply.
+
+    Attributes:
+        text: the generated text (stop string excluded).
+        token_ids: generated token ids (when requested and available).
+        logprobs: log-prob of each generated token under the sampling distribution's model.
+        finish_reason: ``"stop"`` or ``"length"``.
+    """
+
+    text: str
+    token_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+    finish_reason: str | None = None
+    meta: dict = field(default_factory=dict)
+
+
+class LMBackend(ABC):
+    """Generates chat replies. Implementations: :class:`~colbench_env.backends.hf.HFBackend` (local
+    transformers, default SmolLM2-135M-Instruct) and
+    :class:`~colbench_env.backends.openai_compat.OpenAICompatBackend` (vLLM or any
+    OpenAI-compatible server)."""
+
+    @abstractmethod
+    def generate(self, conversations: Sequence[Sequence[dict]], params: SamplingParams | None = None) -> list[Generation]:
+        """Generate for each conversation; returns ``len(conversations) * params.n`` generations,
+        the ``n`` of conversation ``i`` at ``[i*n:(i+1)*n]``."""
+
+    def generate_one(self, conversation: Sequence[dict], params: SamplingParams | None = None) -> str:
+        return self.generate([conversation], params)[0].text
+
+    def config(self) -> dict:
+        """JSON-serialisable identity (for caches and logs)."""
+        return {"class": type(self).__name__}
+
+    def close(self) -> None:
+        """Release resources."""

@@ -1,0 +1,63 @@
+"""The simulated-human interface.
+
+A simulator plays the ``"human"`` agent of a ColBench environment. It sees the task (hidden
+information included), the dialogue so far, and, for frontend tasks, the renders of the agent's
+page and of the target page.
+
+``dialogue`` is a list of ``{"role": "assistant" | "user", "content": str}`` messages in order:
+``"assistant"`` is the LLM agent, ``"user"`` the simulated human (the official trajectory
+format's roles). The last message is the agent's.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Sequence
+
+__all__ = ["Simulator", "SimulatorError", "BACKEND_REPLY_LIMIT", "FRONTEND_REPLY_LIMIT"]
+
+#: Simulator replies are cut to this many characters (as in the paper's reference).
+BACKEND_REPLY_LIMIT = 400
+FRONTEND_REPLY_LIMIT = 1000
+
+
+class SimulatorError(RuntimeError):
+    """The simulator could not produce a reply (server down, cache miss in replay mode, ...)."""
+
+
+class Simulator(ABC):
+    """Plays the human. Subclasses implement :meth:`reply`; :meth:`reply_batch` may be overridden
+    to answer many live episodes at once (batched generation, concurrent HTTP requests)."""
+
+    #: ``"backend"``, ``"frontend"`` or ``"any"``.
+    kind: str = "any"
+
+    @abstractmethod
+    def reply(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> str:
+        """The human's next message.
+
+        Args:
+            task: a :class:`~colbench_env.tasks.BackendTask` or :class:`~colbench_env.tasks.FrontendTask`.
+            dialogue: the messages so far (see the module docstring); the last one is the agent's.
+            renders: frontend only: ``{"agent": PIL.Image | None, "target": PIL.Image}``.
+
+        Returns:
+            The reply, already cut to the reply limit.
+
+        Raises:
+            SimulatorError: when no reply can be produced.
+        """
+
+    def reply_batch(self, items: Sequence[tuple]) -> list[str]:
+        """Replies for many ``(task, dialogue, renders)`` triples, in order."""
+        return [self.reply(*item) for item in items]
+
+    def config(self) -> dict:
+        """A JSON-serialisable description identifying this simulator (record/replay cache key)."""
+        return {"class": type(self).__name__}
+
+    def close(self) -> None:
+        """Release resources (HTTP sessions, models)."""
+
+    @staticmethod
+    def limit_for(task: Any) -> int:
+        return FRONTEND_REPLY_LIMIT if getattr(task, "kind", "backend") == "frontend" else BACKEND_REPLY_LIMIT

@@ -1,0 +1,119 @@
+"""Trajectory files in the official ColBench format, and safe jsonl I/O.
+
+One trajectory per line::
+
+    {"task": {<official task record>},
+     "dialogue_history": [{"role": "assistant", "content": str, "input"?: ..., "output"?: str},
+                          {"role": "user", "content": str}, ...],
+     "answer": str,
+     "reward"?: float, "success"?: bool,
+     # colbench adds, and readers ignore when absent:
+     "task_id"?: str, "episode_id"?: str, "seed"?: int, "env_id"?: str, "error"?: str}
+
+``role == "assistant"`` is the LLM agent, ``"user"`` the (simulated) human. On assistant turns
+``content`` is the message the human saw, ``output`` the raw generation (thought included) and
+``input`` what the agent was given (its observation) when recorded.
+
+Files are written append-only (one complete line per flush: a crash loses at most the line being
+written, never earlier ones) or atomically (temp file + ``os.replace``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+__all__ = ["TrajectoryFormatError", "read_jsonl", "read_trajectories", "append_jsonl", "atomic_write_jsonl",
+           "validate_trajectory"]
+
+
+class TrajectoryFormatError(ValueError):
+    """A malformed trajectory line; the message names the file, line and field."""
+
+
+def read_jsonl(path: str | os.PathLike, *, tolerate_partial_last_line: bool = False) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, record)`` for each non-blank line.
+
+    Args:
+        tolerate_partial_last_line: skip an unterminated, unparsable last line (what an interrupted
+            append leaves behind) instead of raising.
+    """
+    path = os.fspath(path)
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    last_index = len(lines) - 1
+    for i, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        try:
+            yield i + 1, json.loads(raw)
+        except json.JSONDecodeError as e:
+            if tolerate_partial_last_line and i == last_index:
+                return
+            raise TrajectoryFormatError(f"{path}:{i + 1}: invalid JSON ({e.msg} at column {e.colno})") from None
+
+
+def validate_trajectory(rec: Any, *, source: str = "<trajectory>", line: int | None = None) -> dict:
+    """Check the official trajectory fields; returns ``rec``."""
+    where = source if line is None else f"{source}:{line}"
+    if not isinstance(rec, dict):
+        raise TrajectoryFormatError(f"{where}: a trajectory must be a JSON object, got {type(rec).__name__}")
+    if "task" not in rec:
+        raise TrajectoryFormatError(f"{where}: field 'task' is missing")
+    if not isinstance(rec["task"], dict):
+        raise TrajectoryFormatError(f"{where}: field 'task' must be an object (the task record)")
+    dh = rec.get("dialogue_history", [])
+    if not isinstance(dh, list):
+        raise TrajectoryFormatError(f"{where}: field 'dialogue_history' must be a list")
+    for j, m in enumerate(dh):
+        if not isinstance(m, dict) or "role" not in m or "content" not in m:
+            raise TrajectoryFormatError(f"{where}: field 'dialogue_history[{j}]' must be an object with 'role' and 'content'")
+    if "answer" in rec and rec["answer"] is not None and not isinstance(rec["answer"], str):
+        raise TrajectoryFormatError(f"{where}: field 'answer' must be a string")
+    return rec
+
+
+def read_trajectories(path: str | os.PathLike, *, tolerate_partial_last_line: bool = False) -> list[dict]:
+    """Read and validate a trajectory jsonl file."""
+    src = os.fspath(path)
+    return [validate_trajectory(r, source=src, line=n)
+            for n, r in read_jsonl(src, tolerate_partial_last_line=tolerate_partial_last_line)]
+
+
+def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    """Append records, one line each, flushed and fsynced. A partial last line (from an earlier
+    crash) is terminated first so that it cannot corrupt the next record."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        for rec in records:
+            f.write((json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def atomic_write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    """Write all records to ``path`` atomically: readers see the old file or the whole new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            for rec in records:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
