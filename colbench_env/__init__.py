@@ -40,7 +40,8 @@ def aec_env(kind: str = "backend", **kwargs):
 
 
 def parallel_env(kind: str = "backend", **kwargs):
-    """The PettingZoo Parallel form of :func:`aec_env` (PettingZoo's ``aec_to_parallel``)."""
-    from pettingzoo.utils.conversions import aec_to_parallel
+    """The PettingZoo Parallel form of :func:`aec_env`: PettingZoo's ``turn_based_aec_to_parallel``
+    (each parallel step applies the active agent's action; ``infos[a]["active_agent"]`` names it)."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-    return aec_to_parallel(aec_env(kind, **kwargs))
+    return turn_based_aec_to_parallel(aec_env(kind, **kwargs))

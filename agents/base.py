@@ -1,0 +1,132 @@
+"""The agent interface and the basic agents.
+
+An agent maps a ColBench observation (``{"problem_description": str, "dialogue": JSON str}``) to its
+next generation (a thought, then ``OUTPUT:`` and the message; ``I WANT TO ANSWER:`` to answer).
+Custom agents subclass :class:`Agent` or are plain callables (wrap them with :func:`as_agent`).
+"""
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from typing import Any, Callable, Sequence
+
+from colbench_env.backends.base import LMBackend, SamplingParams
+from colbench_env.protocol import ANSWER_MARKER, OUTPUT_MARKER
+from wrappers.prompting import observation_to_messages
+
+__all__ = ["Agent", "CallableAgent", "ScriptedAgent", "LMAgent", "as_agent"]
+
+
+class Agent(ABC):
+    """Acts in ColBench environments.
+
+    Subclasses implement :meth:`act`; :meth:`act_batch` answers many observations at once (LM agents
+    override it with one batched generation) and must not depend on call order.
+    """
+
+    @abstractmethod
+    def act(self, observation: dict) -> str:
+        """The next generation for ``observation``."""
+
+    def act_batch(self, observations: Sequence[dict]) -> list[str]:
+        """One generation per observation, in order."""
+        return [self.act(o) for o in observations]
+
+    def reset(self) -> None:
+        """Called before each episode (sequential runs); stateless agents need nothing."""
+
+    def __call__(self, observation: dict) -> str:
+        return self.act(observation)
+
+
+class CallableAgent(Agent):
+    """An agent from a plain function ``observation -> str``."""
+
+    def __init__(self, fn: Callable[[dict], str]):
+        if not callable(fn):
+            raise TypeError(f"expected a callable, got {type(fn).__name__}")
+        self.fn = fn
+
+    def act(self, observation: dict) -> str:
+        out = self.fn(observation)
+        if not isinstance(out, str):
+            raise TypeError(f"the agent function returned {type(out).__name__}, expected str")
+        return out
+
+
+def as_agent(obj: Any) -> Agent:
+    """An :class:`Agent` from an agent or a callable."""
+    if isinstance(obj, Agent):
+        return obj
+    if callable(obj):
+        return CallableAgent(obj)
+    raise TypeError(f"an agent must be an Agent or a callable, got {type(obj).__name__}")
+
+
+class ScriptedAgent(Agent):
+    """Says ``messages[k]`` on its ``k``-th turn (counted from the observation, so it is stateless
+    and batch-safe); after the script it repeats the last message.
+
+    The default script asks two broad questions, then answers with a function of the requested
+    signature that returns ``None`` (scores 0): a fixed, LLM-free agent for tests and throughput.
+    """
+
+    DEFAULT_QUESTIONS = ("What exactly should the function do? Please tell me your specific rules.",
+                         "Are there any thresholds, special cases or rounding rules I should know about?")
+
+    def __init__(self, messages: Sequence[str] | None = None):
+        self.messages = list(messages) if messages is not None else None
+        if self.messages is not None and not self.messages:
+            raise ValueError("messages must not be empty")
+
+    def act(self, observation: dict) -> str:
+        turn = sum(1 for m in json.loads(observation["dialogue"]) if m["role"] == "assistant")
+        if self.messages is not None:
+            return self.messages[min(turn, len(self.messages) - 1)]
+        if turn < len(self.DEFAULT_QUESTIONS):
+            return f"{OUTPUT_MARKER} {self.DEFAULT_QUESTIONS[turn]}"
+        signature = observation["problem_description"].rsplit("def ", 1)[-1].strip().rstrip(".")
+        return f"{OUTPUT_MARKER} {ANSWER_MARKER}\n```python\ndef {signature}:\n    return None\n```"
+
+
+class LMAgent(Agent):
+    """An LM-backed agent with the paper's agent prompt (:mod:`wrappers.prompting`).
+
+    Args:
+        backend: an :class:`~colbench_env.backends.base.LMBackend`, or a name for
+            :func:`colbench_env.backends.make_backend` (``"smollm2"`` -- the embedded
+            SmolLM2-135M-Instruct --, ``"hf"``, ``"openai"``).
+        kind: ``"backend"`` or ``"frontend"`` (which instructions).
+        max_turns: told to the agent in its instructions.
+        sampling: generation settings (greedy, 512 new tokens by default).
+        backend_kwargs: passed to :func:`make_backend` when ``backend`` is a name.
+    """
+
+    def __init__(self, backend: Any = "smollm2", *, kind: str = "backend", max_turns: int = 10,
+                 sampling: SamplingParams | None = None, **backend_kwargs: Any):
+        if isinstance(backend, LMBackend):
+            self.backend = backend
+        else:
+            from colbench_env.backends import make_backend
+
+            self.backend = make_backend(backend, **backend_kwargs)
+        self.kind = kind
+        self.max_turns = max_turns
+        self.sampling = sampling or SamplingParams(max_new_tokens=512, temperature=0.0)
+
+    def messages(self, observation: dict) -> list[dict]:
+        """The chat the LM sees for ``observation``."""
+        return observation_to_messages(observation, kind=self.kind, max_turns=self.max_turns)
+
+    def act(self, observation: dict) -> str:
+        return self.act_batch([observation])[0]
+
+    def act_batch(self, observations: Sequence[dict]) -> list[str]:
+        if not observations:
+            return []
+        gens = self.backend.generate([self.messages(o) for o in observations], self.sampling)
+        n = self.sampling.n
+        return [gens[i * n].text for i in range(len(observations))]
+
+    def close(self) -> None:
+        self.backend.close()

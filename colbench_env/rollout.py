@@ -1,0 +1,151 @@
+"""Batched rollouts: keep ``B`` episodes in flight, one batched policy call per turn.
+
+Each round, the live episodes' observations go to the policy in one ``act_batch`` call; the
+episodes that need a human reply are answered by one ``reply_batch`` call of the simulator
+(batched generation for a local LM, concurrent requests for an HTTP one); finished episodes are
+handed to ``on_episode`` (e.g. appended to a trajectory file) as they complete and their slot
+starts the next episode. With a deterministic policy and simulator the trajectories are exactly
+those of stepping the episodes one by one: each episode is reset with its own seed and options.
+
+The policy is duck-typed (``colbench_env`` does not import ``agents``): an object with
+``act_batch(observations) -> list[str]``, or ``act(observation) -> str``, or a plain callable.
+Batched policies must not keep per-episode state (decide from the observation); with
+``batch_size=1`` an object's ``reset()`` is called before each episode.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from .simulators import SimulatorError
+
+__all__ = ["EpisodeSpec", "run_episodes", "episode_specs", "policy_act_batch"]
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """One episode to run: its id (unique in a run file), reset seed and reset options."""
+
+    episode_id: str
+    seed: int | None = None
+    options: dict = field(default_factory=dict)
+
+
+def episode_specs(n: int, *, n_tasks: int | None = None, seed: int = 0, repeats: int = 1) -> list[EpisodeSpec]:
+    """``n`` episodes going through the tasks in order (``task_index = k % n_tasks``) when
+    ``n_tasks`` is given, else drawing tasks by seed; episode ``k`` is reset with seed ``seed + k``.
+    ``repeats > 1`` runs each task that many times in a row (``episode_id`` ``"k"``)."""
+    specs = []
+    for k in range(n):
+        opts = {"task_index": (k // repeats) % n_tasks} if n_tasks else {}
+        specs.append(EpisodeSpec(str(k), seed + k, opts))
+    return specs
+
+
+def policy_act_batch(policy: Any, observations: list) -> list[str]:
+    """Call a duck-typed policy on a batch of observations."""
+    if hasattr(policy, "act_batch"):
+        actions = list(policy.act_batch(observations))
+    elif hasattr(policy, "act"):
+        actions = [policy.act(o) for o in observations]
+    elif callable(policy):
+        actions = [policy(o) for o in observations]
+    else:
+        raise TypeError("policy must have act_batch(observations), act(observation), or be callable")
+    if len(actions) != len(observations):
+        raise ValueError(f"policy returned {len(actions)} actions for {len(observations)} observations")
+    return actions
+
+
+def _replies(simulator: Any, requests: list[tuple]) -> list[tuple[str | None, str | None]]:
+    """(reply, error) per request; one failure does not fail the others."""
+    try:
+        return [(r, None) for r in simulator.reply_batch(requests)]
+    except SimulatorError:
+        out = []
+        for req in requests:
+            try:
+                out.append((simulator.reply(*req), None))
+            except SimulatorError as e:
+                out.append((None, f"simulator failed: {e}"))
+        return out
+
+
+def run_episodes(
+    env_fn: Callable[[], Any],
+    policy: Any,
+    episodes: Sequence[EpisodeSpec] | int,
+    *,
+    batch_size: int = 1,
+    on_episode: Callable[[dict], None] | None = None,
+    progress: Any = None,
+) -> list[dict]:
+    """Run episodes and return their trajectory records (official format plus ``episode_id``),
+    in completion order.
+
+    Args:
+        env_fn: makes a ColBench Gymnasium env (``env.unwrapped`` a
+            :class:`~colbench_env.gym_env.ColBenchEnv`); called ``min(batch_size, len(episodes))``
+            times. The first env's simulator answers for all of them.
+        policy: see the module docstring.
+        episodes: specs, or a number ``n`` (ids ``"0".."n-1"``, seeds ``0..n-1``).
+        batch_size: episodes in flight.
+        on_episode: called with each finished record as soon as it is finished.
+        progress: a tqdm-like object (``update(1)``) or ``None``.
+    """
+    if isinstance(episodes, int):
+        episodes = episode_specs(episodes)
+    queue = list(episodes)
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    n_envs = min(batch_size, len(queue))
+    envs = [env_fn() for _ in range(n_envs)]
+    bases = [e.unwrapped for e in envs]
+    simulator = bases[0].simulator if bases else None
+    slots: list[dict | None] = [None] * n_envs
+    results: list[dict] = []
+
+    def start(i: int) -> None:
+        if not queue:
+            slots[i] = None
+            return
+        spec = queue.pop(0)
+        if batch_size == 1 and hasattr(policy, "reset"):
+            policy.reset()
+        obs, _ = bases[i].reset(seed=spec.seed, options=dict(spec.options))
+        slots[i] = {"spec": spec, "obs": obs, "t0": time.perf_counter()}
+
+    def finish(i: int) -> None:
+        rec = bases[i].trajectory_record()
+        rec["episode_id"] = slots[i]["spec"].episode_id
+        spec = getattr(envs[i], "spec", None)
+        if spec is not None:
+            rec["env_id"] = spec.id
+        results.append(rec)
+        if on_episode is not None:
+            on_episode(rec)
+        if progress is not None:
+            progress.update(1)
+        start(i)
+
+    try:
+        for i in range(n_envs):
+            start(i)
+        while any(s is not None for s in slots):
+            live = [i for i, s in enumerate(slots) if s is not None]
+            actions = policy_act_batch(policy, [slots[i]["obs"] for i in live])
+            need = [i for i, a in zip(live, actions) if bases[i].agent_step(a)]
+            if need:
+                replies = _replies(simulator, [bases[i].simulator_request() for i in need])
+                for i, (reply, err) in zip(need, replies):
+                    bases[i].human_step(reply, error=err)
+            for i in live:
+                obs, _, terminated, truncated, _ = bases[i].transition()
+                slots[i]["obs"] = obs
+                if terminated or truncated:
+                    finish(i)
+    finally:
+        for e in envs:
+            e.close()
+    return results

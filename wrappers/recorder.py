@@ -1,0 +1,68 @@
+"""Trajectory recording in the official ColBench format (append-only jsonl, resumable)."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import gymnasium as gym
+
+from colbench_env.trajectories import append_jsonl, read_jsonl
+
+__all__ = ["TrajectoryRecorder", "completed_episode_ids"]
+
+
+def completed_episode_ids(path: str | os.PathLike) -> set[str]:
+    """``episode_id`` of every complete record already in ``path`` (empty if it does not exist).
+    A partial last line (an interrupted write) is ignored; :func:`append_jsonl` terminates it before
+    the next record."""
+    if not os.path.exists(path):
+        return set()
+    return {str(rec["episode_id"]) for _, rec in read_jsonl(path, tolerate_partial_last_line=True)
+            if isinstance(rec, dict) and "episode_id" in rec}
+
+
+class TrajectoryRecorder(gym.Wrapper):
+    """Appends each finished episode to ``path`` as one official-format trajectory line
+    (``{task, dialogue_history, answer, reward, success, task_id, seed, episode_id, env_id}``).
+
+    Lines are appended and fsynced one at a time, so an interrupted run loses at most the episode in
+    progress. ``episode_id`` is ``options["episode_id"]`` given to ``reset`` (what resumable runners
+    use to skip finished episodes), else ``"<task_id>#<n>"`` with ``n`` counting this wrapper's
+    episodes.
+    """
+
+    def __init__(self, env: gym.Env, path: str | os.PathLike, *, extra: dict | None = None):
+        super().__init__(env)
+        self.path = os.fspath(path)
+        self.extra = dict(extra or {})
+        self._episode_id: str | None = None
+        self._count = 0
+        self._written = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        options = dict(options or {})
+        episode_id = options.pop("episode_id", None)
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._count += 1
+        task_id = self.env.unwrapped.task.task_id
+        self._episode_id = str(episode_id) if episode_id is not None else f"{task_id}#{self._count}"
+        self._written = False
+        return obs, info
+
+    def step(self, action: Any):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if (terminated or truncated) and not self._written:
+            self.write_current()
+        return obs, reward, terminated, truncated, info
+
+    def write_current(self) -> dict:
+        """Append the current episode's record now (also used by batched runners)."""
+        rec = self.env.unwrapped.trajectory_record()
+        rec["episode_id"] = self._episode_id
+        spec = getattr(self.env, "spec", None)
+        if spec is not None:
+            rec["env_id"] = spec.id
+        rec.update(self.extra)
+        append_jsonl(self.path, [rec])
+        self._written = True
+        return rec
