@@ -82,17 +82,36 @@ def read_trajectories(path: str | os.PathLike, *, tolerate_partial_last_line: bo
             for n, r in read_jsonl(src, tolerate_partial_last_line=tolerate_partial_last_line)]
 
 
+def _drop_partial_last_line(f) -> None:
+    """Truncate an unterminated last line (an append interrupted mid-record: never a complete
+    record) so that the next record starts on a line of its own."""
+    end = f.seek(0, os.SEEK_END)
+    if end == 0:
+        return
+    f.seek(end - 1)
+    if f.read(1) == b"\n":
+        return
+    pos = end
+    while pos > 0:
+        step = min(65536, pos)
+        f.seek(pos - step)
+        chunk = f.read(step)
+        i = chunk.rfind(b"\n")
+        if i >= 0:
+            f.truncate(pos - step + i + 1)
+            return
+        pos -= step
+    f.truncate(0)
+
+
 def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
-    """Append records, one line each, flushed and fsynced. A partial last line (from an earlier
-    crash) is terminated first so that it cannot corrupt the next record."""
+    """Append records, one line each, flushed and fsynced. An unterminated last line left by an
+    earlier interrupted append (a partial record) is dropped first; complete lines are never touched."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as f:
+    with open(path, "r+b" if path.exists() else "w+b") as f:
+        _drop_partial_last_line(f)
         f.seek(0, os.SEEK_END)
-        if f.tell() > 0:
-            f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":
-                f.write(b"\n")
         for rec in records:
             f.write((json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))
         f.flush()

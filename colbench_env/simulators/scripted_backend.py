@@ -32,7 +32,7 @@ _STOP = set("""a an the and or but if then of to in on at for with by from as is
 i you we they he she it me my your our their this that these those what which who whom how when where why
 can could should would will shall may might must have has had not no yes please tell know want like
 function code python write need just so also about any some there here its it's i'm im let's lets get give
-make use using much many more most very really ok okay thanks thank hi hello one question""".split())
+make use using much many most very really ok okay thanks thank hi hello one question""".split())
 
 _SYNONYMS = {
     "cost": "price", "costs": "price", "fee": "price", "fees": "price", "charge": "price", "charged": "price",
@@ -40,7 +40,7 @@ _SYNONYMS = {
     "decimal": "round", "decimals": "round", "rounding": "round", "rounded": "round", "precision": "round",
     "limit": "threshold", "cutoff": "threshold", "minimum": "threshold", "maximum": "threshold",
     "min": "threshold", "max": "threshold", "above": "threshold", "below": "threshold", "over": "threshold",
-    "under": "threshold", "least": "threshold", "exceed": "threshold", "exceeds": "threshold",
+    "under": "threshold", "least": "threshold", "more": "threshold", "less": "threshold", "exceed": "threshold", "exceeds": "threshold",
     "sort": "order", "sorted": "order", "sorting": "order", "ordering": "order", "rank": "order",
     "ranking": "order", "first": "order", "priority": "order",
     "tied": "tie", "ties": "tie", "tiebreak": "tie", "equal": "tie",
@@ -63,8 +63,11 @@ _DONT_KNOW = "I don't know about that. I don't have any preference on it."
 
 def _stem(w: str) -> str:
     for suf in ("ing", "ies", "es", "ed", "s"):
-        if len(w) > 4 and w.endswith(suf):
-            return w[: -len(suf)] + ("y" if suf == "ies" else "")
+        if len(w) > 4 and w.endswith(suf) and not w.endswith("ss"):
+            w = w[: -len(suf)] + ("y" if suf == "ies" else "")
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":  # shipping -> shipp -> ship
+                w = w[:-1]
+            return w
     return w
 
 

@@ -1,0 +1,122 @@
+"""Batched rollouts, trajectory recording and `colbench run` (resume, metrics)."""
+import json
+import os
+import subprocess
+import sys
+
+import gymnasium as gym
+import pytest
+
+import colbench_env  # noqa: F401
+from agents import CallableAgent, ScriptedAgent
+from colbench_env.evaluation.backend import BackendEvaluator
+from colbench_env.rollout import episode_specs, run_episodes
+from colbench_env.trajectories import read_trajectories
+from wrappers import TrajectoryRecorder, completed_episode_ids
+
+QUESTIONS = ["What are your rules?", "Any thresholds?", "How should I round the result?", "What about ties or edge cases?"]
+
+
+def policy(obs):
+    """Deterministic, observation-dependent: asks 1-4 questions depending on the task, then answers."""
+    d = json.loads(obs["dialogue"])
+    turn = sum(m["role"] == "assistant" for m in d)
+    n_q = 1 + len(obs["problem_description"]) % 4
+    if turn < n_q:
+        return f"Thinking about turn {turn}. OUTPUT: {QUESTIONS[turn]}"
+    sig = obs["problem_description"].rsplit("def ", 1)[-1].strip().rstrip(".")
+    return f"OUTPUT: I WANT TO ANSWER: ```python\ndef {sig}:\n    return 0\n```"
+
+
+@pytest.fixture(scope="module")
+def evaluator():
+    with BackendEvaluator(workers=2) as ev:
+        yield ev
+
+
+def sequential(evaluator, specs):
+    env = gym.make("ColBench-Backend-v0", split="test", evaluator=evaluator)
+    out = []
+    for s in specs:
+        obs, _ = env.reset(seed=s.seed, options=dict(s.options))
+        done = False
+        while not done:
+            obs, _, term, trunc, _ = env.step(policy(obs))
+            done = term or trunc
+        rec = env.unwrapped.trajectory_record()
+        rec["episode_id"] = s.episode_id
+        rec["env_id"] = "ColBench-Backend-v0"
+        out.append(rec)
+    return out
+
+
+def test_batched_rollouts_equal_sequential(evaluator):
+    n_tasks = len(colbench_env.default_tasks("backend", split="test"))
+    specs = episode_specs(9, n_tasks=n_tasks, seed=5)
+    seq = sequential(evaluator, specs)
+    streamed = []
+    batched = run_episodes(lambda: gym.make("ColBench-Backend-v0", split="test", evaluator=evaluator),
+                           CallableAgent(policy), specs, batch_size=4, on_episode=streamed.append)
+    assert streamed == batched
+    by_id = {r["episode_id"]: r for r in batched}
+    assert [by_id[s.episode_id] for s in specs] == seq
+    # turns vary across episodes, so finished slots were refilled while others were live
+    assert len({sum(m["role"] == "assistant" for m in r["dialogue_history"]) for r in seq}) > 1
+
+
+def test_recorder_appends_official_format_and_resumes(tmp_path, evaluator):
+    path = tmp_path / "traj.jsonl"
+    env = TrajectoryRecorder(gym.make("ColBench-Backend-v0", evaluator=evaluator), path)
+    for k in range(3):
+        obs, _ = env.reset(seed=k, options={"episode_id": f"ep{k}"})
+        done = False
+        while not done:
+            obs, _, term, trunc, _ = env.step(policy(obs))
+            done = term or trunc
+    recs = read_trajectories(path)
+    assert [r["episode_id"] for r in recs] == ["ep0", "ep1", "ep2"]
+    for r in recs:
+        assert set(r) >= {"task", "dialogue_history", "answer", "reward", "success"}
+        assert r["dialogue_history"][0]["role"] == "assistant"
+    with open(path, "a") as f:
+        f.write('{"episode_id": "ep3", "task": {')  # an interrupted write
+    assert completed_episode_ids(path) == {"ep0", "ep1", "ep2"}
+    obs, _ = env.reset(seed=9, options={"episode_id": "ep3"})
+    while not env.step(policy(obs))[2]:
+        pass
+    assert [r["episode_id"] for r in read_trajectories(path)] == ["ep0", "ep1", "ep2", "ep3"]
+
+
+def colbench(*args, check=True):
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    p = subprocess.run([sys.executable, "-m", "benchmarks.cli", *args], capture_output=True, text=True, env=env,
+                       timeout=300)
+    if check and p.returncode != 0:
+        raise AssertionError(p.stderr[-3000:])
+    return p
+
+
+def test_cli_run_scripted_resumes(tmp_path):
+    out = tmp_path / "run.jsonl"
+    p = colbench("run", "--agent", "scripted", "--split", "test", "--episodes", "4", "--batch-size", "2",
+                 "--out", str(out), "--json")
+    metrics = json.loads(p.stdout.strip().splitlines()[-1])
+    assert metrics["count"] == 4 and metrics["tests_passed_pct"] == 0.0 and metrics["success_rate"] == 0.0
+    assert "% tests passed 0.0  success rate 0.0%" in p.stdout
+    assert metrics["mean_turns"] == 3.0  # two questions, then the (None-returning) answer
+    # interrupt: a partial line; then ask for more episodes: only the missing ones run
+    with open(out, "a") as f:
+        f.write('{"task": {"problem')
+    p = colbench("run", "--agent", "scripted", "--split", "test", "--episodes", "6", "--batch-size", "2",
+                 "--out", str(out), "--json")
+    assert "resuming: 4 episodes already" in p.stderr
+    ids = [r["episode_id"] for r in read_trajectories(out, tolerate_partial_last_line=True)]
+    assert sorted(ids, key=int) == [str(k) for k in range(6)] and len(ids) == 6
+    assert json.loads(p.stdout.strip().splitlines()[-1])["count"] == 6
+
+
+def test_cli_errors_are_clear(tmp_path):
+    p = colbench("run", "--agent", "hf", "--out", str(tmp_path / "x.jsonl"), check=False)
+    assert p.returncode != 0 and "--agent hf needs --agent-model" in p.stderr
+    p = colbench("nonsense", check=False)
+    assert p.returncode == 2 and "invalid choice" in p.stderr
