@@ -1,0 +1,213 @@
+"""An offline, deterministic frontend human simulator (no LLM).
+
+The human compares the page the agent showed with the page they want and names the most outstanding
+differences concretely, like the paper's VLM human does from the two screenshots. Two sources:
+
+* **Pixels** (the two renders): the dominant colour of the top band (header/hero) and of the whole
+  page, named by the nearest Tailwind 2 colour family ("green", "gray", ...); the page height.
+* **Structure** (the two HTML documents): headings and their text, the number of sections, images,
+  buttons, links in the navigation, and multi-column grids.
+
+Differences are ranked by how much they matter for the look of the page (colours of large areas
+first, then missing sections and headings, then counts) and the top ``max_points`` are said in plain
+words. The reply never pastes HTML or class names of the target. Cut to 1000 characters.
+"""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Any, Sequence
+
+from ..protocol import extract_html
+from .base import FRONTEND_REPLY_LIMIT, Simulator
+
+__all__ = ["ScriptedFrontendSimulator", "page_structure", "colour_name"]
+
+# Tailwind 2 palette, shade 500 (plus white/black), for naming colours.
+_PALETTE = {
+    "white": (255, 255, 255), "black": (0, 0, 0), "light gray": (229, 231, 235), "gray": (107, 114, 128),
+    "dark gray": (31, 41, 55), "red": (239, 68, 68), "yellow": (245, 158, 11), "green": (16, 185, 129),
+    "blue": (59, 130, 246), "indigo": (99, 102, 241), "purple": (139, 92, 246), "pink": (236, 72, 153),
+    "light yellow": (254, 243, 199), "light green": (209, 250, 229), "light blue": (219, 234, 254),
+    "light red": (254, 226, 226), "light purple": (237, 233, 254), "light pink": (252, 231, 243),
+    "dark blue": (30, 58, 138), "dark green": (6, 78, 59), "dark red": (127, 29, 29),
+    "dark purple": (76, 29, 149), "light indigo": (224, 231, 255), "dark indigo": (49, 46, 129),
+}
+
+
+def colour_name(rgb: Sequence[int]) -> str:
+    """The nearest named Tailwind 2 colour."""
+    r, g, b = (int(c) for c in rgb[:3])
+    return min(_PALETTE, key=lambda n: (r - _PALETTE[n][0]) ** 2 + (g - _PALETTE[n][1]) ** 2 + (b - _PALETTE[n][2]) ** 2)
+
+
+def _dominant(img: Any, box: tuple[float, float, float, float] | None = None) -> tuple[int, int, int]:
+    """Most frequent colour (quantised) in a region given as fractions of the image."""
+    im = img.convert("RGB")
+    if box is not None:
+        w, h = im.size
+        im = im.crop((int(box[0] * w), int(box[1] * h), max(int(box[2] * w), 1), max(int(box[3] * h), 1)))
+    im = im.resize((64, max(1, int(64 * im.size[1] / max(im.size[0], 1)))))
+    q = im.quantize(colors=8)
+    palette = q.getpalette()
+    counts = sorted(q.getcolors(), reverse=True)
+    idx = counts[0][1]
+    return tuple(palette[3 * idx: 3 * idx + 3])
+
+
+class _Structure(HTMLParser):
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.headings: list[tuple[str, str]] = []
+        self.counts = {"section": 0, "img": 0, "button": 0, "nav_link": 0, "grid_cols": 0, "form": 0,
+                       "table": 0, "footer": 0, "header": 0, "nav": 0}
+        self.max_grid_cols = 0
+        self._stack: list[str] = []
+        self._heading: str | None = None
+        self._text: list[str] = []
+        self.title = ""
+        self._in_title = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if tag in ("section", "img", "button", "form", "table", "footer", "header", "nav"):
+            self.counts[tag] += 1
+        if tag == "a" and "nav" in self._stack:
+            self.counts["nav_link"] += 1
+        m = re.findall(r"(?:^|\s)(?:[a-z]+:)?grid-cols-(\d+)", a.get("class") or "")
+        if m:
+            self.counts["grid_cols"] += 1
+            self.max_grid_cols = max(self.max_grid_cols, *(int(x) for x in m))
+        if tag in ("h1", "h2", "h3"):
+            self._heading, self._text = tag, []
+        if tag == "title":
+            self._in_title = True
+        if tag not in self.VOID:
+            self._stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._heading:
+            text = " ".join(" ".join(self._text).split())
+            if text:
+                self.headings.append((tag, text))
+            self._heading = None
+        if tag == "title":
+            self._in_title = False
+        if tag in self._stack:
+            while self._stack and self._stack.pop() != tag:
+                pass
+
+    def handle_data(self, data: str) -> None:
+        if self._heading:
+            self._text.append(data)
+        if self._in_title:
+            self.title += data.strip()
+
+
+def page_structure(html: str) -> _Structure:
+    """Headings, element counts and grid columns of an HTML page."""
+    p = _Structure()
+    p.feed(html or "")
+    p.close()
+    return p
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"[^a-z0-9 ]", "", s.lower()).strip()
+
+
+class ScriptedFrontendSimulator(Simulator):
+    """Deterministic offline human for frontend tasks (see the module docstring).
+
+    Args:
+        max_points: differences per reply.
+    """
+
+    kind = "frontend"
+
+    def __init__(self, max_points: int = 3):
+        if max_points < 1:
+            raise ValueError(f"max_points must be >= 1, got {max_points}")
+        self.max_points = max_points
+
+    def config(self) -> dict:
+        return {"class": type(self).__name__, "max_points": self.max_points, "version": 1}
+
+    def reply(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> str:
+        target_html = task.ground_truth
+        agent_html = ""
+        for m in reversed(dialogue):
+            if m.get("role") == "assistant":
+                agent_html = extract_html(m.get("content", ""))
+                if agent_html:
+                    break
+        target = page_structure(target_html)
+        renders = renders or {}
+        if not agent_html or renders.get("agent") is None:
+            return self._cut(self._describe(target, renders.get("target")))
+        points = self._differences(page_structure(agent_html), target, renders.get("agent"), renders.get("target"))
+        if not points:
+            return "This looks very close to what I want. I can't see any important difference."
+        return self._cut(" ".join(points[: self.max_points]))
+
+    # ------------------------------------------------------------------
+    def _describe(self, target: _Structure, target_img: Any) -> str:
+        parts = ["You haven't shown me a page yet, so I can't compare."]
+        if target_img is not None:
+            parts.append(f"I want the top of the page mostly {colour_name(_dominant(target_img, (0, 0, 1, 0.15)))} "
+                         f"and the page background mostly {colour_name(_dominant(target_img))}.")
+        if target.headings:
+            parts.append(f"The main heading should say \"{target.headings[0][1]}\".")
+        sections = max(target.counts["section"], len([h for h in target.headings if h[0] == "h2"]))
+        if sections:
+            parts.append(f"It should have about {sections} sections.")
+        return " ".join(parts)
+
+    def _differences(self, agent: _Structure, target: _Structure, agent_img: Any, target_img: Any) -> list[str]:
+        scored: list[tuple[float, str]] = []
+        if agent_img is not None and target_img is not None:
+            for name, box, weight in (("top of the page (header)", (0, 0, 1, 0.12), 10.0),
+                                      ("page background", None, 9.0),
+                                      ("middle of the page", (0, 0.35, 1, 0.65), 6.0)):
+                a, t = colour_name(_dominant(agent_img, box)), colour_name(_dominant(target_img, box))
+                if a != t:
+                    scored.append((weight, f"The {name} should be {t}, not {a}."))
+            ha, ht = agent_img.size[1], target_img.size[1]
+            if ht > 1.4 * ha:
+                scored.append((7.0, "The page should be much longer, with more content further down."))
+            elif ha > 1.4 * ht:
+                scored.append((7.0, "The page is too long; it should be more compact."))
+        if target.headings and (not agent.headings or _norm(agent.headings[0][1]) != _norm(target.headings[0][1])):
+            scored.append((8.0, f"The main heading should say \"{target.headings[0][1]}\"."))
+        agent_texts = {_norm(h) for _, h in agent.headings}
+        missing = [h for tag, h in target.headings[1:] if _norm(h) not in agent_texts]
+        if missing:
+            scored.append((7.5 if len(missing) > 1 else 5.0,
+                           "Add a section titled \"" + missing[0] + "\"" +
+                           (f" (and {len(missing) - 1} more section{'s' if len(missing) > 2 else ''} I want)"
+                            if len(missing) > 1 else "") + "."))
+        for key, noun, weight in (("section", "sections", 4.0), ("img", "images", 4.5), ("button", "buttons", 3.0),
+                                  ("nav_link", "links in the navigation bar", 3.5), ("form", "forms", 3.0),
+                                  ("table", "tables", 3.0), ("footer", "footers", 3.5), ("nav", "navigation bars", 4.0)):
+            a, t = agent.counts[key], target.counts[key]
+            if a != t:
+                if t == 0:
+                    scored.append((weight, f"Remove the {noun}; I don't want any."))
+                elif a == 0:
+                    scored.append((weight + 1, f"There should be {t} {noun if t > 1 else noun.rstrip('s')}."))
+                else:
+                    scored.append((weight, f"There should be {t} {noun}, not {a}."))
+        if target.max_grid_cols != agent.max_grid_cols and target.max_grid_cols > 1:
+            scored.append((5.5, f"Put the main cards side by side in a {target.max_grid_cols}-column layout."))
+        scored.sort(key=lambda x: -x[0])
+        return [s for _, s in scored]
+
+    @staticmethod
+    def _cut(text: str) -> str:
+        if len(text) <= FRONTEND_REPLY_LIMIT:
+            return text
+        cut = text[:FRONTEND_REPLY_LIMIT]
+        end = cut.rfind(". ")
+        return cut[: end + 1] if end > 0 else cut
