@@ -13,7 +13,7 @@ LM = [
     "gguf>=0.10",
     "safetensors>=0.4",
 ]
-FRONTEND = ["selenium>=4.15", "pillow>=9.0"]
+FRONTEND = ["selenium>=4.15", "pillow>=9.0", "psutil>=5.9"]
 TRAIN = [
     "torch>=2.1",
     "peft>=0.10",
