@@ -119,7 +119,7 @@ def run_episodes(
     def finish(i: int) -> None:
         rec = bases[i].trajectory_record()
         rec["episode_id"] = slots[i]["spec"].episode_id
-        spec = getattr(envs[i], "spec", None)
+        spec = bases[i].spec  # the wrapped env's spec copy may fail on unpicklable kwargs
         if spec is not None:
             rec["env_id"] = spec.id
         results.append(rec)

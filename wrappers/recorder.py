@@ -59,7 +59,7 @@ class TrajectoryRecorder(gym.Wrapper):
         """Append the current episode's record now (also used by batched runners)."""
         rec = self.env.unwrapped.trajectory_record()
         rec["episode_id"] = self._episode_id
-        spec = getattr(self.env, "spec", None)
+        spec = self.env.unwrapped.spec
         if spec is not None:
             rec["env_id"] = spec.id
         rec.update(self.extra)
