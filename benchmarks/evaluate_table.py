@@ -20,6 +20,8 @@ import re
 import sys
 from pathlib import Path
 
+from colbench_env.evaluation.frontend_cli import win_rate
+
 __all__ = ["add_arguments", "main", "parse_agent_spec", "write_table", "win_rate"]
 
 
@@ -52,25 +54,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-new-tokens", type=int, default=384)
     p.add_argument("--out-dir", default="benchmarks/results/table")
     p.add_argument("--workers", type=int, default=2)
-
-
-def win_rate(a: list[dict], b: list[dict]) -> dict:
-    """Per task (``task_id``), A wins when its similarity to the target (``reward``, averaged over
-    A's episodes of that task) is higher than B's. Returns wins/losses/ties and ``win_rate`` =
-    wins / tasks compared (ties counted apart, not as wins)."""
-    def per_task(recs):
-        acc: dict[str, list[float]] = {}
-        for r in recs:
-            acc.setdefault(str(r.get("task_id") or r["task"].get("task_id")), []).append(float(r.get("reward") or 0.0))
-        return {k: sum(v) / len(v) for k, v in acc.items()}
-
-    pa, pb = per_task(a), per_task(b)
-    common = sorted(set(pa) & set(pb))
-    wins = sum(pa[k] > pb[k] for k in common)
-    losses = sum(pa[k] < pb[k] for k in common)
-    ties = len(common) - wins - losses
-    return {"wins": wins, "losses": losses, "ties": ties, "tasks": len(common),
-            "win_rate": wins / len(common) if common else 0.0}
 
 
 def write_table(rows: list[dict], out_dir: str | os.PathLike) -> dict:
