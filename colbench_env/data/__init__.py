@@ -1,0 +1,1 @@
+"""Embedded task sets (jsonl) and the modules that author them."""
