@@ -1,0 +1,143 @@
+"""``colbench evaluate TRAJ.jsonl [--out OUT] [--workers N] [--timeout S] [--json]``.
+
+Reads trajectories in the official format (``{task, dialogue_history, answer}``, see
+:mod:`colbench_env.trajectories`), scores each one and prints the metrics:
+
+* backend trajectories (the task has ``test_cases``): sandboxed unit tests
+  (:class:`~colbench_env.evaluation.backend.BackendEvaluator`); metrics ``tests_passed_pct`` (mean
+  fraction of tests passed, in %), ``success_rate`` (fraction of answers passing every test);
+* frontend trajectories: handed to ``colbench_env.evaluation.frontend_cli.score_frontend(records,
+  args)``, which must return the records (same order) with ``reward`` (and optionally ``success``)
+  set; its optional ``add_arguments(parser)`` adds its options here. A clear error is raised when a
+  frontend record is found and that module is not installed.
+
+With ``--out``, every input line is written back (same order) with ``reward`` and ``success`` added,
+plus ``eval_reason`` when an answer scored 0 because it was empty, unparsable, crashed or timed out;
+the file is written atomically (never half-written). With ``--json`` the last stdout line is one JSON
+object with the metrics. A malformed line is an error naming the file and line (exit status 2).
+
+This module is light: importing it does not import torch.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+from ..tasks import BackendTask, TaskFormatError, task_from_record
+from ..trajectories import TrajectoryFormatError, atomic_write_jsonl, read_jsonl, validate_trajectory
+
+__all__ = ["add_arguments", "main", "load_records", "score_backend", "FRONTEND_HOOK"]
+
+#: module providing ``score_frontend(records, args)`` (and optionally ``add_arguments(parser)``)
+FRONTEND_HOOK = "colbench_env.evaluation.frontend_cli"
+
+
+def _frontend_module():
+    try:
+        return importlib.import_module(FRONTEND_HOOK)
+    except ModuleNotFoundError as e:
+        if e.name != FRONTEND_HOOK:
+            raise
+        return None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("trajectories", metavar="TRAJ.jsonl", help="trajectories in the official ColBench format")
+    parser.add_argument("--out", default=None, help="write the records with reward/success added here (atomic)")
+    parser.add_argument("--workers", type=int, default=None, help="parallel sandboxes (default: CPU count)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per answer (all its tests)")
+    parser.add_argument("--memory-mb", type=int, default=512, help="address-space limit per sandbox (MiB)")
+    parser.add_argument("--json", action="store_true", help="print the metrics as one JSON object (last line)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    fe = _frontend_module()
+    if fe is not None and hasattr(fe, "add_arguments"):
+        fe.add_arguments(parser)
+
+
+def load_records(path: str) -> list[tuple[int, dict, object]]:
+    """``(line, record, task)`` for each trajectory; raises naming file and line on bad input."""
+    out = []
+    for line, rec in read_jsonl(path):
+        validate_trajectory(rec, source=path, line=line)
+        task = task_from_record(rec["task"], source=path, line=line)
+        out.append((line, rec, task))
+    return out
+
+
+def score_backend(items: list[tuple[int, dict, BackendTask]], args: argparse.Namespace) -> list:
+    """Score backend records in place (``reward``, ``success``, ``eval_reason``); returns the scores."""
+    from tqdm import tqdm
+
+    from .backend import BackendEvaluator
+
+    if not items:
+        return []
+    bar = tqdm(total=len(items), desc="evaluate", unit="answer", file=sys.stderr,
+               disable=getattr(args, "no_progress", False))
+    try:
+        with BackendEvaluator(workers=args.workers, timeout_s=args.timeout, memory_mb=args.memory_mb) as ev:
+            scores = ev.score_many([(t, r.get("answer")) for _, r, t in items], callback=lambda i, s: bar.update(1))
+            isolation = ev.isolation
+    finally:
+        bar.close()
+    for (_, rec, _), s in zip(items, scores):
+        rec["reward"] = s.reward
+        rec["success"] = s.success
+        rec.pop("eval_reason", None)
+        if s.reward == 0 and s.reason is not None:
+            rec["eval_reason"] = s.reason
+    args._isolation = isolation
+    return scores
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.workers is not None and args.workers < 1:
+        print("error: --workers must be >= 1", file=sys.stderr)
+        return 2
+    try:
+        items = load_records(args.trajectories)
+    except FileNotFoundError:
+        print(f"error: file not found: {args.trajectories}", file=sys.stderr)
+        return 2
+    except (TrajectoryFormatError, TaskFormatError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    backend = [it for it in items if isinstance(it[2], BackendTask)]
+    frontend = [it for it in items if not isinstance(it[2], BackendTask)]
+    if frontend:
+        fe = _frontend_module()
+        if fe is None or not hasattr(fe, "score_frontend"):
+            raise RuntimeError(
+                f"{args.trajectories}:{frontend[0][0]}: frontend trajectory found, but the frontend scorer "
+                f"({FRONTEND_HOOK}.score_frontend) is not installed; install colbench with frontend support")
+    scores = score_backend(backend, args)
+    metrics: dict = {"count": len(items), "backend_count": len(backend), "frontend_count": len(frontend)}
+    if backend:
+        metrics["tests_passed_pct"] = 100.0 * sum(s.reward for s in scores) / len(scores)
+        metrics["success_rate"] = sum(s.success for s in scores) / len(scores)
+        metrics["bad_answers"] = sum(1 for _, r, _ in backend if "eval_reason" in r)
+        metrics["isolation"] = {k: v for k, v in args._isolation.items()
+                                if k in ("netns", "pidns", "uid_drop", "landlock_abi", "seccomp")}
+    if frontend:
+        recs = fe.score_frontend([r for _, r, _ in frontend], args)
+        for (_, rec, _), new in zip(frontend, recs):
+            if new is not rec:
+                rec.clear()
+                rec.update(new)
+        rewards = [float(r["reward"]) for _, r, _ in frontend]
+        metrics["frontend_mean_reward"] = sum(rewards) / len(rewards)
+    if args.out:
+        atomic_write_jsonl(args.out, [r for _, r, _ in items])
+    if backend:
+        print(f"backend: {len(backend)} answers, {metrics['tests_passed_pct']:.2f}% tests passed, "
+              f"success rate {100 * metrics['success_rate']:.2f}%")
+    if frontend:
+        print(f"frontend: {len(frontend)} answers, mean reward {metrics['frontend_mean_reward']:.4f}")
+    print(f"count: {len(items)}")
+    if args.out:
+        print(f"wrote {args.out}")
+    if args.json:
+        print(json.dumps(metrics))
+    return 0
