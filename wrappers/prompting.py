@@ -21,14 +21,24 @@ The request is personalised: the human has exact rules, numbers and preferences 
 1) Ask clarification questions to find out these hidden details. Ask one short question per turn; the human answers in at most two sentences and only knows their own requirements.
 2) You have at most {{max_turns}} turns. Your last turn is taken as your final answer.
 3) When you are ready, write "{ANSWER_MARKER}" followed by the complete Python function in a ```python code block, with exactly the signature given in the request.
-You may think first; then write "{OUTPUT_MARKER}" followed by your message to the human."""
+You may think first; then write "{OUTPUT_MARKER}" followed by your message to the human.
+Example of a question turn:
+I do not know the member discount yet. {OUTPUT_MARKER} What discount should members get?
+Example of an answer turn:
+I know enough now. {OUTPUT_MARKER} {ANSWER_MARKER}
+```python
+def price(total, member):
+    return round(total * 0.9, 2) if member else total
+```"""
 
 FRONTEND_AGENT_INSTRUCTIONS = f"""You are a helpful LLM agent. You help a human user design a web page with HTML and Tailwind CSS.
 The request is personalised: the human has an exact page in mind (layout, colours, text, images) that they described only vaguely.
 1) You may show the human one draft page per turn as a complete HTML document (<html>...</html>) that links Tailwind with <link href="https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css" rel="stylesheet">; the human sees it rendered next to the page they want and tells you the most important differences. You may also ask a short question instead.
 2) Use images only as https://picsum.photos/id/48/W/H. You have at most {{max_turns}} turns. Your last turn is taken as your final answer.
 3) When you are ready, write "{ANSWER_MARKER}" followed by the complete final HTML document.
-You may think first; then write "{OUTPUT_MARKER}" followed by your message to the human."""
+You may think first; then write "{OUTPUT_MARKER}" followed by your message to the human.
+Example of an answer turn:
+The human wants a dark header. {OUTPUT_MARKER} {ANSWER_MARKER} <html><head><link href="https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css" rel="stylesheet"></head><body><header class="bg-gray-800 text-white p-6"><h1 class="text-3xl">My Shop</h1></header></body></html>"""
 
 
 def agent_instructions(kind: str = "backend", max_turns: int = 10) -> str:
