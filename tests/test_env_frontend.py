@@ -83,7 +83,8 @@ def test_scripted_frontend_episode(renderer):
 def test_structure_and_colour_names():
     s = page_structure(TARGET)
     assert s.headings[0] == ("h1", "Green Leaf Bakery") and s.counts["section"] == 2 and s.max_grid_cols == 3
-    assert colour_name((16, 185, 129)) == "green" and colour_name((250, 250, 250)) == "white"
+    assert colour_name((16, 185, 129)) == "green" and colour_name((254, 254, 254)) == "white"
+    assert colour_name((243, 244, 246)) == "very light gray" and colour_name((30, 58, 138)) == "very dark blue"
     sim = ScriptedFrontendSimulator()
     task = colbench_env.load_tasks(TASKS, kind="frontend")[0]
     same = sim.reply(task, [{"role": "assistant", "content": TARGET}], {"agent": None, "target": None})

@@ -462,6 +462,14 @@ class Renderer:
         """Quit every driver, stop the asset server (idempotent)."""
         self._finalizer()
 
+    def __copy__(self) -> "Renderer":
+        """A renderer is a handle on a shared browser pool: copies (e.g. ``gym.make`` deep-copying
+        its keyword arguments into the env spec) share the pool instead of starting browsers."""
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "Renderer":
+        return self
+
     def __enter__(self) -> "Renderer":
         return self
 

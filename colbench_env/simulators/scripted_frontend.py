@@ -18,41 +18,53 @@ import re
 from html.parser import HTMLParser
 from typing import Any, Sequence
 
+import numpy as np
+from PIL import Image
+
 from ..protocol import extract_html
 from .base import FRONTEND_REPLY_LIMIT, Simulator
 
 __all__ = ["ScriptedFrontendSimulator", "page_structure", "colour_name"]
 
-# Tailwind 2 palette, shade 500 (plus white/black), for naming colours.
-_PALETTE = {
-    "white": (255, 255, 255), "black": (0, 0, 0), "light gray": (229, 231, 235), "gray": (107, 114, 128),
-    "dark gray": (31, 41, 55), "red": (239, 68, 68), "yellow": (245, 158, 11), "green": (16, 185, 129),
-    "blue": (59, 130, 246), "indigo": (99, 102, 241), "purple": (139, 92, 246), "pink": (236, 72, 153),
-    "light yellow": (254, 243, 199), "light green": (209, 250, 229), "light blue": (219, 234, 254),
-    "light red": (254, 226, 226), "light purple": (237, 233, 254), "light pink": (252, 231, 243),
-    "dark blue": (30, 58, 138), "dark green": (6, 78, 59), "dark red": (127, 29, 29),
-    "dark purple": (76, 29, 149), "light indigo": (224, 231, 255), "dark indigo": (49, 46, 129),
+# Tailwind 2's default palette (shades 100/300/500/700/900, grays in more steps), for naming colours.
+_SHADES = {
+    "red": ("FEE2E2", "FCA5A5", "EF4444", "B91C1C", "7F1D1D"),
+    "yellow": ("FEF3C7", "FCD34D", "F59E0B", "B45309", "78350F"),
+    "green": ("D1FAE5", "6EE7B7", "10B981", "047857", "064E3B"),
+    "blue": ("DBEAFE", "93C5FD", "3B82F6", "1D4ED8", "1E3A8A"),
+    "indigo": ("E0E7FF", "A5B4FC", "6366F1", "4338CA", "312E81"),
+    "purple": ("EDE9FE", "C4B5FD", "8B5CF6", "6D28D9", "4C1D95"),
+    "pink": ("FCE7F3", "F9A8D4", "EC4899", "BE185D", "831843"),
 }
+_PALETTE: dict[str, tuple[int, int, int]] = {"white": (255, 255, 255), "black": (0, 0, 0)}
+for _family, _hexes in _SHADES.items():
+    for _prefix, _hex in zip(("very light ", "light ", "", "dark ", "very dark "), _hexes):
+        _PALETTE[_prefix + _family] = tuple(int(_hex[i:i + 2], 16) for i in (0, 2, 4))
+for _name, _hex in (("off-white", "F9FAFB"), ("very light gray", "F3F4F6"), ("light gray", "D1D5DB"),
+                    ("gray", "6B7280"), ("dark gray", "374151"), ("very dark gray", "111827")):
+    _PALETTE[_name] = tuple(int(_hex[i:i + 2], 16) for i in (0, 2, 4))
+_NAMES = list(_PALETTE)
+_RGB = np.array([_PALETTE[n] for n in _NAMES], dtype=np.int32)
 
 
 def colour_name(rgb: Sequence[int]) -> str:
-    """The nearest named Tailwind 2 colour."""
-    r, g, b = (int(c) for c in rgb[:3])
-    return min(_PALETTE, key=lambda n: (r - _PALETTE[n][0]) ** 2 + (g - _PALETTE[n][1]) ** 2 + (b - _PALETTE[n][2]) ** 2)
+    """The nearest named Tailwind 2 colour ("green", "light blue", "very dark gray", ...)."""
+    d = ((_RGB - np.asarray(rgb[:3], dtype=np.int32)) ** 2).sum(axis=1)
+    return _NAMES[int(d.argmin())]
 
 
-def _dominant(img: Any, box: tuple[float, float, float, float] | None = None) -> tuple[int, int, int]:
-    """Most frequent colour (quantised) in a region given as fractions of the image."""
+def _dominant(img: Any, box: tuple[float, float, float, float] | None = None) -> str:
+    """The most frequent colour name in a region (given as fractions of the image): every pixel
+    of a nearest-neighbour thumbnail is named, and the most frequent name wins."""
     im = img.convert("RGB")
     if box is not None:
         w, h = im.size
         im = im.crop((int(box[0] * w), int(box[1] * h), max(int(box[2] * w), 1), max(int(box[3] * h), 1)))
-    im = im.resize((64, max(1, int(64 * im.size[1] / max(im.size[0], 1)))))
-    q = im.quantize(colors=8)
-    palette = q.getpalette()
-    counts = sorted(q.getcolors(), reverse=True)
-    idx = counts[0][1]
-    return tuple(palette[3 * idx: 3 * idx + 3])
+    w, h = im.size
+    im = im.resize((64, max(1, min(256, int(64 * h / max(w, 1))))), resample=Image.NEAREST)
+    px = np.asarray(im, dtype=np.int32).reshape(-1, 1, 3)
+    idx = ((px - _RGB[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+    return _NAMES[int(np.bincount(idx, minlength=len(_NAMES)).argmax())]
 
 
 class _Structure(HTMLParser):
@@ -156,8 +168,8 @@ class ScriptedFrontendSimulator(Simulator):
     def _describe(self, target: _Structure, target_img: Any) -> str:
         parts = ["You haven't shown me a page yet, so I can't compare."]
         if target_img is not None:
-            parts.append(f"I want the top of the page mostly {colour_name(_dominant(target_img, (0, 0, 1, 0.15)))} "
-                         f"and the page background mostly {colour_name(_dominant(target_img))}.")
+            parts.append(f"I want the top of the page mostly {_dominant(target_img, (0, 0, 1, 0.15))} "
+                         f"and the page background mostly {_dominant(target_img)}.")
         if target.headings:
             parts.append(f"The main heading should say \"{target.headings[0][1]}\".")
         sections = max(target.counts["section"], len([h for h in target.headings if h[0] == "h2"]))
@@ -171,7 +183,7 @@ class ScriptedFrontendSimulator(Simulator):
             for name, box, weight in (("top of the page (header)", (0, 0, 1, 0.12), 10.0),
                                       ("page background", None, 9.0),
                                       ("middle of the page", (0, 0.35, 1, 0.65), 6.0)):
-                a, t = colour_name(_dominant(agent_img, box)), colour_name(_dominant(target_img, box))
+                a, t = _dominant(agent_img, box), _dominant(target_img, box)
                 if a != t:
                     scored.append((weight, f"The {name} should be {t}, not {a}."))
             ha, ht = agent_img.size[1], target_img.size[1]
