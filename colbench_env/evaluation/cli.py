@@ -44,7 +44,8 @@ def _frontend_module():
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("trajectories", metavar="TRAJ.jsonl", help="trajectories in the official ColBench format")
+    parser.add_argument("trajectories", metavar="TRAJ.jsonl", nargs="?", default=None,
+                        help="trajectories in the official ColBench format (not with --compare)")
     parser.add_argument("--out", default=None, help="write the records with reward/success added here (atomic)")
     parser.add_argument("--workers", type=int, default=None, help="parallel sandboxes (default: CPU count)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per answer (all its tests)")
@@ -92,9 +93,34 @@ def score_backend(items: list[tuple[int, dict, BackendTask]], args: argparse.Nam
     return scores
 
 
+def _compare(args: argparse.Namespace) -> int:
+    fe = _frontend_module()
+    try:
+        result = fe.compare_files(args.compare[0], args.compare[1], args)
+    except FileNotFoundError as e:
+        print(f"error: file not found: {e.filename}", file=sys.stderr)
+        return 2
+    except (TrajectoryFormatError, TaskFormatError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"win rate of {args.compare[0]} over {args.compare[1]}: {100 * result['win_rate']:.1f}% "
+          f"({result['wins']} wins, {result['losses']} losses, {result['ties']} ties over {result['tasks']} tasks)")
+    if args.json:
+        print(json.dumps(result))
+    return 0
+
+
 def main(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         print("error: --workers must be >= 1", file=sys.stderr)
+        return 2
+    if getattr(args, "compare", None):
+        if args.trajectories is not None:
+            print("error: give either TRAJ.jsonl or --compare A.jsonl B.jsonl, not both", file=sys.stderr)
+            return 2
+        return _compare(args)
+    if args.trajectories is None:
+        print("error: TRAJ.jsonl is required (or --compare A.jsonl B.jsonl)", file=sys.stderr)
         return 2
     try:
         items = load_records(args.trajectories)
