@@ -1,0 +1,311 @@
+"""``colbench pipeline``: the SWEET-RL pipeline end to end, with its baselines, in one table and plot.
+
+Stages (each resumable: a finished stage leaves its output and is skipped when rerun; rollout and
+evaluation files are appended episode by episode and resume mid-stage):
+
+1. **collect** -- ``k`` sampled rollouts per training task with the base policy (zero-shot) ->
+   ``rollouts.jsonl``.
+2. **train** -- from those rollouts: rejection fine-tuning (``rft``), multi-turn DPO (``mt-dpo``),
+   PPO (``ppo``), SWEET-RL (``sweet-rl``: critic with training-time information -> step-level pairs
+   from ``N`` candidate actions -> policy DPO) -> ``ckpt/<method>/`` (trainer checkpoint) and
+   ``models/<method>/`` (the policy with its LoRA merged, loadable by any transformers/vLLM server).
+3. **evaluate** -- zero-shot and every trained policy, greedy, on the held-out split ->
+   ``eval/<method>.jsonl``.
+4. **report** -- ``results.md`` / ``results.csv`` / ``results.png`` and ``results.json``.
+
+Presets:
+
+* ``--small``: the embedded SmolLM2-135M-Instruct as policy (and critic), the offline scripted
+  simulator, generated tasks (``--difficulty``, default 1) so that the zero-shot policy succeeds
+  sometimes, short episodes (``max_turns`` 3), LoRA on CPU. Sized for 2 CPU cores in <= 45 minutes.
+* ``--paper``: the paper's setting, for GPUs: Llama-3.1-8B-Instruct policy and critic, Llama-3.1-70B
+  simulator behind an OpenAI-compatible server (``--simulator-base-url``), the embedded backend
+  tasks (or an official file via ``--tasks``), 10 turns, k = 15 rollouts per task, N = 16
+  candidates. Run the training stages under ``accelerate launch`` with
+  ``configs/accelerate/deepspeed_zero3.yaml`` or ``fsdp.yaml``.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["PipelineConfig", "PRESETS", "add_arguments", "main", "run_pipeline"]
+
+METHODS = ("rft", "mt-dpo", "ppo", "sweet-rl")
+
+
+@dataclass
+class PipelineConfig:
+    """One pipeline run.
+
+    Attributes:
+        out_dir: where every stage writes (and resumes from).
+        policy: base policy model: ``"smollm2"`` or a local path / hub id.
+        tasks: task spec for training and test tasks (see :func:`colbench_env.tasks.load_tasks`);
+            ``"generated"`` uses ``difficulty`` and the two counts below.
+        difficulty: generated tasks' difficulty (hidden facts that matter).
+        n_train_tasks / n_test_tasks: how many tasks of each split (``None``: all of the split).
+        rollouts_per_task: ``k`` sampled rollouts per training task.
+        max_turns: agent turns per episode.
+        max_new_tokens: tokens per agent turn.
+        rollout_temperature: sampling temperature of the collection policy.
+        batch_size: episodes in flight (one batched generation per turn).
+        simulator / simulator_kwargs: the human (``"scripted"`` offline; ``"openai"`` for vLLM).
+        methods: which trainers to run.
+        trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4}}``).
+        seed: seeds collection and training.
+    """
+
+    out_dir: str = "benchmarks/results/pipeline_small"
+    policy: str = "smollm2"
+    tasks: str = "generated"
+    difficulty: int = 1
+    n_train_tasks: int | None = 16
+    n_test_tasks: int | None = 20
+    rollouts_per_task: int = 4
+    max_turns: int = 3
+    max_new_tokens: int = 160
+    rollout_temperature: float = 1.0
+    batch_size: int = 8
+    simulator: str = "scripted"
+    simulator_kwargs: dict = field(default_factory=dict)
+    methods: tuple = METHODS
+    trainer_overrides: dict = field(default_factory=dict)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        bad = [m for m in self.methods if m not in METHODS]
+        if bad:
+            raise ValueError(f"methods: unknown {bad}; choose from {METHODS}")
+        for name in ("rollouts_per_task", "max_turns", "max_new_tokens", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not 1 <= self.difficulty <= 4:
+            raise ValueError(f"difficulty must be 1..4, got {self.difficulty}")
+        self.methods = tuple(self.methods)
+
+
+PRESETS: dict[str, dict] = {
+    "small": {},
+    "paper": {
+        "out_dir": "benchmarks/results/pipeline_paper", "policy": "meta-llama/Llama-3.1-8B-Instruct",
+        "tasks": "default", "n_train_tasks": None, "n_test_tasks": None, "rollouts_per_task": 15, "max_turns": 10,
+        "max_new_tokens": 1024, "batch_size": 64, "simulator": "openai",
+        "trainer_overrides": {"sweet-rl": {"n_candidates": 16, "pairs_per_state": 4, "state_fraction": 0.1}},
+    },
+}
+
+
+# ------------------------------------------------------------------------------------------ stages
+def _log(msg: str) -> None:
+    print(f"[pipeline {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def _tasks(cfg: PipelineConfig, split: str) -> list:
+    from colbench_env.generator import generate_tasks
+    from colbench_env.tasks import load_tasks
+
+    n = cfg.n_train_tasks if split == "train" else cfg.n_test_tasks
+    if cfg.tasks == "generated":
+        return generate_tasks(n or 20, difficulty=cfg.difficulty, split=split)
+    tasks = load_tasks(cfg.tasks, kind="backend", split=split)
+    return tasks[:n] if n else tasks
+
+
+def _policy_path(cfg: PipelineConfig) -> str:
+    if cfg.policy == "smollm2":
+        from colbench_env.backends.smollm2 import smollm2_path
+
+        return smollm2_path()
+    return cfg.policy
+
+
+def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int, temperature: float,
+         desc: str) -> list[dict]:
+    """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times), appended to ``out``."""
+    import gymnasium as gym
+    from tqdm import tqdm
+
+    import colbench_env  # noqa: F401
+    from agents.base import LMAgent
+    from colbench_env.backends.base import SamplingParams
+    from colbench_env.evaluation.backend import BackendEvaluator
+    from colbench_env.rollout import episode_specs, run_episodes
+    from colbench_env.simulators import make_simulator
+    from colbench_env.trajectories import append_jsonl, read_trajectories
+    from wrappers.recorder import completed_episode_ids
+
+    specs = episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
+    done = completed_episode_ids(out)
+    todo = [s for s in specs if s.episode_id not in done]
+    if todo:
+        agent = LMAgent("hf", model=model_path, max_turns=cfg.max_turns,
+                        sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
+                                                seed=cfg.seed if temperature > 0 else None))
+        sim = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
+        with BackendEvaluator(workers=2) as ev, tqdm(total=len(todo), desc=desc, unit="ep", file=sys.stderr) as bar:
+            run_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
+                                          max_turns=cfg.max_turns),
+                         agent, todo, batch_size=cfg.batch_size, progress=bar,
+                         on_episode=lambda rec: append_jsonl(out, [rec]))
+        agent.close()
+        sim.close()
+    wanted = {s.episode_id for s in specs}
+    return [r for r in read_trajectories(out, tolerate_partial_last_line=True) if str(r["episode_id"]) in wanted]
+
+
+def _trainer_class(method: str):
+    from agents import MultiTurnDPO, PPO, RejectionFineTuning, SweetRL
+
+    return {"rft": RejectionFineTuning, "mt-dpo": MultiTurnDPO, "ppo": PPO, "sweet-rl": SweetRL}[method]
+
+
+def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
+    """Train ``method`` on the rollouts; save the checkpoint and the merged policy."""
+    ckpt, model_dir = out / "ckpt" / method, out / "models" / method
+    marker = model_dir / "pipeline_done.json"
+    if marker.exists():
+        return json.loads(marker.read_text())
+    cls = _trainer_class(method)
+    fields = {f.name for f in dataclasses.fields(cls.config_class)}
+    conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True}
+    if "max_turns" in fields:
+        conf["max_turns"] = cfg.max_turns
+    conf.update(cfg.trainer_overrides.get(method, {}))
+    conf = {k: v for k, v in conf.items() if k in fields}
+    _log(f"train {method}: {len(rollouts)} rollouts, config {conf}")
+    t0 = time.perf_counter()
+    trainer = cls(conf)
+    metrics = trainer.update(rollouts)
+    trainer.save(ckpt)
+    _export_merged(trainer, model_dir)
+    info = {"method": method, "metrics": metrics, "train_seconds": time.perf_counter() - t0}
+    tmp = marker.with_suffix(".tmp")
+    tmp.write_text(json.dumps(info, indent=2, default=str))
+    os.replace(tmp, marker)
+    return info
+
+
+def _export_merged(trainer: Any, model_dir: Path) -> None:
+    """The trained policy as a plain transformers model directory (LoRA merged into the base)."""
+    model_dir.mkdir(parents=True, exist_ok=True)
+    merged = trainer.policy.peft_model.merge_and_unload()
+    merged.save_pretrained(model_dir)
+    trainer.tokenizer.save_pretrained(model_dir)
+
+
+def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
+    import csv
+
+    cols = ["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds"]
+    with open(out / "results.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    fmt = lambda v: "" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))  # noqa: E731
+    md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    md += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
+    (out / "results.md").write_text("\n".join(md) + "\n")
+    (out / "results.json").write_text(json.dumps({"rows": rows, **meta}, indent=2, default=str) + "\n")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    names = [r["method"] for r in rows]
+    for ax, key, title in ((axes[0], "tests_passed_pct", "% tests passed"), (axes[1], "success_rate_pct", "success rate (%)")):
+        vals = [r[key] for r in rows]
+        ax.bar(names, vals, color=["#999999"] + ["#4c72b0"] * (len(rows) - 1))
+        ax.set_title(title)
+        ax.tick_params(axis="x", labelsize=8)
+        for i, v in enumerate(vals):
+            ax.text(i, v, f"{v:.1f}", ha="center", va="bottom", fontsize=8)
+    fig.suptitle(f"ColBench backend, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out / "results.png", dpi=110)
+    plt.close(fig)
+
+
+def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
+    """Run (or resume) every stage; returns the report."""
+    from benchmarks.run import summarize
+
+    out = Path(cfg.out_dir)
+    (out / "eval").mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+    t_start = time.perf_counter()
+    base = _policy_path(cfg)
+    train_tasks, test_tasks = _tasks(cfg, "train"), _tasks(cfg, "test")
+    _log(f"{len(train_tasks)} train tasks x {cfg.rollouts_per_task} rollouts; {len(test_tasks)} test tasks")
+    rollouts = _run(cfg, train_tasks, base, out / "rollouts.jsonl", repeats=cfg.rollouts_per_task,
+                    temperature=cfg.rollout_temperature, desc="collect")
+    collect = summarize(rollouts)
+    _log(f"rollouts: {collect}")
+    rows, train_info = [], {}
+    zs = summarize(_run(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1, temperature=0.0,
+                        desc="eval zero-shot"))
+    rows.append({"method": "zero-shot", "episodes": zs["count"], "tests_passed_pct": zs["tests_passed_pct"],
+                 "success_rate_pct": 100 * zs["success_rate"], "train_seconds": 0.0})
+    for method in cfg.methods:
+        info = _train(cfg, method, base, rollouts, out)
+        train_info[method] = info
+        m = summarize(_run(cfg, test_tasks, str(out / "models" / method), out / "eval" / f"{method}.jsonl",
+                           repeats=1, temperature=0.0, desc=f"eval {method}"))
+        rows.append({"method": method, "episodes": m["count"], "tests_passed_pct": m["tests_passed_pct"],
+                     "success_rate_pct": 100 * m["success_rate"], "train_seconds": info["train_seconds"]})
+        _log(f"{method}: {rows[-1]}")
+    import platform
+
+    meta = {"preset": preset, "policy": cfg.policy, "collect": collect, "train": train_info,
+            "wall_seconds_this_invocation": time.perf_counter() - t_start,
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+            "config": dataclasses.asdict(cfg)}
+    _write_report(rows, out, meta)
+    return {"rows": rows, **meta}
+
+
+# ------------------------------------------------------------------------------------------ CLI
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--small", action="store_true", help="CPU preset (default)")
+    g.add_argument("--paper", action="store_true", help="the paper's 8B/70B setting (GPUs, vLLM)")
+    p.add_argument("--out-dir", default=None)
+    p.add_argument("--policy", default=None, help="base policy (smollm2, a local path or hub id)")
+    p.add_argument("--tasks", default=None)
+    p.add_argument("--difficulty", type=int, default=None)
+    p.add_argument("--n-train-tasks", type=int, default=None)
+    p.add_argument("--n-test-tasks", type=int, default=None)
+    p.add_argument("--rollouts-per-task", type=int, default=None)
+    p.add_argument("--max-turns", type=int, default=None)
+    p.add_argument("--methods", nargs="+", choices=METHODS, default=None)
+    p.add_argument("--simulator", default=None)
+    p.add_argument("--simulator-base-url", default=None)
+    p.add_argument("--simulator-model", default=None)
+    p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}}")
+
+
+def main(args: argparse.Namespace) -> int:
+    preset = "paper" if args.paper else "small"
+    conf = dict(PRESETS[preset])
+    for name in ("out_dir", "policy", "tasks", "difficulty", "n_train_tasks", "n_test_tasks", "rollouts_per_task",
+                 "max_turns", "methods", "simulator"):
+        v = getattr(args, name)
+        if v is not None:
+            conf[name] = v
+    if args.simulator_base_url or args.simulator_model:
+        conf["simulator_kwargs"] = {"base_url": args.simulator_base_url, "model": args.simulator_model}
+    if args.trainer_overrides:
+        conf["trainer_overrides"] = json.loads(args.trainer_overrides)
+    report = run_pipeline(PipelineConfig(**conf), preset=preset)
+    print((Path(conf.get("out_dir", PipelineConfig.out_dir)) / "results.md").read_text())
+    print(json.dumps({"rows": report["rows"]}))
+    return 0
