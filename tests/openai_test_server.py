@@ -1,0 +1,191 @@
+"""A small, real OpenAI-compatible HTTP server for the tests (``POST /v1/chat/completions``).
+
+Replies are deterministic: choice ``i`` of a request is ``"ECHO[i] " + <last user message text>``
+(plus ``" [K images]"`` when the last user message carries K ``image_url`` parts), cut before the
+first ``stop`` string. Behaviour is selected by the request's ``model`` name:
+
+* ``echo`` (or anything not listed): answer at once;
+* ``slow:S``: sleep S seconds, then answer;
+* ``fail500:K`` / ``fail429:K`` / ``drop:K``: the first K requests of that model get HTTP 500 /
+  HTTP 429 / a closed socket without any reply; later ones are answered;
+* ``garbage``: answer 200 with a body that is not JSON;
+* ``nochoices``: answer JSON without ``choices``; ``empty``: answer a choice with empty content;
+* ``onechoice``: answer one choice whatever ``n`` is (as servers that ignore ``n`` do).
+
+The server counts requests per model, records every request body and its headers, and tracks the most requests
+in flight at once. Run it alone with ``python tests/openai_test_server.py [--port N]``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_Server"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # keep test output quiet
+        pass
+
+    def _send(self, status: int, payload: bytes, ctype: str = "application/json", headers: dict | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(payload)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, b'{"error": "not found"}')
+            return
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            self._send(400, b'{"error": "bad json"}')
+            return
+        state = self.server.state
+        model = str(body.get("model", "echo"))
+        mode, _, arg = model.partition(":")
+        with state.lock:
+            state.counts[model] = state.counts.get(model, 0) + 1
+            nth = state.counts[model]
+            state.requests.append(body)
+            state.headers.append(dict(self.headers))
+            state.in_flight += 1
+            state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        try:
+            self._answer(body, mode, arg, nth)
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    def _answer(self, body: dict, mode: str, arg: str, nth: int) -> None:
+        if mode == "slow":
+            time.sleep(float(arg or 1.0))
+        elif mode in ("fail500", "fail429", "drop") and nth <= int(arg or 1):
+            if mode == "drop":
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            status = 500 if mode == "fail500" else 429
+            self._send(status, b'{"error": "try again"}', headers={"Retry-After": "0"} if status == 429 else None)
+            return
+        elif mode == "garbage":
+            self._send(200, b"<html>this is not json</html>", ctype="text/html")
+            return
+        elif mode == "nochoices":
+            self._send(200, json.dumps({"id": "x", "object": "chat.completion"}).encode())
+            return
+        n = 1 if mode == "onechoice" else int(body.get("n", 1))
+        text = _last_user_text(body.get("messages", []))
+        choices = []
+        for i in range(n):
+            content = "" if mode == "empty" else f"ECHO[{i}] {text}"
+            for s in body.get("stop") or []:
+                if s and s in content:
+                    content = content[: content.index(s)]
+            choice = {"index": i, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            if body.get("logprobs"):
+                words = content.split(" ")
+                choice["logprobs"] = {"content": [{"token": w, "logprob": -0.5 * (k + 1), "bytes": None,
+                                                   "top_logprobs": []} for k, w in enumerate(words)]}
+            choices.append(choice)
+        payload = {"id": f"cmpl-{nth}", "object": "chat.completion", "created": 0, "model": body.get("model"),
+                   "choices": choices, "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+        self._send(200, json.dumps(payload).encode())
+
+
+def _last_user_text(messages: list) -> str:
+    for msg in reversed(messages):
+        if msg.get("role") != "user":
+            continue
+        content = msg.get("content")
+        if isinstance(content, str):
+            return content
+        texts = [p.get("text", "") for p in content if p.get("type") == "text"]
+        images = sum(1 for p in content if p.get("type") == "image_url")
+        return " ".join(texts) + (f" [{images} images]" if images else "")
+    return ""
+
+
+class _State:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counts: dict[str, int] = {}
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    state: _State
+
+
+class OpenAITestServer:
+    """The server on ``127.0.0.1`` (a free port), served from a background thread.
+
+    Use as a context manager; :attr:`url` is the API root (``http://127.0.0.1:PORT/v1``).
+    """
+
+    def __init__(self, port: int = 0) -> None:
+        self._httpd = _Server(("127.0.0.1", port), _Handler)
+        self._httpd.state = _State()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def state(self) -> _State:
+        return self._httpd.state
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> "OpenAITestServer":
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "OpenAITestServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = OpenAITestServer(args.port)
+    print(server.url, flush=True)
+    try:
+        server._httpd.serve_forever(poll_interval=0.05)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server._httpd.server_close()
+
+
+if __name__ == "__main__":
+    main()

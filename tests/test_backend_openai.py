@@ -1,0 +1,183 @@
+"""OpenAICompatBackend against a real local HTTP server (tests/openai_test_server.py)."""
+from __future__ import annotations
+
+import base64
+import io
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from colbench_env.backends.base import BackendError, SamplingParams
+from colbench_env.backends.openai_compat import OpenAICompatBackend, image_to_data_url
+
+try:
+    from openai_test_server import OpenAITestServer
+except ImportError:  # tests/ imported as a package
+    from tests.openai_test_server import OpenAITestServer
+
+
+@pytest.fixture
+def server():
+    with OpenAITestServer() as s:
+        yield s
+
+
+def conv(text):
+    return [{"role": "system", "content": "sys"}, {"role": "user", "content": text}]
+
+
+def backend(server, model="echo", **kw):
+    kw.setdefault("backoff_s", 0.01)
+    kw.setdefault("timeout_s", 5)
+    return OpenAICompatBackend(server.url, model, api_key="k", **kw)
+
+
+def test_success_sends_standard_body(server):
+    b = backend(server)
+    params = SamplingParams(max_new_tokens=7, temperature=0.3, top_p=0.9, seed=11, stop=["STOP"])
+    [g] = b.generate([conv("hello STOP world")], params)
+    assert g.text == "ECHO[0] hello "
+    assert g.finish_reason == "stop"
+    body = server.state.requests[-1]
+    assert body == {"model": "echo", "messages": conv("hello STOP world"), "max_tokens": 7, "temperature": 0.3,
+                    "top_p": 0.9, "n": 1, "stop": ["STOP"], "seed": 11}
+    assert server.state.headers[-1]["Authorization"] == "Bearer k"
+    assert b.generate_one(conv("x")) == "ECHO[0] x"
+
+
+def test_batch_keeps_order_and_n(server):
+    b = backend(server)
+    gens = b.generate([conv("a"), conv("b"), conv("c")], SamplingParams(n=2, temperature=1.0))
+    assert [g.text for g in gens] == ["ECHO[0] a", "ECHO[1] a", "ECHO[0] b", "ECHO[1] b", "ECHO[0] c", "ECHO[1] c"]
+    assert server.state.counts["echo"] == 3
+    b.close()
+
+
+def test_server_ignoring_n_is_asked_again(server):
+    b = backend(server, "onechoice")
+    gens = b.generate([conv("q")], SamplingParams(n=3, temperature=1.0, seed=5))
+    assert [g.text for g in gens] == ["ECHO[0] q"] * 3
+    assert [r["n"] for r in server.state.requests] == [3, 2, 1]
+    assert [r["seed"] for r in server.state.requests] == [5, 6, 7]
+
+
+def test_logprobs_requested_and_parsed(server):
+    b = backend(server)
+    [g] = b.generate([conv("one two")], SamplingParams(return_logprobs=True))
+    assert server.state.requests[-1]["logprobs"] is True
+    assert g.meta["tokens"] == ["ECHO[0]", "one", "two"]
+    assert g.logprobs == [-0.5, -1.0, -1.5]
+
+
+def test_concurrency_is_bounded(server):
+    b = backend(server, "slow:0.3", max_concurrency=3)
+    t0 = time.perf_counter()
+    gens = b.generate([conv(str(i)) for i in range(9)])
+    elapsed = time.perf_counter() - t0
+    assert [g.text for g in gens] == [f"ECHO[0] {i}" for i in range(9)]
+    assert server.state.max_in_flight == 3
+    assert elapsed >= 0.85  # 9 requests, 3 at a time, 0.3 s each
+    b.close()
+
+
+@pytest.mark.parametrize("mode", ["fail500:2", "fail429:2", "drop:2"])
+def test_retries_then_success(server, mode):
+    b = backend(server, mode, max_retries=3)
+    assert b.generate_one(conv("hi")) == "ECHO[0] hi"
+    assert server.state.counts[mode] == 3
+
+
+@pytest.mark.parametrize("mode,reason", [("fail500:10", "HTTP 500"), ("fail429:10", "HTTP 429"),
+                                         ("drop:10", "connection"), ("slow:2", "timed out")])
+def test_retries_exhausted_names_url(server, mode, reason):
+    b = backend(server, mode, max_retries=2, timeout_s=0.3)
+    with pytest.raises(BackendError) as err:
+        b.generate([conv("hi")])
+    msg = str(err.value)
+    assert f"{server.url}/chat/completions failed after 3 attempt(s)" in msg
+    assert reason in msg
+    assert server.state.counts[mode] == 3
+
+
+def test_backoff_doubles(server):
+    b = backend(server, "fail500:10", max_retries=3, backoff_s=0.1)
+    t0 = time.perf_counter()
+    with pytest.raises(BackendError):
+        b.generate_one(conv("x"))
+    assert time.perf_counter() - t0 >= 0.1 + 0.2 + 0.4
+
+
+def test_unreachable_port_names_url():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again when the block ends: nobody listens there
+    url = f"http://127.0.0.1:{port}/v1"
+    b = OpenAICompatBackend(url, "m", max_retries=1, backoff_s=0.01)
+    with pytest.raises(BackendError, match=rf"http://127\.0\.0\.1:{port}/v1/chat/completions failed after 2 "
+                                           r"attempt\(s\): connection failed"):
+        b.generate_one(conv("x"))
+
+
+@pytest.mark.parametrize("mode,match", [("garbage", "body that is not JSON"),
+                                        ("nochoices", "JSON without 'choices'"),
+                                        ("empty", "choice 0 has empty content")])
+def test_garbage_answers_raise(server, mode, match):
+    b = backend(server, mode)
+    with pytest.raises(BackendError, match=match) as err:
+        b.generate_one(conv("x"))
+    assert server.url in str(err.value)
+    assert server.state.counts[mode] == 1  # not retried
+
+
+def test_client_error_not_retried(server):
+    b = OpenAICompatBackend(server.url.replace("/v1", "/v2"), "echo", backoff_s=0.01)
+    with pytest.raises(BackendError, match=r"/v2/chat/completions answered HTTP 404"):
+        b.generate_one(conv("x"))
+
+
+def test_multimodal_parts_pass_through(server):
+    from PIL import Image
+
+    img = Image.new("RGB", (4, 3), (255, 0, 0))
+    url = image_to_data_url(img)
+    assert url.startswith("data:image/png;base64,")
+    assert Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).size == (4, 3)
+    message = {"role": "user", "content": [{"type": "text", "text": "look"},
+                                            {"type": "image_url", "image_url": {"url": url}},
+                                            {"type": "image_url", "image_url": {"url": url}}]}
+    b = backend(server)
+    assert b.generate_one([message]) == "ECHO[0] look [2 images]"
+    assert server.state.requests[-1]["messages"] == [message]
+    with pytest.raises(TypeError, match="needs a PIL.Image"):
+        image_to_data_url(b"png")
+
+
+def test_api_key_from_env_and_bad_arguments(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "from-env")
+    assert OpenAICompatBackend("http://x/v1", "m").api_key == "from-env"
+    with pytest.raises(ValueError, match="base_url must be an http"):
+        OpenAICompatBackend("localhost:8000", "m")
+    with pytest.raises(ValueError, match="max_concurrency"):
+        OpenAICompatBackend("http://x/v1", "m", max_concurrency=0)
+
+
+def test_server_runs_as_a_subprocess():
+    path = os.path.join(os.path.dirname(__file__), "openai_test_server.py")
+    proc = subprocess.Popen([sys.executable, path], stdout=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        assert OpenAICompatBackend(url, "echo").generate_one(conv("sub")) == "ECHO[0] sub"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_no_api_key_sends_no_authorization(server, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    OpenAICompatBackend(server.url, "echo").generate_one(conv("x"))
+    assert "Authorization" not in server.state.headers[-1]
