@@ -140,7 +140,7 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
     from colbench_env.rollout import episode_specs, run_episodes
     from colbench_env.simulators import make_simulator
     from colbench_env.trajectories import append_jsonl, read_trajectories
-    from wrappers.recorder import completed_episode_ids
+    from wrappers.recorder import completed_episode_ids, latest_records
 
     specs = episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
     done = completed_episode_ids(out)
@@ -158,7 +158,8 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
         agent.close()
         sim.close()
     wanted = {s.episode_id for s in specs}
-    return [r for r in read_trajectories(out, tolerate_partial_last_line=True) if str(r["episode_id"]) in wanted]
+    latest = latest_records(read_trajectories(out, tolerate_partial_last_line=True))
+    return [r for k, r in latest.items() if k in wanted]
 
 
 def _trainer_class(method: str):

@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> dict:
     from colbench_env.rollout import episode_specs, run_episodes
     from colbench_env.simulators import make_simulator
     from colbench_env.trajectories import append_jsonl, read_trajectories
-    from wrappers.recorder import completed_episode_ids
+    from wrappers.recorder import completed_episode_ids, latest_records
 
     spec = gym.spec(args.env)
     kind = spec.kwargs.get("kind", "backend")
@@ -140,6 +140,9 @@ def run(args: argparse.Namespace) -> dict:
     todo = [s for s in episode_specs(n, n_tasks=n_tasks, seed=args.seed) if s.episode_id not in done]
     if done:
         print(f"resuming: {len(done)} episodes already in {args.out}, {len(todo)} to run", file=sys.stderr)
+    retried = completed_episode_ids(args.out, include_errors=True) - done
+    if retried:
+        print(f"retrying {len(retried)} episodes that ended with an error", file=sys.stderr)
     try:
         if todo:
             agent = make_agent(args, kind)
@@ -151,9 +154,8 @@ def run(args: argparse.Namespace) -> dict:
             v.close()
         simulator.close()
     wanted = {s.episode_id for s in episode_specs(n, n_tasks=n_tasks, seed=args.seed)}
-    records = [r for r in read_trajectories(args.out, tolerate_partial_last_line=True)
-               if str(r.get("episode_id")) in wanted]
-    return summarize(records)
+    latest = latest_records(read_trajectories(args.out, tolerate_partial_last_line=True))
+    return summarize([r for k, r in latest.items() if k in wanted])
 
 
 def main(args: argparse.Namespace) -> int:

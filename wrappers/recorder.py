@@ -8,17 +8,30 @@ import gymnasium as gym
 
 from colbench_env.trajectories import append_jsonl, read_jsonl
 
-__all__ = ["TrajectoryRecorder", "completed_episode_ids"]
+__all__ = ["TrajectoryRecorder", "completed_episode_ids", "latest_records"]
 
 
-def completed_episode_ids(path: str | os.PathLike) -> set[str]:
+def completed_episode_ids(path: str | os.PathLike, *, include_errors: bool = False) -> set[str]:
     """``episode_id`` of every complete record already in ``path`` (empty if it does not exist).
-    A partial last line (an interrupted write) is ignored; :func:`append_jsonl` terminates it before
-    the next record."""
+
+    A partial last line (an interrupted write) is ignored (:func:`append_jsonl` drops it before the
+    next record). Episodes whose last record ended with an ``error`` (e.g. the simulator's server was
+    down) do not count as completed unless ``include_errors``: a resumed run retries them and
+    appends a new record, which supersedes the old one (see :func:`latest_records`)."""
     if not os.path.exists(path):
         return set()
-    return {str(rec["episode_id"]) for _, rec in read_jsonl(path, tolerate_partial_last_line=True)
-            if isinstance(rec, dict) and "episode_id" in rec}
+    latest = latest_records(rec for _, rec in read_jsonl(path, tolerate_partial_last_line=True))
+    return {k for k, rec in latest.items() if include_errors or not rec.get("error")}
+
+
+def latest_records(records) -> dict[str, dict]:
+    """``{episode_id: record}`` keeping the last record of each episode (records without an id are
+    skipped)."""
+    out: dict[str, dict] = {}
+    for rec in records:
+        if isinstance(rec, dict) and "episode_id" in rec:
+            out[str(rec["episode_id"])] = rec
+    return out
 
 
 class TrajectoryRecorder(gym.Wrapper):
