@@ -9,7 +9,14 @@ a warm pool and caches ground-truth outputs. The pool is started and the ground-
 before timing (a warm evaluator, as in training); the in-process one is timed after one warm-up pass.
 
 Printed: answers/s of each, and ``ratio = sandboxed / in-process`` (>1 means the sandbox is
-faster), plus whether both gave the same rewards. Run::
+faster), plus whether both gave the same rewards. Wall-clock ratios depend on what else runs on
+the machine, so CPU time is measured too (``resource.getrusage``): the in-process evaluator's own
+CPU time, and for the sandboxed one the evaluator process's CPU time plus that of its sandbox
+processes (zygotes and the children they forked; ``RUSAGE_CHILDREN`` of a run with the timed part
+minus that of an identical run without it, both pools closed and reaped). ``cpu_ratio`` = in-process
+CPU per answer / sandboxed CPU per answer; ``idle_ratio_estimate`` = ``cpu_ratio`` x
+``min(workers, CPUs)``: the throughput ratio to expect on an idle machine (the in-process
+evaluator uses one core, the sandboxed one ``workers``). Run::
 
     python -m benchmarks.bench_evaluator [--answers N] [--workers W] [--json]
 """
@@ -17,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import time
 
 __all__ = ["run", "main"]
@@ -53,24 +62,51 @@ def run(n_answers: int = 200, workers: int = 2, timeout_s: float = 10.0) -> dict
     items, n_tasks = _workload(n_answers)
     ref = InProcessEvaluator(timeout_s=timeout_s)
     ref.score_many(items[: min(len(items), 20)])  # warm-up (imports, caches)
-    t0 = time.perf_counter()
+    c0, t0 = _self_cpu(), time.perf_counter()
     ref_scores = ref.score_many(items)
-    t_ref = time.perf_counter() - t0
+    t_ref, cpu_ref = time.perf_counter() - t0, _self_cpu() - c0
 
-    with BackendEvaluator(workers=workers, timeout_s=timeout_s) as ev:
-        ev.score_many(list({id(t): (t, a) for t, a in items}.values())[:workers])  # start pool
-        ev.score_many([(t, "def _():\n    pass") for t in {id(t): t for t, _ in items}.values()])  # fill the cache
-        t0 = time.perf_counter()
-        sb_scores = ev.score_many(items)
-        t_sb = time.perf_counter() - t0
-        isolation = {k: v for k, v in ev.isolation.items() if k in ("netns", "pidns", "uid_drop", "landlock_abi")}
+    def sandboxed(timed: bool):
+        kids0 = _children_cpu()
+        with BackendEvaluator(workers=workers, timeout_s=timeout_s) as ev:
+            ev.score_many(list({id(t): (t, a) for t, a in items}.values())[:workers])  # start pool
+            ev.score_many([(t, "def _():\n    pass") for t in {id(t): t for t, _ in items}.values()])  # fill cache
+            scores, t_sb, cpu_self = None, 0.0, 0.0
+            if timed:
+                c0, t0 = _self_cpu(), time.perf_counter()
+                scores = ev.score_many(items)
+                t_sb, cpu_self = time.perf_counter() - t0, _self_cpu() - c0
+            iso = {k: v for k, v in ev.isolation.items() if k in ("netns", "pidns", "ipcns", "uid_drop", "landlock_abi")}
+        return scores, t_sb, cpu_self, _children_cpu() - kids0, iso
+
+    _, _, _, kids_setup, _ = sandboxed(timed=False)
+    sb_scores, t_sb, cpu_sb_self, kids_all, isolation = sandboxed(timed=True)
+    cpu_sb_kids = max(kids_all - kids_setup, 0.0)
+    cpu_sb = cpu_sb_self + cpu_sb_kids
     same = [a.reward for a in ref_scores] == [b.reward for b in sb_scores]
+    cores = min(workers, len(os.sched_getaffinity(0)))
+    cpu_ratio = (cpu_ref / n_answers) / (cpu_sb / n_answers) if cpu_sb > 0 else float("inf")
     return {
         "n_answers": n_answers, "n_tasks": n_tasks, "workers": workers,
         "inprocess_answers_per_s": n_answers / t_ref, "sandboxed_answers_per_s": n_answers / t_sb,
         "ratio": (n_answers / t_sb) / (n_answers / t_ref), "same_rewards": same,
+        "inprocess_cpu_ms_per_answer": 1e3 * cpu_ref / n_answers,
+        "sandboxed_cpu_ms_per_answer": 1e3 * cpu_sb / n_answers,
+        "sandboxed_evaluator_cpu_ms_per_answer": 1e3 * cpu_sb_self / n_answers,
+        "sandboxed_sandbox_cpu_ms_per_answer": 1e3 * cpu_sb_kids / n_answers,
+        "cpu_ratio": cpu_ratio, "idle_ratio_estimate": cpu_ratio * cores,
         "mean_reward": sum(s.reward for s in sb_scores) / n_answers, "isolation": isolation,
     }
+
+
+def _self_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,6 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sandboxed ({r['workers']} workers, warm pool): {r['sandboxed_answers_per_s']:.1f} answers/s")
     print(f"ratio sandboxed/in-process: {r['ratio']:.3f}x  (same rewards: {r['same_rewards']}, "
           f"{r['n_answers']} answers on {r['n_tasks']} tasks)")
+    print(f"CPU per answer: in-process {r['inprocess_cpu_ms_per_answer']:.3f} ms, sandboxed "
+          f"{r['sandboxed_cpu_ms_per_answer']:.3f} ms (evaluator {r['sandboxed_evaluator_cpu_ms_per_answer']:.3f} + "
+          f"sandboxes {r['sandboxed_sandbox_cpu_ms_per_answer']:.3f})")
+    print(f"CPU ratio in-process/sandboxed: {r['cpu_ratio']:.3f}x; idle-machine estimate with "
+          f"{r['workers']} workers: {r['idle_ratio_estimate']:.3f}x")
     if a.json:
         print(json.dumps(r))
     return 0

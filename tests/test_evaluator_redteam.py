@@ -2,9 +2,15 @@
 
 Every hostile answer below is scored by one real sandboxed evaluator; after each one the test
 checks that (a) the reward is 0, (b) no file carrying this run's token appeared anywhere the
-answer aimed at, the sentinel file it tried to delete still exists, (c) no process of its sandbox
-(found by the worker tag in the command line) and no stray uid-65534 process is left, and (d) the
-evaluator still gives an honest answer full marks.
+answer aimed at, the sentinel file it tried to delete still exists, (c) no process is left in any
+worker's sandbox besides its zygote (found through ``/proc``: same PID namespace as a zygote, or a
+uid-65534 process with this evaluator's marker in its command line that is not a zygote), and (d)
+the evaluator still gives an honest answer full marks.
+
+The second part attacks the fork-server design itself, on a one-worker evaluator so that the next
+answer surely runs in the same worker: signalling / ptracing / reading the memory of the zygote,
+daemons, SysV IPC objects, poisoned modules and files left for the next answer, and looking for
+an earlier job's ground truth in the inherited memory.
 """
 from __future__ import annotations
 
@@ -96,28 +102,40 @@ def _tagged_processes(tag: str) -> list[int]:
     return pids
 
 
-def _nobody_processes() -> list[tuple[int, bytes]]:
-    out = []
-    for p in glob.glob("/proc/[0-9]*"):
+def _nspid(pid: int) -> list[str]:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("NSpid:"):
+                return line.split()[1:]
+    return []
+
+
+def _sandbox_leftovers(ev) -> list[str]:
+    """Processes of ``ev``'s sandboxes other than the zygotes, found through /proc only."""
+    marker = ev.scratch_root.encode().hex()
+    zygotes, namespaces, out = set(), set(), []
+    tagged = _tagged_processes(marker)
+    for pid in tagged:
         try:
-            if os.stat(p).st_uid == NOBODY:
-                with open(p + "/cmdline", "rb") as f:
-                    out.append((int(p[6:]), f.read()))
+            ns = _nspid(pid)
+            if len(ns) > 1 and ns[-1] == "1":
+                zygotes.add(pid)
+                namespaces.add(os.readlink(f"/proc/{pid}/ns/pid"))
         except OSError:
             pass
-    return out
-
-
-def _describe(procs) -> list[str]:
-    out = []
-    for p, c in procs:
+    for p in glob.glob("/proc/[0-9]*"):
+        pid = int(p[6:])
+        if pid in zygotes:
+            continue
         try:
-            with open(f"/proc/{p}/stat") as f:
-                st = f.read().rsplit(")", 1)[1].split()
-            tag = c.split(b"\0")[-2][-12:] if c.count(b"\0") >= 2 else c
-            out.append(f"pid={p} state={st[0]} ppid={st[1]} tag={tag!r}")
+            in_ns = os.readlink(p + "/ns/pid") in namespaces
+            stray = pid in tagged and os.stat(p).st_uid == NOBODY
+            if in_ns or stray:
+                with open(p + "/stat") as f:
+                    st = f.read().rsplit(")", 1)[1].split()
+                out.append(f"pid={pid} state={st[0]} ppid={st[1]} nspid={_nspid(pid)}")
         except OSError:
-            out.append(f"pid={p} gone")
+            pass
     return out
 
 
@@ -363,11 +381,8 @@ def test_hostile_answer_scores_zero_and_leaves_no_trace(env, name):
     s = ev.score(task, answer)
     assert s.reward == 0.0 and not s.success and s.passed == 0, (name, s)
     assert s.worker_id.startswith("colbench-sbx-")
-    assert _tagged_processes(s.worker_id) == [], f"{name}: processes of its sandbox are still alive"
-    live = set(ev.worker_tags())
-    mine = ev.scratch_root.encode().hex().encode()  # other evaluators may run on this machine
-    strays = [(p, c) for p, c in _nobody_processes() if mine in c and not any(tag.encode() in c for tag in live)]
-    assert strays == [], f"{name}: stray uid-{NOBODY} processes {_describe(strays)} live={live}"
+    left = _sandbox_leftovers(ev)
+    assert left == [], f"{name}: processes left in its sandbox: {left}"
     assert _trace_files() == [], f"{name}: files written outside the scratch dir"
     with open(env["sentinel"]) as f:
         assert f.read() == "keep me"
@@ -394,3 +409,251 @@ def test_isolation_report_says_what_is_in_force(env):
         assert key in iso
     if os.geteuid() == 0:  # this machine: root with unshare and Landlock available
         assert iso["netns"] and iso["pidns"] and iso["uid_drop"]
+
+
+# ---------------------------------------------------------------- attacks on the fork server
+
+GT_SECRET = "gt" + secrets.token_hex(6)
+GT2 = f"def f(x):\n    s = '{GT_SECRET}'\n    return x * 3 + 1\n"
+
+
+@pytest.fixture(scope="module")
+def one():
+    """A one-worker evaluator: consecutive answers run in the same zygote."""
+    ev = BackendEvaluator(workers=1, timeout_s=2.0, memory_mb=256)
+    task = task_from_record({"problem_description": "p", "ground_truth": GT2, "test_cases": TESTS,
+                             "hidden_information": GT2}, source="<redteam-zygote>", line=1)
+    yield ev, task
+    marker = ev.scratch_root.encode().hex()
+    ev.close()
+    assert not _tagged_processes(marker), "sandbox processes left after close()"
+
+
+def _zygote_tag(score) -> str:
+    return score.worker_id.rsplit(":", 1)[0]
+
+
+# Each pair: a hostile first answer (must score 0), then a probe answer in the same worker that
+# returns the right values only when it finds no trace of the first one (must score 1).
+_KILL_ZYGOTE = H("""
+    import os, signal, ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    hit = 0
+    for sig in (signal.SIGKILL, signal.SIGSTOP, signal.SIGTERM, signal.SIGSEGV):
+        for target in (1, os.getppid()):
+            try:
+                os.kill(target, sig); hit += 1
+            except OSError:
+                pass
+    os.kill(-1, signal.SIGKILL)  # every process this one may signal
+    def f(x): return x * 3 + 1 if hit else None""")
+_PTRACE_ZYGOTE = H("""
+    import ctypes, os
+    libc = ctypes.CDLL(None, use_errno=True)
+    ok = []
+    for req in (16, 0x4206):  # PTRACE_ATTACH, PTRACE_SEIZE
+        ok.append(libc.ptrace(req, os.getppid(), None, None) == 0)
+    for path in ('/proc/1/mem', '/proc/%d/mem' % os.getppid(), '/proc/1/environ', '/proc/1/maps'):
+        try:
+            ok.append(len(open(path, 'rb').read(1)) >= 0)
+        except OSError:
+            pass
+    buf = ctypes.create_string_buffer(64)
+    class IOV(ctypes.Structure):
+        _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+    local, remote = IOV(ctypes.addressof(buf), 64), IOV(id(None), 64)
+    ok.append(libc.process_vm_readv(os.getppid(), ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) > 0)
+    def f(x): return x * 3 + 1 if any(ok) else None""")
+_PROBE_ALIVE = H("""
+    import os
+    def f(x): return x * 3 + 1""")
+_DAEMON = H("""
+    import os, time, socket
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            s = socket.socket(socket.AF_UNIX); s.bind('\\0colbench-redteam-daemon'); s.listen(1)
+            while True: time.sleep(0.01)
+        os._exit(0)
+    time.sleep(0.1)
+    def f(x): return None""")
+_PROBE_DAEMON = H("""
+    import os, socket
+    me = os.getpid()
+    others = []
+    for pid in range(2, 4096):
+        if pid != me:
+            try:
+                os.kill(pid, 0); others.append(pid)
+            except ProcessLookupError:
+                pass
+            except PermissionError:
+                others.append(pid)
+    try:
+        socket.socket(socket.AF_UNIX).connect('\\0colbench-redteam-daemon'); others.append('socket')
+    except OSError:
+        pass
+    def f(x): return x * 3 + 1 if not others else others""")
+_POISON = H("""
+    import builtins, sys, math, os, re, collections
+    builtins.len = lambda o: 0
+    builtins.abs = lambda o: -1
+    math.pi = 3
+    re.sub = lambda *a, **k: 'poisoned'
+    collections.Counter = dict
+    sys.modules['json'] = None
+    sys.path.insert(0, os.getcwd())
+    os.environ['POISON'] = '1'
+    for name in ('math.py', 'sitecustomize.py', 'json.py', '.hidden'):
+        open(name, 'w').write('raise SystemExit(3)')
+    os.mkdir('d'); os.chmod('d', 0); os.chmod('.', 0o500)
+    def f(x): return None""")
+_PROBE_POISON = H("""
+    import builtins, sys, math, os, re, collections
+    def check():
+        import json
+        return (len([1, 2]) == 2 and abs(-1) == 1 and math.pi > 3.14 and re.sub('a', 'b', 'a') == 'b'
+                and collections.Counter('aa')['a'] == 2 and json.dumps(1) == '1' and os.getcwd() not in sys.path
+                and 'POISON' not in os.environ and os.listdir('.') == [])
+    try:
+        ok = check()
+    except BaseException:
+        ok = False
+    def f(x): return x * 3 + 1 if ok else None""")
+_SYSV_IPC = H("""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    made = [libc.shmget(0xC0FFEE, 4096, 0o1666), libc.msgget(0xC0FFEE, 0o1666), libc.semget(0xC0FFEE, 1, 0o1666)]
+    assert min(made) >= 0, made
+    def f(x): return None""")
+_PROBE_SYSV_IPC = H("""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = [libc.shmget(0xC0FFEE, 0, 0), libc.msgget(0xC0FFEE, 0), libc.semget(0xC0FFEE, 0, 0)]
+    def f(x): return x * 3 + 1 if max(found) < 0 else found""")
+_FORGE_CONTROL = H("""
+    import os, socket, array
+    for fd in range(0, 1024):
+        for msg in (b'K', b'R', b'k0', b'J'):
+            try:
+                os.write(fd, msg)
+            except OSError:
+                pass
+        try:
+            s = socket.socket(fileno=os.dup(fd))
+            s.sendmsg([b'J'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [0, 1, 2]))])
+        except OSError:
+            pass
+    def f(x): return None""")
+_HALF = len(GT_SECRET) // 2
+_PROBE_GT_IN_MEMORY = H(f"""
+    import ctypes, gc, os
+    libc = ctypes.CDLL(None, use_errno=True)
+    class IOV(ctypes.Structure):
+        _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+    # the secret is looked for as two halves found next to each other: this probe never holds it whole
+    h1, h2 = bytes.fromhex('{GT_SECRET[:_HALF].encode().hex()}'), bytes.fromhex('{GT_SECRET[_HALF:].encode().hex()}')
+    addrs = sorted({{id(o) for o in gc.get_objects()}} | {{id(o) for o in (None, 1, 'a', b'', gc, h1)}} | {{libc.sbrk(0)}})
+    clusters, lo, hi = [], addrs[0], addrs[0]
+    for a in addrs[1:]:
+        if a - hi > 1 << 28:
+            clusters.append((lo, hi)); lo = a
+        hi = a
+    clusters.append((lo, hi))
+    size = 1 << 20
+    buf = ctypes.create_string_buffer(size)
+    found = False
+    for lo, hi in clusters:
+        addr, end = max((lo >> 12 << 12) - (32 << 20), 4096), hi + (32 << 20)
+        while addr < end and not found:
+            local, remote = IOV(ctypes.addressof(buf), size), IOV(addr, size)
+            n = libc.process_vm_readv(os.getpid(), ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+            if n <= 0:
+                addr += 4096
+                continue
+            data = buf.raw[:n]
+            j = data.find(h1)
+            while j >= 0 and not found:
+                found = data[j + len(h1):j + len(h1) + len(h2)] == h2
+                j = data.find(h1, j + 1)
+            addr += max(n - 64, 4096)
+    def f(x): return x * 3 + 1 if not found else None""")
+ZYGOTE_ATTACKS = {
+    "signal_the_zygote": (_KILL_ZYGOTE, _PROBE_ALIVE),
+    "ptrace_or_read_zygote_memory": (_PTRACE_ZYGOTE, _PROBE_ALIVE),
+    "daemon_survives_into_next_answer": (_DAEMON, _PROBE_DAEMON),
+    "poison_modules_builtins_and_workdir": (_POISON, _PROBE_POISON),
+    "sysv_ipc_left_for_next_answer": (_SYSV_IPC, _PROBE_SYSV_IPC),
+    "forge_control_messages_to_zygote": (_FORGE_CONTROL, _PROBE_ALIVE),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZYGOTE_ATTACKS))
+def test_attack_on_fork_server_does_not_reach_next_answer(one, name):
+    ev, task = one
+    attack, probe = ZYGOTE_ATTACKS[name]
+    first = ev.score(task, HONEST)  # the worker in use, and the ground truth cached
+    assert first.success
+    s = ev.score(task, attack)
+    assert s.reward == 0.0 and s.passed == 0, (name, s)
+    assert _sandbox_leftovers(ev) == [], name
+    nxt = ev.score(task, probe)
+    assert nxt.success, (name, nxt)
+    if name in ("signal_the_zygote", "ptrace_or_read_zygote_memory", "forge_control_messages_to_zygote"):
+        # the zygote itself was not touched: the same worker kept serving, answer after answer
+        assert _zygote_tag(first) == _zygote_tag(s) == _zygote_tag(nxt), (first.worker_id, s.worker_id, nxt.worker_id)
+    assert _sandbox_leftovers(ev) == [] and _trace_files() == []
+
+
+def test_probes_detect_the_traces_they_look_for(one):
+    """The probes can fail: run each attack's effect and its probe in one answer (same process),
+    where the trace is surely there, and check the probe then scores 0."""
+    ev, task = one
+    for name in ("daemon_survives_into_next_answer", "poison_modules_builtins_and_workdir",
+                 "sysv_ipc_left_for_next_answer"):
+        attack, probe = ZYGOTE_ATTACKS[name]
+        both = attack.rsplit("def f(x)", 1)[0] + probe.split("```python\n", 1)[1]
+        s = ev.score(task, both)
+        assert s.reward == 0.0 and s.reason is None, (name, s)  # scored 0 because the probe saw it
+    # the ground truth of this task ran in this worker's children: an answer that scans its own
+    # memory finds the secret when the secret is in it, never an earlier job's
+    leak = _PROBE_GT_IN_MEMORY.replace("clusters, lo, hi", "keep = h1 + h2\nclusters, lo, hi")
+    s = ev.score(task, leak)
+    assert s.reward == 0.0 and s.reason is None, s
+    assert ev.score(task, _PROBE_GT_IN_MEMORY).success
+
+
+def test_ground_truth_never_reaches_a_later_answer(one):
+    ev, task = one
+    gt_task = task_from_record({"problem_description": "p", "ground_truth": GT2 + "# fresh\n", "test_cases": TESTS,
+                                "hidden_information": GT2}, source="<redteam-zygote>", line=2)
+    s = ev.score(gt_task, _PROBE_GT_IN_MEMORY)  # the ground truth runs first, in this very worker
+    assert s.success, s
+
+
+def test_unresponsive_zygote_is_killed_from_outside_and_replaced():
+    """A zygote that does not confirm the kill within kill_grace_s (here: SIGSTOP-ed from outside
+    while its job sleeps) is SIGKILLed with its whole PID namespace; the next answer gets a new one."""
+    import signal
+    import threading
+
+    from colbench_env.evaluation.sandbox import SandboxLimits
+
+    limits = SandboxLimits(timeout_s=1.0, memory_mb=256, kill_grace_s=0.5)
+    task = task_from_record({"problem_description": "p", "ground_truth": GT, "test_cases": TESTS,
+                             "hidden_information": GT}, source="<redteam-grace>", line=1)
+    with BackendEvaluator(workers=1, limits=limits) as ev:
+        first = ev.score(task, HONEST)
+        assert first.success
+        tag = _zygote_tag(first)
+        zygote = [p for p in _tagged_processes(tag) if _nspid(p)[-1:] == ["1"] and len(_nspid(p)) > 1]
+        assert len(zygote) == 1
+        stopper = threading.Timer(0.3, os.kill, (zygote[0], signal.SIGSTOP))
+        stopper.start()
+        s = ev.score(task, H("import time\ndef f(x):\n    time.sleep(30)"))
+        stopper.join()
+        assert s.reward == 0 and s.reason.startswith("timeout") and s.elapsed_s < 5, s
+        assert _tagged_processes(tag) == [], "the stopped worker was not killed"
+        nxt = ev.score(task, HONEST)
+        assert nxt.success and _zygote_tag(nxt) != tag
+        assert _sandbox_leftovers(ev) == []

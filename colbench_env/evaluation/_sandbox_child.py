@@ -1,25 +1,44 @@
-"""The sandboxed child runner: one fresh interpreter per job, started by :mod:`.sandbox`.
+"""The sandbox worker: a confined *zygote* that forks one fresh child per job; started by :mod:`.sandbox`.
 
 This file is executed as a script (``python -S -B _sandbox_child.py CONFIG TAG``) and imports
-nothing from colbench, only ``marshal``/``resource``/``ctypes`` from the standard library (no
-``json``/``re``: they would double the start-up time). ``CONFIG`` is the hex of a ``marshal``-ed
-dict written by the trusted parent.
+nothing from colbench. ``CONFIG`` is the hex of a ``marshal``-ed dict written by the trusted parent.
 
-Life of a child:
+The zygote never runs untrusted code and never holds any: it does not even see the jobs' code,
+tests or results (they travel in file descriptors that only the child reads or writes).
 
-1. **Set-up, before any untrusted code** (while still trusted): ``chdir`` into the scratch
-   directory, replace ``sys.path`` with the interpreter's standard library and site-packages,
-   ``PR_SET_NO_NEW_PRIVS``, build a Landlock rule set (read-only: those directories and the system
-   libraries; read-write: the scratch directory only; no ``execve`` anywhere; TCP bind/connect
-   denied; signals and abstract unix sockets scoped to the sandbox), drop to uid/gid 65534 when
-   started as root, set ``PR_SET_PDEATHSIG`` (SIGKILL), apply the rlimits, enforce Landlock.
-   When the interpreter lives under a directory uid 65534 cannot traverse (e.g. ``/root/.pyenv``),
-   the import path is re-pointed at directory fds opened before the drop (``/proc/self/fd/N``).
-2. Write ``b"R"`` on the result fd (ready) and block reading the job (a ``marshal``-ed
-   ``{"code": str, "tests": [str, ...]}``) from stdin until EOF.
-3. ``exec`` the code in a fresh namespace (``__name__ == "__colbench_answer__"``), then ``eval``
-   each test call in order in that namespace.
-4. Stream one line per event on the result fd, in a tagged plain-data JSON encoding built by hand
+1. **Set-up, before anything else** (trusted): ``chdir`` into the worker's work directory, replace
+   ``sys.path`` with the interpreter's standard library and site-packages, ``PR_SET_NO_NEW_PRIVS``,
+   build a Landlock rule set (read-only: those directories and the system libraries; read-write:
+   the work directory only; no ``execve`` anywhere; TCP bind/connect denied; signals and abstract
+   unix sockets scoped to the domain), drop to uid/gid 65534 when started as root, set
+   ``PR_SET_PDEATHSIG`` (SIGKILL) and ``PR_SET_DUMPABLE`` 0 (no ptrace, no ``/proc/PID/mem``),
+   enforce Landlock, reset signal handlers to the default (as PID 1 of its PID namespace, the
+   zygote then ignores every signal sent from inside the namespace), pre-import the ``preload``
+   modules and ``gc.freeze()`` them. When the interpreter lives under a directory uid 65534 cannot
+   traverse (e.g. ``/root/.pyenv``), the import path is re-pointed at directory fds opened before
+   the drop (``/proc/self/fd/N``).
+2. Send ``b"R"`` (ready) on the control socket, then serve commands (one ``SOCK_SEQPACKET``
+   message each):
+
+   * ``b"J"`` with three fds (job, result file, output file -- fresh memfds): ``fork`` one child
+     for that job. When the child exits, or when the parent sends ``b"K"`` (its wall-clock timeout
+     expired), the zygote SIGKILLs the child and **everything it started** -- as PID 1 of the
+     worker's PID namespace, ``kill(-1, SIGKILL)`` reaches every other process of the namespace
+     (the kernel makes this atomic with respect to ``fork``); without a PID namespace, the child's
+     process group -- reaps them all, empties the work directory and (in its own IPC namespace)
+     the SysV IPC objects, and answers ``b"k<exit status>"`` (``b"d<status>"`` when the work
+     directory could not be emptied: the parent then retires this worker). A ``b"K"`` that arrives
+     after that answer is ignored.
+
+3. The **child**, before any untrusted code: ``landlock_restrict_self`` with the same rule set
+   again (a new, nested Landlock domain: it cannot signal or ptrace the zygote nor any other
+   child's processes, nor reach their abstract sockets), its own process group,
+   ``PR_SET_PDEATHSIG`` (without a PID namespace), the per-job rlimits, fds rearranged to job=0,
+   output=1/2, result=3 and
+   every other fd closed (the control socket included). It then reads the job (a ``marshal``-ed
+   ``{"code": str, "tests": [str, ...]}``) from fd 0, ``exec``-s the code in a fresh namespace
+   (``__name__ == "__colbench_answer__"``), ``eval``-s each test call in order in that namespace
+   and streams one line per event on fd 3 in a tagged plain-data JSON encoding built by hand
    (exact ``type(x) is ...`` checks: subclasses and foreign objects are rejected, never asked to
    compare or serialise themselves)::
 
@@ -33,8 +52,10 @@ Life of a child:
    [VALUE...]]`` list/tuple/set/frozenset, ``["d", [[K, V]...]]`` dict. Strings are hex so no
    escaping is needed.
 
-The parent trusts none of this: it decodes the data strictly and compares it with the ground-truth
-outputs it holds; the child never sees those.
+Every child is a copy of the zygote as it was before any job: nothing an earlier job did to
+modules, builtins, memory or the work directory reaches it. The parent trusts none of this: it
+decodes the data strictly and compares it with the ground-truth outputs it holds; the child never
+sees those.
 """
 import os
 import sys
@@ -171,7 +192,9 @@ def _landlock(ctypes, libc, cfg):
 
 
 def _setup(cfg):
+    """Confine this process (see the module docstring); returns (libc, rule-set fd, remapped fds)."""
     import ctypes
+    import fcntl
     import resource
 
     libc = ctypes.CDLL(None, use_errno=True)
@@ -181,9 +204,11 @@ def _setup(cfg):
     if cfg["uid"] is not None:
         for p in sys.path:
             try:
-                remap[p] = os.open(p, os.O_RDONLY | os.O_DIRECTORY)  # inheritable=False by default
+                fd = os.open(p, os.O_RDONLY | os.O_DIRECTORY)
             except OSError:
-                pass
+                continue
+            remap[p] = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 16)  # above the fds a child rearranges
+            os.close(fd)
     if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
         raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
     ruleset = _landlock(ctypes, libc, cfg)
@@ -194,12 +219,12 @@ def _setup(cfg):
         if os.getuid() != cfg["uid"] or os.geteuid() != cfg["uid"]:
             raise OSError("uid drop failed")
     libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG = SIGKILL (cleared by setuid: set it after)
-    for name, (soft, hard) in cfg["rlimits"].items():
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0 (after setuid, which may reset it)
+        raise OSError(ctypes.get_errno(), "PR_SET_DUMPABLE failed")
+    for name, (soft, hard) in cfg["zygote_rlimits"].items():
         resource.setrlimit(getattr(resource, name), (soft, hard))
-    if ruleset >= 0:
-        if libc.syscall(446, ruleset, 0) != 0:  # landlock_restrict_self
-            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
-        os.close(ruleset)
+    if ruleset >= 0 and libc.syscall(446, ruleset, 0) != 0:  # landlock_restrict_self
+        raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     if remap:
         def fix(p):
             for src, fd in remap.items():
@@ -213,6 +238,7 @@ def _setup(cfg):
             if type(path) is list:
                 path[:] = [fix(p) for p in path]
         sys.path_importer_cache.clear()
+    return libc, ruleset, sorted(remap.values())
 
 
 def _read_all(fd):
@@ -234,17 +260,39 @@ def _finish(out):
     os._exit(0)
 
 
-def main():
-    import marshal
+# ---------------------------------------------------------------- one job (the forked child)
 
-    cfg = marshal.loads(bytes.fromhex(sys.argv[1]))
-    out = _Out(cfg["result_fd"])
-    _setup(cfg)
-    os.write(cfg["result_fd"], b"R")
-    job = marshal.loads(_read_all(0))
-    os.close(0)
-    code, tests = job["code"], job["tests"]
-    del job, cfg
+def _child(ctx, ctrl_fd, job_fd, res_fd, out_fd):
+    """Runs in the freshly forked child; never returns."""
+    try:
+        libc, ruleset = ctx["libc"], ctx["ruleset"]
+        if ruleset >= 0 and libc.syscall(446, ruleset, 0) != 0:  # a new, nested Landlock domain
+            os._exit(71)
+        os.setpgid(0, 0)
+        if ctx["pdeathsig"]:  # (in a PID namespace, the zygote's death kills the whole namespace)
+            libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG = SIGKILL (not inherited through fork)
+        setrlimit = ctx["setrlimit"]
+        for res, lim in ctx["rlimits"]:
+            setrlimit(res, lim)
+        os.dup2(job_fd, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 2)
+        os.dup2(res_fd, 3)
+        keep = ctx["keep_fds"]
+        lo = 4
+        for fd in keep:
+            if fd >= lo:
+                os.closerange(lo, fd)
+                lo = fd + 1
+        os.closerange(lo, ctx["max_fd"])
+        del ctrl_fd, ruleset
+        job = marshal_loads(_read_all(0))
+        os.close(0)
+        code, tests = job["code"], job["tests"]
+        del job, ctx, libc, setrlimit
+    except BaseException:
+        os._exit(70)
+    out = _Out(3)
     ns = {"__name__": "__colbench_answer__"}
     try:
         exec(compile(code, "<answer>", "exec"), ns)
@@ -264,6 +312,204 @@ def main():
             continue
         out.line(line)
     _finish(out)
+
+
+# ---------------------------------------------------------------- the zygote (trusted, never runs jobs)
+
+def _kill_all(child):
+    """SIGKILL ``child`` and everything it started, reap them; returns the child's exit status."""
+    import signal
+
+    status = -9
+    if os.getpid() == 1:  # init of the worker's PID namespace: -1 is every other process in it
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        while True:
+            try:
+                pid, st = os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            except InterruptedError:
+                continue
+            if pid == child:
+                status = os.waitstatus_to_exitcode(st)
+    elif child is not None:  # no PID namespace: the child's process group (setsid escapes)
+        try:
+            os.killpg(child, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            status = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        except ChildProcessError:
+            pass
+    return status
+
+
+def _wipe(path):
+    """Remove everything under directory ``path`` without following symlinks; True when empty."""
+    os.chmod(path, 0o700)
+    stack = [path]
+    while stack:
+        d = stack[-1]
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError:
+            return False
+        sub = []
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    os.chmod(e.path, 0o700)
+                    sub.append(e.path)
+                else:
+                    os.unlink(e.path)
+            except OSError:
+                return False
+        if sub:
+            stack.extend(sub)
+            continue
+        stack.pop()
+        if d != path:
+            try:
+                os.rmdir(d)
+            except OSError:
+                return False
+    return not os.listdir(path)
+
+
+def _wipe_ipc(libc, ctypes):
+    """Remove the SysV shared memory segments, message queues and semaphore sets of this IPC
+    namespace (the worker's own: all created by jobs, the zygote makes none). True when none is
+    left. Only called when the worker has its own IPC namespace."""
+    buf = ctypes.create_string_buffer(512)
+    ok = True
+    # (ctl, INFO, STAT_ANY, IPC_RMID semantics): shmctl/msgctl(id, cmd, buf), semctl(id, 0, cmd, buf)
+    for ctl, info, stat, sem in ((libc.shmctl, 14, 15, False), (libc.msgctl, 12, 13, False),
+                                 (libc.semctl, 19, 20, True)):
+        top = ctl(0, 0, info, buf) if sem else ctl(0, info, buf)
+        if top < 0:
+            continue
+        for idx in range(top + 1):
+            ident = ctl(idx, 0, stat, buf) if sem else ctl(idx, stat, buf)
+            if ident >= 0:
+                rc = ctl(ident, 0, 0, None) if sem else ctl(ident, 0, None)  # IPC_RMID
+                ok = ok and rc == 0
+    return ok
+
+
+def _warm_up():
+    """Run the children's code paths once here: the caches they fill and the memory they leave
+    free are then inherited, so that a child page-faults (copy-on-write) far less."""
+    ns = {"__name__": "__colbench_warm_up__"}
+    exec(compile(marshal_loads(_WARM_JOB)["code"], "<warm-up>", "exec"), ns)
+    for call in ("g(3)", "g('ab')", "h()", "1 // 0"):
+        try:
+            _enc(eval(call, ns), 0, [4 << 20])
+        except BaseException as e:
+            _msg(e)
+
+
+def _serve(cfg, libc, ruleset, keep_fds):
+    import ctypes
+    import gc
+    import resource
+    import select
+    import signal
+    import socket
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
+        signal.signal(sig, signal.SIG_DFL)
+    for name in cfg["preload"]:
+        try:
+            __import__(name)
+        except BaseException:
+            pass
+    _warm_up()
+    ctrl = socket.socket(fileno=cfg["ctrl_fd"])
+    ctrl_fd = ctrl.fileno()
+    ctx = {
+        "libc": libc, "ruleset": ruleset, "setrlimit": resource.setrlimit,
+        "rlimits": [(getattr(resource, k), tuple(v)) for k, v in cfg["rlimits"].items()],
+        "keep_fds": sorted(keep_fds), "max_fd": max(os.sysconf("SC_OPEN_MAX"), 1024),
+        "pdeathsig": os.getpid() != 1,
+    }
+    gc.collect()
+    gc.freeze()  # children's gc leaves the zygote's objects (and their pages) alone
+    ctrl.sendall(b"R")
+    work = os.getcwd()
+    child = pidfd = None
+    while True:
+        if child is not None:  # wait for the child to exit, or for the parent's K (timeout)
+            if pidfd is not None:
+                ready = select.select([ctrl, pidfd], [], [])[0]
+                exited = pidfd in ready
+            else:  # no pidfd (Linux < 5.3): poll
+                ready = select.select([ctrl], [], [], 0.002)[0]
+                exited = os.waitid(os.P_PID, child, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            if not exited and not ready:
+                continue
+            if exited:
+                msg = None
+        if child is None or not exited:
+            try:
+                msg, fds, _, _ = socket.recv_fds(ctrl, 64, 3)
+            except InterruptedError:
+                continue
+        else:
+            fds = []
+        if msg == b"J" and len(fds) == 3 and child is None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                _child(ctx, ctrl_fd, *fds)
+            child = pid
+            for fd in fds:
+                os.close(fd)
+            try:
+                pidfd = os.pidfd_open(child)
+            except (AttributeError, OSError):
+                pidfd = None
+        elif (msg is None or msg == b"K") and not fds:
+            if child is None:  # a K that crossed the report of the job's end: already answered
+                continue
+            status = _kill_all(child)
+            child = None
+            if pidfd is not None:
+                os.close(pidfd)
+                pidfd = None
+            try:
+                clean = _wipe(work) and (not cfg["ipcns"] or _wipe_ipc(libc, ctypes))
+            except BaseException:
+                clean = False
+            ctrl.sendall(b"%s%d" % (b"k" if clean else b"d", status))
+        else:  # the parent hung up (b"") or broke the protocol
+            _kill_all(child)
+            os._exit(0 if msg == b"" else 3)
+
+
+marshal_loads = None
+_WARM_JOB = None
+
+
+def main():
+    global marshal_loads, _WARM_JOB
+    import marshal
+
+    marshal_loads = marshal.loads
+    _WARM_JOB = marshal.dumps({"code": "import math\ndef g(x):\n    return x * 2\n"
+                                       "def h():\n    return [1, 2.5, 'a', (None, True)], {'k': {3}}, b'', 1j\n",
+                               "tests": ["g(1)"]})
+    cfg = marshal.loads(bytes.fromhex(sys.argv[1]))
+    libc, ruleset, remap_fds = _setup(cfg)
+    _serve(cfg, libc, ruleset, remap_fds)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,8 @@ class BackendScore:
         errors: test name -> what the answer's call raised or why its result was rejected.
         output: the first bytes of the answer's stdout+stderr.
         elapsed_s: wall-clock seconds of the sandboxed run (0 when nothing ran).
-        worker_id: tag of the sandbox process that ran the answer ('' when nothing ran).
+        worker_id: ``TAG:N``, the tag of the sandbox worker (zygote) that forked the answer's child and
+            the job's serial number in it ('' when nothing ran).
     """
 
     reward: float
@@ -88,10 +89,11 @@ def _plain_equal(a: Any, b: Any) -> bool:
 
 
 class BackendEvaluator:
-    """Scores backend answers in sandboxed, throw-away interpreters from a warm pool.
+    """Scores backend answers in sandboxed, throw-away child processes (one per answer) forked by a
+    pool of confined, warm zygotes (see :mod:`.sandbox`).
 
     Args:
-        workers: answers scored in parallel and idle workers kept warm (``None`` = CPU count).
+        workers: answers scored in parallel = sandbox workers (``None`` = CPUs this process may use).
         timeout_s: wall-clock seconds for one answer (all its tests) or one ground truth.
         memory_mb: address-space limit of each child, in MiB.
         isolation: ``"auto"``, ``"strict"`` or ``"minimal"`` (see :func:`.sandbox.probe_isolation`).
@@ -110,7 +112,7 @@ class BackendEvaluator:
     def __init__(self, workers: int | None = None, timeout_s: float = 10.0, memory_mb: int = 512, *,
                  isolation: str = "auto", hash_seed: int = 0, limits: SandboxLimits | None = None):
         if workers is None:
-            workers = os.cpu_count() or 1
+            workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
         if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
             raise ValueError(f"workers must be an int >= 1, got {workers!r}")
         if not isinstance(hash_seed, int) or not 0 <= hash_seed <= 4294967295:
@@ -166,7 +168,7 @@ class BackendEvaluator:
         return self._pool.base_dir if self._pool is not None else None
 
     def worker_tags(self) -> list[str]:
-        """Tags of the live sandbox processes (idle or busy)."""
+        """Tags of the live sandbox workers (zygotes, idle or busy)."""
         return self._pool.worker_tags() if self._pool is not None else []
 
     # ------------------------------------------------------------------ scoring

@@ -1,36 +1,51 @@
-"""Run untrusted Python code in throw-away sandboxed interpreters, from a pool of warm workers.
+"""Run untrusted Python code in sandboxed, throw-away child processes forked by confined zygotes.
 
-A *worker* is a fresh interpreter (``_sandbox_child.py``) started in advance, already confined and
-waiting on its stdin for one job: some code plus the test calls to evaluate in its namespace. It
-runs exactly one job and is then killed with everything it started; it is never reused.
+A *worker* is a *zygote* (``_sandbox_child.py``): an interpreter started once, confined before it
+reads anything, with the common modules imported. It never runs untrusted code and never holds any
+(jobs travel in file descriptors only its children read): for each job -- some code plus the test
+calls to evaluate in its namespace -- it forks **one fresh child**, which runs that job alone and is
+then killed with everything it started before the job's result is used. A child is never reused;
+nothing one job does (to modules, builtins, memory, files of the work directory, SysV IPC objects,
+processes) reaches the next job of the same worker. The pool keeps ``size`` workers and restarts one
+that broke.
 
-Isolation of a worker, best first (see :func:`probe_isolation`; :attr:`Isolation.notes` says what is
-missing on a given machine):
+Isolation, best first (see :func:`probe_isolation`; :attr:`Isolation.notes` says what is missing on
+a given machine):
 
-* own **network namespace** (no interface is up: no network at all) and own **PID namespace**
-  (``unshare -n -p -f --kill-child``; as non-root ``unshare -Urn -p -f``): the child is PID 1 of its
-  namespace, so every process it starts dies with it, and it cannot see or signal the evaluator;
+* per worker, its own **network namespace** (no interface is up: no network at all), **IPC
+  namespace** and **PID namespace** (``unshare -n -i -p -f --kill-child``; as non-root
+  ``unshare -Urn -i -p -f``), the zygote being PID 1 there: a job cannot see or signal anything
+  outside, the zygote ignores every signal sent from inside, and after each job the zygote's
+  ``kill(-1, SIGKILL)`` ends every other process of the namespace (daemons, ``setsid`` escapees,
+  fork bombs: the kernel makes it atomic with ``fork``); if the zygote dies, the kernel kills the
+  whole namespace;
 * **uid/gid 65534** (``nobody``) with no supplementary groups when the evaluator is root;
 * ``PR_SET_NO_NEW_PRIVS`` and **Landlock** (Linux >= 5.13): files readable only under the
-  interpreter's directories and the system libraries, writable only in its own scratch directory,
-  no ``execve``; TCP bind/connect denied (ABI >= 4); signals and abstract unix sockets scoped to the
-  sandbox (ABI >= 6);
-* **rlimits**: CPU seconds, address space, processes, file size, open files, no core dumps;
-* its own **process group**, ``PR_SET_PDEATHSIG``; a wall-clock timeout enforced by the parent with
-  SIGKILL (which cannot be ignored);
-* a **scrubbed environment** (only ``PATH``, ``HOME``/``TMPDIR`` = scratch, locale, a fixed
-  ``PYTHONHASHSEED`` and single-thread BLAS settings), stdout/stderr captured to a file that the
-  child cannot grow past the file-size limit and of which only the first ``max_output_kb`` are read;
-* results travel on a dedicated pipe as tagged plain data (see ``_sandbox_child.py``), parsed with
-  :func:`json.loads` and :func:`decode_value`; nothing the child made is unpickled or compared with
-  its own ``__eq__``.
+  interpreter's directories and the system libraries, writable only in the worker's work directory
+  (emptied after every job), no ``execve``; TCP bind/connect denied (ABI >= 4); each child enters a
+  **new nested Landlock domain**, so it cannot ptrace the zygote (which is also non-dumpable: no
+  ``/proc/PID/mem``) and, with ABI >= 6, cannot signal it or reach abstract unix sockets outside;
+* **rlimits** per job, set in the child: CPU seconds, address space, processes, file size, open
+  files, no core dumps; every fd but the job's own closed (the zygote's control socket included);
+* a wall-clock timeout measured by the evaluator; at the deadline it has the zygote SIGKILL the
+  job's processes, and if the zygote does not confirm within ``kill_grace_s`` it SIGKILLs the whole
+  worker (its PID namespace) from outside and starts a new one;
+* a **scrubbed environment** (only ``PATH``, ``HOME``/``TMPDIR`` = work directory, locale, a fixed
+  ``PYTHONHASHSEED`` and single-thread BLAS settings); stdout/stderr captured in a fresh memfd the
+  child cannot grow past the file-size limit, of which only the first ``max_output_kb`` are read;
+* results come back in another fresh memfd as tagged plain data (see ``_sandbox_child.py``), parsed
+  with :func:`json.loads` and :func:`decode_value` once the job's processes are dead; nothing the
+  child made is unpickled or compared with its own ``__eq__``.
 
-Forged results: the result pipe is open in the child, so code in it *can* write on it (no nonce
-can be hidden from code running in the same process). That gains nothing: the stream only carries
+Without a PID namespace (``minimal`` mode, or ``unshare`` allowed without ``-p``), a job's
+leftovers are killed by process group only (``setsid`` escapes): :attr:`Isolation.notes` says so.
+
+Forged results: the result file is open in the child, so code in it *can* write on it (no nonce
+can be hidden from code running in the same process). That gains nothing: the file only carries
 the values the child's calls returned, never verdicts; the parent compares them with ground-truth
 outputs the child never holds, and any malformed, duplicated or extra line (the runner's own lines
-following a forged one) voids the whole answer. Writing a value on the pipe is thus no more
-powerful than returning it. stdout/stderr are never parsed.
+following a forged one) voids the whole answer. Writing a value there is thus no more powerful
+than returning it. stdout/stderr are never parsed.
 
 Not done: seccomp filtering (the namespaces and Landlock cover network, files and signals).
 """
@@ -44,6 +59,7 @@ import secrets
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -86,6 +102,8 @@ class SandboxLimits:
         max_output_kb: how much of the child's stdout/stderr is kept.
         max_result_mb: cap on the bytes read from the result pipe (more = protocol violation).
         startup_timeout_s: how long a worker may take to become ready.
+        kill_grace_s: how long a worker may take to kill and reap a finished or timed-out job
+            before the whole worker is killed from outside and replaced.
     """
 
     timeout_s: float = 10.0
@@ -97,9 +115,10 @@ class SandboxLimits:
     max_output_kb: int = 64
     max_result_mb: int = 16
     startup_timeout_s: float = 60.0
+    kill_grace_s: float = 5.0
 
     def __post_init__(self):
-        for name in ("timeout_s", "startup_timeout_s"):
+        for name in ("timeout_s", "startup_timeout_s", "kill_grace_s"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not v > 0:
                 raise ValueError(f"SandboxLimits.{name} must be a positive number, got {v!r}")
@@ -134,6 +153,7 @@ class Isolation:
     mode: str
     netns: bool
     pidns: bool
+    ipcns: bool
     userns: bool
     uid_drop: bool
     landlock_abi: int
@@ -152,7 +172,13 @@ class Isolation:
             fs_reads="interpreter + system libraries only (landlock)" if self.landlock_abi >= 1 else "NOT confined",
             signals="own pid namespace" + (" + landlock scope" if self.landlock_abi >= 6 else "") if self.pidns
             else ("landlock scope" if self.landlock_abi >= 6 else "process group only"),
-            leftovers="killed with the pid namespace" if self.pidns else "process group killed (setsid escapes)",
+            leftovers=("killed after every job: kill(-1) by the zygote, init of the worker's pid namespace"
+                       if self.pidns else "process group killed after every job (setsid escapes)"),
+            process_model="per worker a confined zygote (never runs jobs); per job a fresh forked child "
+                          "in a nested landlock domain, killed with all it started before scoring",
+            ptrace="denied (nested landlock domain, non-dumpable zygote)" if self.landlock_abi >= 1
+            else "zygote non-dumpable" + (", other uid" if self.uid_drop else ""),
+            sysv_ipc="worker's own ipc namespace, emptied after every job" if self.ipcns else "NOT isolated",
             no_new_privs=True, seccomp=False,
         )
         return d
@@ -196,14 +222,15 @@ def probe_isolation(mode: str = "auto") -> Isolation:
         notes.append(f"Landlock ABI {abi} < 6: signal/abstract-socket scoping unavailable")
     root = os.geteuid() == 0
     prefix: tuple[str, ...] = ()
-    netns = pidns = userns = False
+    netns = pidns = userns = ipcns = False
     unshare = shutil.which("unshare")
     if mode != "minimal" and unshare:
-        candidates = ([[unshare, "-n", "-p", "-f", "--kill-child"]] if root else []) + \
-                     [[unshare, "-U", "-r", "-n", "-p", "-f", "--kill-child"], [unshare, "-U", "-r", "-n"]]
+        candidates = ([[unshare, "-n", "-i", "-p", "-f", "--kill-child"]] if root else []) + \
+                     [[unshare, "-U", "-r", "-n", "-i", "-p", "-f", "--kill-child"], [unshare, "-U", "-r", "-n", "-i"],
+                      [unshare, "-U", "-r", "-n"]]
         for c in candidates:
             if _runs(c + ["true"]):
-                prefix, netns, pidns, userns = tuple(c), True, "-p" in c, "-U" in c
+                prefix, netns, pidns, userns, ipcns = tuple(c), True, "-p" in c, "-U" in c, "-i" in c
                 break
     if mode != "minimal" and not netns:
         notes.append("unshare unavailable/not permitted: no network or PID namespace")
@@ -213,7 +240,10 @@ def probe_isolation(mode: str = "auto") -> Isolation:
     if mode == "strict" and not (netns and pidns and abi >= 1):
         raise SandboxError("strict isolation needs network + PID namespaces and Landlock; available: "
                            f"netns={netns} pidns={pidns} landlock_abi={abi}")
-    return Isolation(mode=mode, netns=netns, pidns=pidns, userns=userns, uid_drop=uid_drop, landlock_abi=abi,
+    if mode != "minimal" and netns and not pidns:
+        notes.append("no PID namespace: a job's leftovers are killed by process group only (setsid escapes)")
+    return Isolation(mode=mode, netns=netns, pidns=pidns, ipcns=ipcns, userns=userns, uid_drop=uid_drop,
+                     landlock_abi=abi,
                      rlimits=rl, unshare_prefix=prefix, notes=tuple(notes))
 
 
@@ -299,8 +329,9 @@ class JobResult:
         protocol_error: what was wrong with the result stream (then ``outcomes`` is empty).
         exit_status: how the child ended (``returncode`` of the outermost process).
         output: the first ``max_output_kb`` of its stdout+stderr.
-        elapsed_s: seconds from handing over the job to the child being dead.
-        worker_id: the tag in the worker's command line (``colbench-sbx-...``).
+        elapsed_s: seconds from handing over the job to the job's processes being dead.
+        worker_id: ``TAG:N``: the tag in the worker's (zygote's) command line (``colbench-sbx-...``)
+            and the job's serial number in that worker.
     """
 
     outcomes: dict[int, tuple[bool, Any]] = field(default_factory=dict)
@@ -345,6 +376,11 @@ def _parse_line(line: bytes, n_tests: int, res: JobResult) -> None:
 
 # ---------------------------------------------------------------------------- workers
 
+#: Standard-library modules every zygote imports once, so that jobs find them already loaded.
+#: Kept small: every page of the zygote makes each fork a little slower.
+DEFAULT_PRELOAD = ("collections", "datetime", "functools", "itertools", "math", "re")
+
+
 def _cmdline_has(pid: int, tag: str) -> bool:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -363,76 +399,80 @@ def _alive(pid: int) -> bool:
 
 
 class _Worker:
-    """One started child: waits for one job, runs it, is killed."""
+    """One sandboxed zygote (see ``_sandbox_child.py``): confined once, forks one child per job.
+
+    Not thread-safe: the pool hands a worker to one thread at a time.
+    """
 
     def __init__(self, base_dir: str, iso: Isolation, limits: SandboxLimits, sys_path: list[str],
-                 ro_paths: list[str], hash_seed: int):
+                 ro_paths: list[str], hash_seed: int, preload: Sequence[str]):
         self.tag = f"colbench-sbx-{secrets.token_hex(6)}"
         self.limits = limits
         self.iso = iso
-        self.scratch = tempfile.mkdtemp(prefix="s-", dir=base_dir)
-        self.out_path = os.path.join(base_dir, self.tag + ".out")
+        self.root = tempfile.mkdtemp(prefix="w-", dir=base_dir)
+        os.chmod(self.root, 0o711)
+        self.work = os.path.join(self.root, "work")
+        os.mkdir(self.work, 0o700)
+        self.log_path = os.path.join(self.root, "log")
         uid = NOBODY if iso.uid_drop else None
         if uid is not None:
-            os.chown(self.scratch, NOBODY, NOBODY)
-        r, w = os.pipe()
-        out_fd = os.open(self.out_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            os.chown(self.work, NOBODY, NOBODY)
         rlimits = limits.rlimits()
         if not iso.uid_drop and not iso.userns:  # NPROC would count all the caller's processes
             rlimits.pop("RLIMIT_NPROC", None)
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        log_fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         cfg = {
-            "result_fd": w, "scratch": self.scratch, "sys_path": sys_path,
+            "ctrl_fd": theirs.fileno(), "scratch": self.work, "sys_path": sys_path,
             "uid": uid, "gid": NOBODY if uid is not None else None,
-            "rlimits": rlimits, "landlock_abi": iso.landlock_abi,
+            "rlimits": rlimits, "zygote_rlimits": {"RLIMIT_CORE": (0, 0)}, "landlock_abi": iso.landlock_abi,
             "ro_paths": ro_paths, "ro_files": ["/etc/localtime", "/dev/urandom", "/dev/random"],
-            "rw_files": ["/dev/null"],
+            "rw_files": ["/dev/null"], "preload": list(preload), "ipcns": iso.ipcns,
         }
         env = {
-            "PATH": "/usr/bin:/bin", "HOME": self.scratch, "TMPDIR": self.scratch, "LANG": "C.UTF-8",
+            "PATH": "/usr/bin:/bin", "HOME": self.work, "TMPDIR": self.work, "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": str(hash_seed), "PYTHONIOENCODING": "utf-8",
             "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
             "MKL_NUM_THREADS": "1",
         }
         cmd = [*iso.unshare_prefix, sys.executable, "-S", "-B", _CHILD, marshal.dumps(cfg).hex(), self.tag]
         try:
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out_fd, stderr=out_fd, pass_fds=(w,),
-                                         env=env, cwd=self.scratch, start_new_session=True, close_fds=True)
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd,
+                                         pass_fds=(theirs.fileno(),), env=env, cwd=self.work,
+                                         start_new_session=True, close_fds=True)
         except BaseException:
-            os.close(r)
-            os.close(w)
-            os.close(out_fd)
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.sock.close()
+            shutil.rmtree(self.root, ignore_errors=True)
             raise
-        os.close(w)
-        os.close(out_fd)
-        self.result_fd = r
+        finally:
+            theirs.close()
+            os.close(log_fd)
         self.ready = False
         self.inner_pid: int | None = None
         self.started = time.monotonic()
         self.closed = False
+        self.serial = 0
         self._kill_lock = threading.Lock()
 
     # -- life cycle
     def wait_ready(self) -> None:
+        if self.ready:
+            return
         deadline = self.started + self.limits.startup_timeout_s
-        while not self.ready:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                raise SandboxError(f"sandbox worker did not start within {self.limits.startup_timeout_s}s")
-            rl, _, _ = select.select([self.result_fd], [], [], left)
-            if rl:
-                b = os.read(self.result_fd, 1)
-                if b == b"R":
-                    self.ready = True
-                    self.inner_pid = self._find_inner_pid()
-                    return
-                self.kill()
-                out = self._read_output()
-                raise SandboxError(f"sandbox worker failed to start (exit {self.proc.returncode}): {out[-2000:]}")
+        left = deadline - time.monotonic()
+        rl, _, _ = select.select([self.sock], [], [], max(left, 0))
+        msg = self.sock.recv(16) if rl else None
+        if msg == b"R":
+            self.ready = True
+            self.inner_pid = self._find_inner_pid()
+            return
+        self.kill()
+        if msg is None:
+            raise SandboxError(f"sandbox worker did not start within {self.limits.startup_timeout_s}s")
+        raise SandboxError(f"sandbox worker failed to start (exit {self.proc.returncode}): {self._read_log()[-2000:]}")
 
     def _find_inner_pid(self) -> int | None:
-        """Host pid of the interpreter when it runs under ``unshare -f`` (PID 1 of its namespace)."""
+        """Host pid of the zygote when it runs under ``unshare -f`` (PID 1 of its namespace)."""
         if not self.iso.unshare_prefix or "-f" not in self.iso.unshare_prefix:
             return None
         try:
@@ -443,7 +483,7 @@ class _Worker:
             return None
 
     def kill(self) -> None:
-        """SIGKILL the child and everything it started; returns once they are all dead."""
+        """SIGKILL the zygote and everything in its sandbox; returns once they are all dead."""
         with self._kill_lock:
             if self.closed:
                 return
@@ -476,157 +516,211 @@ class _Worker:
                     except ProcessLookupError:
                         pass
                 time.sleep(0.002)
-        if self.proc.stdin:
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-        os.close(self.result_fd)
+        self.sock.close()
 
-    def cleanup(self) -> str:
-        out = self._read_output()
-        try:
-            os.unlink(self.out_path)
-        except FileNotFoundError:
-            pass
-        shutil.rmtree(self.scratch, ignore_errors=True)
-        return out
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
 
-    def _read_output(self) -> str:
+    def _read_log(self) -> str:
         try:
-            with open(self.out_path, "rb") as f:
-                return f.read(self.limits.max_output_kb * 1024).decode("utf-8", "replace")
+            with open(self.log_path, "rb") as f:
+                return f.read(64 * 1024).decode("utf-8", "replace")
         except OSError:
             return ""
 
     # -- one job
-    def run(self, code: str, tests: Sequence[str]) -> JobResult:
+    def run(self, code: str, tests: Sequence[str]) -> tuple[JobResult, bool]:
+        """Run one job in a fresh child; returns (result, whether this worker can take another job).
+
+        Raises:
+            SandboxError: the job could not be handed over (the worker is dead); nothing ran.
+        """
         self.wait_ready()
-        res = JobResult(worker_id=self.tag)
+        self.serial += 1
+        res = JobResult(worker_id=f"{self.tag}:{self.serial}")
         payload = marshal.dumps({"code": code, "tests": list(tests)})
-        t0 = time.monotonic()
-        deadline = t0 + self.limits.timeout_s
-        stdin_fd = self.proc.stdin.fileno()
-        os.set_blocking(stdin_fd, False)
-        os.set_blocking(self.result_fd, False)
-        view, buf, total, cap = memoryview(payload), b"", 0, self.limits.max_result_mb << 20
+        fds = [os.memfd_create(name, os.MFD_CLOEXEC) for name in ("colbench-job", "colbench-result", "colbench-out")]
         try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    res.timed_out = True
-                    break
-                wl = [stdin_fd] if view is not None else []
-                rl, wr, _ = select.select([self.result_fd], wl, [], left)
-                if wr:
-                    try:
-                        n = os.write(stdin_fd, view[:1 << 16])
-                        view = view[n:]
-                    except BrokenPipeError:
-                        view = b""
-                    if not view:
-                        self.proc.stdin.close()
-                        view = None
-                if rl:
-                    chunk = os.read(self.result_fd, 1 << 16)
-                    if not chunk:
-                        break
-                    total += len(chunk)
-                    if total > cap:
-                        raise ProtocolError(f"more than {self.limits.max_result_mb} MiB of results")
-                    buf += chunk
-                    *lines, buf = buf.split(b"\n")
-                    for line in lines:
-                        _parse_line(line, len(tests), res)
-                    if res.finished:
-                        break
+            job_fd, result_fd, out_fd = fds
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(job_fd, view):]
+            os.lseek(job_fd, 0, os.SEEK_SET)
+            t0 = time.monotonic()
+            try:
+                socket.send_fds(self.sock, [b"J"], fds)
+            except OSError as e:
+                raise SandboxError(f"sandbox worker {self.tag} is gone: {e}") from None
+            reply = self._wait_end(self.limits.timeout_s)
+            if reply is None:  # wall-clock timeout: the zygote kills the job's processes
+                res.timed_out = True
+                try:
+                    self.sock.send(b"K")
+                except OSError:
+                    pass
+                reply = self._wait_end(self.limits.kill_grace_s)
+            healthy = reply is not None and reply[:1] == b"k"
+            if reply is None:
+                self.kill()  # no answer: SIGKILL the zygote from here, its PID namespace goes with it
+            else:
+                try:
+                    res.exit_status = int(reply[1:])
+                except ValueError:
+                    healthy = False
+            res.elapsed_s = time.monotonic() - t0
+            self._parse_results(result_fd, len(tests), res)
+            if res.finished:
+                res.timed_out = False
+            size = min(os.fstat(out_fd).st_size, self.limits.max_output_kb * 1024)
+            res.output = os.pread(out_fd, size, 0).decode("utf-8", "replace") if size else ""
+            return res, healthy
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def _wait_end(self, timeout: float) -> bytes | None:
+        """The zygote's report that the job's processes are all dead (``None``: not within ``timeout``)."""
+        try:
+            if select.select([self.sock], [], [], timeout)[0]:
+                return self.sock.recv(64) or None
+        except OSError:
+            pass
+        return None
+
+    def _parse_results(self, fd: int, n_tests: int, res: JobResult) -> None:
+        """Decode the result lines the child wrote (all complete lines; a cut-off last one is dropped)."""
+        cap = self.limits.max_result_mb << 20
+        try:
+            size = os.fstat(fd).st_size
+            if size > cap:
+                raise ProtocolError(f"more than {self.limits.max_result_mb} MiB of results")
+            data = os.pread(fd, size, 0) if size else b""
+            for line in data.split(b"\n")[:-1]:
+                _parse_line(line, n_tests, res)
         except ProtocolError as e:
             res.protocol_error = str(e)
             res.outcomes.clear()
-        finally:
-            self.kill()
-        res.elapsed_s = time.monotonic() - t0
-        res.exit_status = self.proc.returncode
-        res.output = self.cleanup()
-        return res
+            res.finished = False
+            res.load_error = None
 
 
 class WorkerPool:
-    """Keeps ``size`` idle workers started (confined, waiting for a job) and runs jobs on them.
+    """Keeps ``size`` sandboxed zygotes and runs jobs on them, each job in a fresh forked child.
 
-    Thread-safe: :meth:`run` may be called from several threads; each call takes one idle worker
-    (starting one if none is idle), starts its replacement, and discards the worker afterwards.
+    Thread-safe: :meth:`run` may be called from several threads; each call takes an idle worker
+    (waiting for one when all ``size`` are busy), runs the job in a new child of it, has everything
+    the job started killed, and gives the worker back (or replaces it when it broke).
 
     Args:
-        size: idle workers to keep warm.
+        size: number of workers (zygotes), i.e. jobs run at once.
         limits: resource limits of every job.
         isolation: an :class:`Isolation` from :func:`probe_isolation`.
         hash_seed: ``PYTHONHASHSEED`` of every child (the same for ground truth and answers, so
             that set iteration order agrees, as when both ran in one process).
+        preload: modules each zygote imports once before its first job.
     """
 
-    def __init__(self, size: int, limits: SandboxLimits, isolation: Isolation, hash_seed: int = 0):
-        if not isinstance(size, int) or size < 0:
-            raise ValueError(f"pool size must be an int >= 0, got {size!r}")
+    def __init__(self, size: int, limits: SandboxLimits, isolation: Isolation, hash_seed: int = 0,
+                 preload: Sequence[str] = DEFAULT_PRELOAD):
+        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+            raise ValueError(f"pool size must be an int >= 1, got {size!r}")
         self.size, self.limits, self.isolation, self.hash_seed = size, limits, isolation, hash_seed
+        self.preload = tuple(preload)
         self.base_dir = tempfile.mkdtemp(prefix="colbench-sandbox-")
-        os.chmod(self.base_dir, 0o711)  # children may traverse to their scratch dir, not list others
+        os.chmod(self.base_dir, 0o711)  # zygotes may traverse to their work dir, not list others
         self.sys_path = _interpreter_paths()
         libs = ["/usr/lib", "/lib", "/lib64", "/usr/lib64", "/usr/local/lib", "/usr/share/zoneinfo"]
         self.ro_paths = self.sys_path + [p for p in libs if os.path.isdir(p)]
         self._idle: list[_Worker] = []
-        self._lock = threading.Lock()
-        self._closed = False
         self._all: set[_Worker] = set()
+        self._cond = threading.Condition()
+        self._closed = False
 
     def _spawn(self) -> _Worker:
-        w = _Worker(self.base_dir, self.isolation, self.limits, self.sys_path, self.ro_paths, self.hash_seed)
-        with self._lock:
-            self._all.add(w)
-        return w
+        return _Worker(self.base_dir, self.isolation, self.limits, self.sys_path, self.ro_paths, self.hash_seed,
+                       self.preload)
 
-    def fill(self) -> None:
-        """Start workers until ``size`` are idle."""
-        while True:
-            with self._lock:
-                if self._closed or len(self._idle) >= self.size:
-                    return
-            w = self._spawn()
-            with self._lock:
-                if self._closed:
-                    break
-                self._idle.append(w)
-                continue
+    def _retire(self, w: _Worker) -> None:
         w.kill()
         w.cleanup()
+        with self._cond:
+            self._all.discard(w)
+            self._cond.notify()
+
+    def fill(self) -> None:
+        """Start workers (concurrently) until there are ``size``, and wait until they are ready."""
+        new = []
+        with self._cond:
+            while not self._closed and len(self._all) + len(new) < self.size:
+                w = self._spawn()
+                new.append(w)
+                self._all.add(w)
+        for w in new:
+            try:
+                w.wait_ready()
+            except SandboxError:
+                for other in new:
+                    self._retire(other)
+                raise
+        with self._cond:
+            self._idle.extend(new)
+            self._cond.notify_all()
+
+    def _acquire(self) -> _Worker:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise SandboxError("the worker pool is closed")
+                if self._idle:
+                    return self._idle.pop()
+                if len(self._all) < self.size:
+                    w = self._spawn()
+                    self._all.add(w)
+                    return w
+                self._cond.wait()
+
+    def _release(self, w: _Worker) -> None:
+        with self._cond:
+            if not self._closed and w in self._all:
+                self._idle.append(w)
+                self._cond.notify()
+                return
+        self._retire(w)
 
     def run(self, code: str, tests: Sequence[str]) -> JobResult:
-        """Run ``code`` then each call in ``tests`` in a fresh sandbox; see :class:`JobResult`."""
-        with self._lock:
-            if self._closed:
-                raise SandboxError("the worker pool is closed")
-            w = self._idle.pop(0) if self._idle else None
-        if w is None:
-            w = self._spawn()
-        try:
-            self.fill()
-            return w.run(code, tests)
-        finally:
-            w.kill()
-            w.cleanup()
-            with self._lock:
-                self._all.discard(w)
+        """Run ``code`` then each call in ``tests`` in a fresh sandboxed child; see :class:`JobResult`."""
+        attempt = 0
+        while True:  # a worker found dead before the job was handed over: once more on a new one
+            attempt += 1
+            w = self._acquire()
+            try:
+                res, healthy = w.run(code, tests)
+            except SandboxError:
+                self._retire(w)
+                if attempt >= 2:
+                    raise
+                continue
+            except BaseException:
+                self._retire(w)
+                raise
+            if healthy:
+                self._release(w)
+            else:
+                self._retire(w)
+            return res
 
     def worker_tags(self) -> list[str]:
-        with self._lock:
+        """Tags of the live workers (each is in its zygote's command line)."""
+        with self._cond:
             return [w.tag for w in self._all]
 
     def close(self) -> None:
-        """Kill every worker and remove the scratch directories."""
-        with self._lock:
+        """Kill every worker and everything in its sandbox, and remove the scratch directories."""
+        with self._cond:
             self._closed = True
             workers = list(self._all)
             self._idle.clear()
+            self._cond.notify_all()
         for w in workers:
             w.kill()
             w.cleanup()
