@@ -155,6 +155,14 @@ class BackendEvaluator:
         if fin is not None:
             fin()
 
+    def __copy__(self) -> "BackendEvaluator":
+        """An evaluator is a handle on a shared worker pool: copies (e.g. ``gym.make`` deep-copying
+        its keyword arguments into the env spec, which ``check_env`` re-makes) share the pool."""
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "BackendEvaluator":
+        return self
+
     def __enter__(self) -> "BackendEvaluator":
         return self
 
