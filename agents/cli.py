@@ -1,0 +1,92 @@
+"""``colbench train {rft,mt-dpo,ppo,sweet-rl}``: train an agent on recorded trajectories.
+
+Examples::
+
+    colbench train sweet-rl --trajectories rollouts.jsonl --model /models/llama-3.1-8b-instruct --out runs/sweet
+    colbench train mt-dpo --trajectories rollouts.jsonl --model PATH --out runs/dpo \\
+        --config-json '{"beta": 0.1, "epochs": 2}'
+    accelerate launch --config_file configs/accelerate/deepspeed_zero3.yaml -m benchmarks.cli train ...
+
+``--config-json`` is a JSON object (or a path to a ``.json`` file) of the algorithm's config fields
+(see :class:`agents.RFTConfig`, :class:`agents.MultiTurnDPOConfig`, :class:`agents.PPOConfig`,
+:class:`agents.SweetRLConfig`). When ``--out`` already holds a checkpoint of the same algorithm, training
+resumes from it (adapters, optimiser state, update count) unless ``--no-resume`` is given.
+Each ``--updates`` round runs one ``update`` on the trajectories and writes the checkpoint.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+from pathlib import Path
+
+ALGORITHMS = {
+    "rft": ("agents.rft", "RejectionFineTuning"),
+    "mt-dpo": ("agents.mt_dpo", "MultiTurnDPO"),
+    "ppo": ("agents.ppo", "PPO"),
+    "sweet-rl": ("agents.sweet_rl", "SweetRL"),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("algorithm", choices=sorted(ALGORITHMS), help="training algorithm")
+    parser.add_argument("--trajectories", required=True, help="trajectory jsonl (official ColBench format, scored)")
+    parser.add_argument("--model", required=False, default=None,
+                        help="base model path (or hub id); optional when resuming from --out")
+    parser.add_argument("--out", required=True, help="checkpoint directory (resumed from when it exists)")
+    parser.add_argument("--config-json", default=None, help="JSON object or .json file of config fields")
+    parser.add_argument("--updates", type=int, default=1, help="update rounds on the trajectories (default 1)")
+    parser.add_argument("--no-resume", action="store_true", help="start fresh even if --out holds a checkpoint")
+    parser.add_argument("--progress", action="store_true", help="show tqdm bars inside each update")
+
+
+def parse_config_json(value: str | None) -> dict:
+    """``--config-json``: an inline JSON object or a path to a JSON file; errors name the source."""
+    if value is None:
+        return {}
+    source = "--config-json"
+    text = value
+    if not value.lstrip().startswith("{") and os.path.exists(value):
+        source, text = value, Path(value).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"colbench train: {source}: invalid JSON ({e.msg} at line {e.lineno} column {e.colno})")
+    if not isinstance(data, dict):
+        raise SystemExit(f"colbench train: {source}: must be a JSON object of config fields")
+    return data
+
+
+def main(args: argparse.Namespace) -> int:
+    from .trainer_base import ConfigError, config_from_dict
+
+    module_name, class_name = ALGORITHMS[args.algorithm]
+    cls = getattr(importlib.import_module(module_name), class_name)
+    fields = parse_config_json(args.config_json)
+    if args.model is not None:
+        fields["model"] = args.model
+    if args.progress:
+        fields["show_progress"] = True
+    if args.updates < 1:
+        raise SystemExit("colbench train: --updates must be >= 1")
+    out = Path(args.out)
+    try:
+        if (out / "trainer.json").exists() and not args.no_resume:
+            trainer = cls.load(out, overrides=fields)
+            print(f"resumed {args.algorithm} from {out} at update {trainer.updates}")
+        else:
+            if "model" not in fields:
+                raise SystemExit("colbench train: --model is required when not resuming")
+            trainer = cls(config_from_dict(cls.config_class, fields, source="--config-json"))
+    except ConfigError as e:
+        raise SystemExit(f"colbench train: {e}")
+    from .trainer_base import load_trajectories
+
+    records = load_trajectories(args.trajectories)
+    for _ in range(args.updates):
+        metrics = trainer.update(records)
+        trainer.save(out)
+        print(json.dumps(metrics, sort_keys=True))
+    print(f"checkpoint: {out}")
+    return 0

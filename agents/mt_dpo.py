@@ -1,0 +1,180 @@
+"""Multi-turn DPO: whole-trajectory preferences between rollouts of the same task.
+
+For every task, the best successful rollout (highest reward, at least ``success_threshold``) is the
+*chosen* trajectory and every rollout of that task with a strictly lower reward is a *rejected* one.
+A trajectory's log-probability is ``sum_t log pi(a_t | context_t)`` over all its agent turns (one
+packed sequence whose mask covers only the assistant turns; simulator tokens are never in the mask),
+and the loss is DPO (:func:`agents.losses.dpo_loss`) against the reference policy -- the same network
+with the LoRA adapter disabled -- plus an optional NLL term on the chosen trajectory.
+
+Why not TRL's ``DPOTrainer``: its examples are ``prompt + completion`` pairs, one completion span per
+sequence, so a trajectory whose trained tokens are several assistant turns interleaved with human
+turns cannot be expressed; and it builds a new ``transformers.Trainer`` (optimiser, scheduler,
+accelerator) per ``train()`` call, which would reset the optimiser between SWEET-RL rounds and bypass
+this package's checkpoints. The DPO step here is the pure :func:`~agents.losses.dpo_loss` on top of
+accelerate; :func:`train_preference_pairs` is shared with SWEET-RL's step-level policy update.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import torch
+
+from .losses import dpo_loss, masked_sum
+from .tokenize import TokenizedSequence, tokenize_trajectory
+from .trainer_base import LMTrainer, TrainableLM, TrainerConfig, _check, load_trajectories, task_key, trajectory_reward
+
+__all__ = ["MultiTurnDPOConfig", "MultiTurnDPO", "trajectory_pairs", "train_preference_pairs", "PreferencePair"]
+
+#: (chosen sequences, rejected sequences): each side is one trajectory (or one action) as 1+ sequences
+PreferencePair = tuple[list[TokenizedSequence], list[TokenizedSequence]]
+
+
+@dataclass
+class MultiTurnDPOConfig(TrainerConfig):
+    """Multi-turn DPO settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+
+    Attributes:
+        beta: DPO inverse temperature (reference: 0.1).
+        nll_coef: weight of the chosen trajectory's per-token NLL added to the DPO loss (0: plain DPO).
+        success_threshold: the chosen rollout must reach this reward.
+        min_reward_gap: a rejected rollout's reward must be below the chosen one's by more than this.
+        batch_size: preference pairs per micro-batch.
+    """
+
+    beta: float = 0.1
+    nll_coef: float = 0.0
+    success_threshold: float = 1.0
+    min_reward_gap: float = 0.0
+    batch_size: int = 2
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(self.beta > 0, "beta", f"must be > 0, got {self.beta!r}")
+        _check(self.nll_coef >= 0, "nll_coef", f"must be >= 0, got {self.nll_coef!r}")
+        _check(0.0 <= self.success_threshold <= 1.0, "success_threshold", f"must be in [0, 1], got {self.success_threshold!r}")
+        _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")
+
+
+def trajectory_pairs(trajectories: Sequence[dict], *, success_threshold: float = 1.0,
+                     min_reward_gap: float = 0.0) -> list[tuple[dict, dict]]:
+    """``(chosen, rejected)`` trajectory pairs: per task, the best successful rollout vs each worse one."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for rec in trajectories:
+        groups[task_key(rec["task"])].append(rec)
+    pairs = []
+    for recs in groups.values():
+        best = max(recs, key=trajectory_reward)
+        r_best = trajectory_reward(best)
+        if r_best < success_threshold:
+            continue
+        pairs += [(best, r) for r in recs if r is not best and trajectory_reward(r) < r_best - min_reward_gap]
+    return pairs
+
+
+def _summed_logps(lm: TrainableLM, sides: list[list[TokenizedSequence]], *, reference: bool):
+    """Summed log-prob and token count of each side (a side may span several sequences)."""
+    flat = [s for side in sides for s in side]
+    owner = torch.tensor([k for k, side in enumerate(sides) for _ in side], device=lm.device)
+    batch = lm.batch(flat)
+    logps = lm.token_logps(batch, reference=reference)
+    sums = masked_sum(logps, batch["loss_mask"])
+    counts = batch["loss_mask"].sum(-1)
+    n = len(sides)
+    total = torch.zeros(n, device=lm.device, dtype=sums.dtype).index_add(0, owner, sums)
+    tokens = torch.zeros(n, device=lm.device, dtype=counts.dtype).index_add(0, owner, counts)
+    return total, tokens
+
+
+def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, beta: float, nll_coef: float,
+                           batch_size: int, epochs: int, batches: Callable[[list, int], list[list]],
+                           progress: Callable = lambda it, desc: it) -> dict:
+    """DPO (+ NLL) epochs over preference pairs; the reference is ``lm`` with its adapter disabled.
+
+    Reference log-probs are computed once, before the first step.
+
+    Returns:
+        Means over the last epoch of ``loss``, ``dpo_loss``, ``chosen_reward``, ``rejected_reward``,
+        ``reward_accuracy`` and ``n_pairs``.
+    """
+    if not pairs:
+        raise ValueError("no preference pairs to train on")
+    lm.eval()
+    refs = []
+    with torch.no_grad():
+        for chunk in batches(list(range(len(pairs))), batch_size):
+            sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
+            total, _ = _summed_logps(lm, sides, reference=True)
+            refs += list(zip(chunk, total[:len(chunk)].tolist(), total[len(chunk):].tolist()))
+    ref_of = {i: (c, r) for i, c, r in refs}
+    lm.train()
+    sums: dict[str, float] = defaultdict(float)
+    n_batches = 0
+    for epoch in range(epochs):
+        sums, n_batches = defaultdict(float), 0
+        for chunk in progress(batches(list(range(len(pairs))), batch_size), f"dpo epoch {epoch}"):
+            sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
+            total, tokens = _summed_logps(lm, sides, reference=False)
+            k = len(chunk)
+            ref_c = torch.tensor([ref_of[i][0] for i in chunk], device=lm.device)
+            ref_r = torch.tensor([ref_of[i][1] for i in chunk], device=lm.device)
+            nll = -total[:k] / tokens[:k].clamp(min=1)
+            loss, stats = dpo_loss(total[:k], total[k:], ref_c, ref_r, beta=beta, chosen_nll=nll, nll_coef=nll_coef)
+            lm.backward(loss)
+            sums["loss"] += float(loss.detach())
+            for name, v in stats.items():
+                sums[name] += float(v)
+            n_batches += 1
+        lm.flush()
+    out = {k: v / max(n_batches, 1) for k, v in sums.items()}
+    out["n_pairs"] = len(pairs)
+    return out
+
+
+class MultiTurnDPO(LMTrainer):
+    """Trajectory-level DPO. See :class:`MultiTurnDPOConfig` and :class:`~agents.trainer_base.LMTrainer`."""
+
+    config_class = MultiTurnDPOConfig
+    algorithm = "mt-dpo"
+
+    def pairs(self, trajectories) -> list[PreferencePair]:
+        """Tokenised ``(chosen, rejected)`` trajectory pairs (see :func:`trajectory_pairs`)."""
+        c = self.config
+        out = []
+        cache: dict[int, list[TokenizedSequence]] = {}
+
+        def tok(rec: dict) -> list[TokenizedSequence]:
+            if id(rec) not in cache:
+                cache[id(rec)] = tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter,
+                                                     max_length=c.max_length)
+            return cache[id(rec)]
+
+        for chosen, rejected in trajectory_pairs(trajectories, success_threshold=c.success_threshold,
+                                                 min_reward_gap=c.min_reward_gap):
+            a, b = tok(chosen), tok(rejected)
+            if a and b:
+                out.append((a, b))
+        return out
+
+    def update(self, trajectories) -> dict:
+        """DPO epochs over all trajectory pairs of ``trajectories``; returns the epoch's mean metrics."""
+        records = load_trajectories(trajectories)
+        pairs = self.pairs(records)
+        if not pairs:
+            raise ValueError(f"mt-dpo: no (successful, worse) pair of rollouts of the same task among "
+                             f"{len(records)} trajectories")
+        c = self.config
+        metrics = train_preference_pairs(self.policy, pairs, beta=c.beta, nll_coef=c.nll_coef,
+                                         batch_size=c.batch_size, epochs=c.epochs, batches=self._batches,
+                                         progress=self._progress)
+        return self._record(metrics)
+
+    @torch.no_grad()
+    def trajectory_logprob(self, record: dict, *, reference: bool = False) -> float:
+        """``sum_t log pi(a_t | context_t)`` of one trajectory under the policy (or the reference)."""
+        seqs = tokenize_trajectory(self.tokenizer, record, formatter=self.formatter, max_length=self.config.max_length)
+        self.policy.eval()
+        total, _ = _summed_logps(self.policy, [seqs], reference=reference)
+        return float(total[0])

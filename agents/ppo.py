@@ -1,0 +1,219 @@
+"""Multi-turn PPO with turn-level values (the paper's PPO baseline, written CleanRL-style).
+
+One *action* is one agent turn. For each collected trajectory:
+
+* the value ``V(o_t)`` of turn ``t`` is a linear value head on the policy's last hidden state at the
+  last token of the turn's context (the token before the action; causal attention makes a packed
+  multi-turn sequence give each turn's value from its own context only);
+* rewards are 0 except the terminal reward (the trajectory's ``reward``) after the last turn;
+* advantages come from GAE over the turns (:func:`agents.losses.gae`), are normalised over the batch
+  (``norm_adv``) and broadcast to every token of that turn's action;
+* the policy loss is the token-level clipped surrogate (:func:`agents.losses.ppo_clip_loss`) over the
+  agent tokens only, plus ``vf_coef`` x the (clipped) value loss and ``kl_coef`` x a KL penalty to the
+  reference policy (the base with the LoRA adapter disabled; :func:`agents.losses.kl_penalty`).
+
+Logged as CleanRL does: ``approx_kl``, ``clipfrac``, ``explained_variance``, ``pg_loss``,
+``v_loss``, ``kl``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, token_logprobs, value_loss
+from .tokenize import TokenizedSequence, tokenize_trajectory
+from .trainer_base import LMTrainer, TrainerConfig, _check, load_trajectories, trajectory_reward
+
+__all__ = ["PPOConfig", "PPO"]
+
+@dataclass
+class PPOConfig(TrainerConfig):
+    """PPO settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+
+    Attributes:
+        gamma: discount per agent turn.
+        gae_lambda: GAE lambda.
+        clip_coef: surrogate clipping coefficient.
+        clip_vloss: clip the value loss around the collection-time values (CleanRL).
+        vf_coef: weight of the value loss.
+        kl_coef: weight of the KL-to-reference penalty.
+        kl_estimator: ``"k3"`` (non-negative) or ``"k1"``.
+        norm_adv: normalise advantages over the batch of turns.
+        update_epochs: PPO epochs over each batch of trajectories (``epochs`` is ignored).
+        target_kl: stop the epochs early when ``approx_kl`` exceeds it (``None``: never).
+        value_learning_rate: learning rate of the value head.
+        batch_size: trajectories per minibatch.
+    """
+
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    vf_coef: float = 0.5
+    kl_coef: float = 0.05
+    kl_estimator: str = "k3"
+    norm_adv: bool = True
+    update_epochs: int = 2
+    target_kl: float | None = None
+    value_learning_rate: float = 1e-4
+    batch_size: int = 4
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(0.0 <= self.gamma <= 1.0, "gamma", f"must be in [0, 1], got {self.gamma!r}")
+        _check(0.0 <= self.gae_lambda <= 1.0, "gae_lambda", f"must be in [0, 1], got {self.gae_lambda!r}")
+        _check(self.clip_coef > 0, "clip_coef", f"must be > 0, got {self.clip_coef!r}")
+        _check(self.vf_coef >= 0, "vf_coef", f"must be >= 0, got {self.vf_coef!r}")
+        _check(self.kl_coef >= 0, "kl_coef", f"must be >= 0, got {self.kl_coef!r}")
+        _check(self.kl_estimator in ("k1", "k3"), "kl_estimator", f"must be 'k1' or 'k3', got {self.kl_estimator!r}")
+        _check(isinstance(self.update_epochs, int) and self.update_epochs > 0, "update_epochs",
+               f"must be a positive int, got {self.update_epochs!r}")
+        _check(self.target_kl is None or self.target_kl > 0, "target_kl", "must be > 0 or None")
+        _check(self.value_learning_rate > 0, "value_learning_rate", f"must be > 0, got {self.value_learning_rate!r}")
+
+class PPO(LMTrainer):
+    """Turn-level PPO. See :class:`PPOConfig` and :class:`~agents.trainer_base.LMTrainer`."""
+
+    config_class = PPOConfig
+    algorithm = "ppo"
+
+    def _build(self) -> None:
+        hidden = self.policy.peft_model.get_base_model().config.get_text_config().hidden_size
+        head = torch.nn.Linear(hidden, 1)
+        torch.nn.init.zeros_(head.weight)
+        torch.nn.init.zeros_(head.bias)
+        self.value_head = head.to(self.policy.device)
+        self.policy.optimizer.add_param_group({"params": list(self.value_head.parameters()),
+                                               "lr": self.config.value_learning_rate, "weight_decay": 0.0})
+
+    def _save_extra(self, d: Path) -> None:
+        if self.accelerator.is_main_process:
+            torch.save(self.value_head.state_dict(), d / "value_head.pt")
+
+    def _load_extra(self, d: Path) -> None:
+        self.value_head.load_state_dict(torch.load(d / "value_head.pt", map_location=self.policy.device))
+
+    # ---------------------------------------------------------------------------------------------
+    def _forward(self, sequences: list[TokenizedSequence], *, with_values: bool):
+        """Per-token log-probs ``(B, L-1)``, the batch, and per-turn values (in span order)."""
+        lm = self.policy
+        batch = lm.batch(sequences)
+        ids = batch["input_ids"]
+        out = lm.model(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
+                       output_hidden_states=with_values)
+
+        logps = token_logprobs(out.logits, ids)
+        values = None
+        if with_values:
+            last = out.hidden_states[-1]
+            rows = [b for b, s in enumerate(sequences) for _ in s.turn_spans]
+            cols = [start - 1 for s in sequences for start, _ in s.turn_spans]
+            h = last[torch.tensor(rows, device=lm.device), torch.tensor(cols, device=lm.device)]
+            values = self.value_head(h.to(self.value_head.weight.dtype)).squeeze(-1)
+        return logps, batch, values
+
+    def _turn_token_mask(self, sequences: list[TokenizedSequence], length: int, per_turn: torch.Tensor) -> torch.Tensor:
+        """Broadcast a per-turn quantity (span order) onto its action's tokens: ``(B, length - 1)``."""
+        out = torch.zeros(len(sequences), length - 1, device=per_turn.device)
+        k = 0
+        for b, s in enumerate(sequences):
+            for start, end in s.turn_spans:
+                out[b, start - 1:end - 1] = per_turn[k]
+                k += 1
+        return out
+
+    def rollout_batch(self, trajectories) -> list[dict]:
+        """Tokenise trajectories and compute collection-time log-probs, reference log-probs, values,
+        GAE advantages and returns (one entry per trajectory)."""
+        c = self.config
+        items = []
+        self.policy.eval()
+        for i, rec in enumerate(load_trajectories(trajectories)):
+            seqs = tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter, max_length=c.max_length,
+                                       source=f"<trajectory {i}>")
+            if not seqs:
+                continue
+            with torch.no_grad():
+                logps, batch, values = self._forward(seqs, with_values=True)
+                ref = self.policy.token_logps(batch, reference=True)
+            n_turns = values.shape[0]
+            rewards = torch.zeros(n_turns, device=values.device)
+            rewards[-1] = trajectory_reward(rec)
+            adv, ret = gae(rewards, values.float(), gamma=c.gamma, lam=c.gae_lambda)
+            items.append({"sequences": seqs, "old_logps": logps.detach(), "ref_logps": ref, "values": values.detach(),
+                          "advantages": adv.to(values.device), "returns": ret.to(values.device)})
+        if not items:
+            raise ValueError("ppo: no trajectory has an agent turn")
+        if c.norm_adv:
+            all_adv = torch.cat([it["advantages"] for it in items])
+            mean, std = all_adv.mean(), all_adv.std(unbiased=False)
+            for it in items:
+                it["advantages"] = (it["advantages"] - mean) / (std + 1e-8)
+        return items
+
+    def update(self, trajectories) -> dict:
+        """PPO epochs over the trajectories (collected by the current policy).
+
+        Returns:
+            CleanRL diagnostics averaged over the minibatches of the last epoch: ``pg_loss``,
+            ``v_loss``, ``kl``, ``approx_kl``, ``clipfrac``, ``explained_variance``, plus
+            ``mean_reward`` and ``n_turns``.
+        """
+        c = self.config
+        records = load_trajectories(trajectories)
+        items = self.rollout_batch(records)
+        lm = self.policy
+        lm.train()
+        self.value_head.train()
+        stats: dict[str, float] = {}
+        for epoch in range(c.update_epochs):
+            sums: dict[str, float] = {}
+            n = 0
+            for chunk in self._progress(self._batches(items, c.batch_size), f"ppo epoch {epoch}"):
+                seqs = [s for it in chunk for s in it["sequences"]]
+                logps, batch, values = self._forward(seqs, with_values=True)
+                L = batch["input_ids"].shape[1]
+                mask = batch["loss_mask"]
+                old = _pad_cat([it["old_logps"] for it in chunk], L - 1)
+                ref = _pad_cat([it["ref_logps"] for it in chunk], L - 1)
+                adv_turn = torch.cat([it["advantages"] for it in chunk])
+                adv = self._turn_token_mask(seqs, L, adv_turn)
+                pg_loss, pg_stats = ppo_clip_loss(logps, old, adv, mask, clip=c.clip_coef)
+                old_v = torch.cat([it["values"] for it in chunk])
+                ret = torch.cat([it["returns"] for it in chunk])
+                v_loss = value_loss(values.float(), ret, old_v, clip=c.clip_coef if c.clip_vloss else None)
+                kl = kl_penalty(logps, ref, mask, kind=c.kl_estimator)
+                loss = pg_loss + c.vf_coef * v_loss + c.kl_coef * kl
+                lm.backward(loss)
+                for k, v in {"loss": loss, "pg_loss": pg_loss, "v_loss": v_loss, "kl": kl, **pg_stats}.items():
+                    sums[k] = sums.get(k, 0.0) + float(v.detach())
+                n += 1
+            lm.flush()
+            stats = {k: v / max(n, 1) for k, v in sums.items()}
+            if c.target_kl is not None and stats.get("approx_kl", 0.0) > c.target_kl:
+                break
+        values = torch.cat([it["values"] for it in items]).float().cpu()
+        returns = torch.cat([it["returns"] for it in items]).float().cpu()
+        stats["explained_variance"] = explained_variance(values, returns)
+        stats["mean_reward"] = sum(trajectory_reward(r) for r in records) / len(records)
+        stats["n_turns"] = int(values.numel())
+        return self._record(stats)
+
+    @torch.no_grad()
+    def turn_logprobs(self, record: dict) -> list[float]:
+        """Summed log-prob of each agent turn of a trajectory under the current policy."""
+        seqs = tokenize_trajectory(self.tokenizer, record, formatter=self.formatter, max_length=self.config.max_length)
+        self.policy.eval()
+        logps, batch, _ = self._forward(seqs, with_values=False)
+        out = []
+        for b, s in enumerate(seqs):
+            for start, end in s.turn_spans:
+                out.append(float(logps[b, start - 1:end - 1].sum()))
+        return out
+
+def _pad_cat(tensors: list[torch.Tensor], width: int) -> torch.Tensor:
+    """Concatenate ``(b_i, w_i)`` tensors along rows, zero-padding each to ``width`` columns."""
+    return torch.cat([torch.nn.functional.pad(t, (0, width - t.shape[1])) for t in tensors])
+

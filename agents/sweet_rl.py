@@ -1,0 +1,381 @@
+"""SWEET-RL (Zhou et al. 2025): a critic that sees training-time information trains a multi-turn policy.
+
+Three stages per :meth:`SweetRL.update`:
+
+1. **Critic.** The critic is an LM (its own LoRA adapter, optionally on a 4-bit base) whose context
+   is the agent's context *plus the training-time information* of the task -- the hidden ground
+   truth (``task["ground_truth"]``; configurable, e.g. ``"hidden_information"``) -- placed before the
+   dialogue. The advantage of action ``a_t`` in context ``o_t`` is
+   ``A(o_t, a_t, c) = beta * (mean log pi_c(a_t | o_t, c) - mean log pi_ref(a_t | o_t, c))`` (means over
+   the action's tokens, :func:`agents.losses.sweet_advantage`), ``pi_ref`` being the critic's base with
+   the adapter disabled. A trajectory's score is ``sum_t A``; the critic is trained with a
+   Bradley-Terry loss on pairs of rollouts of the same task (higher reward = chosen):
+   ``-log sigmoid(score_chosen - score_rejected)``.
+2. **Step-level preferences.** For a random ``state_fraction`` of the agent turns in the data, the
+   policy samples ``n_candidates`` actions; the critic ranks them by
+   ``beta * (mean log pi_c(a | o, c) - mean log pi_policy(a | o))`` (against the sampling policy's own
+   log-prob, as the reference implementation does); ``pairs_per_state`` pairs are drawn with the
+   chosen action from the top half and the rejected one from the bottom half.
+3. **Policy.** DPO on those step-level pairs plus a small NLL term on the chosen actions
+   (:func:`agents.mt_dpo.train_preference_pairs`; why not TRL's ``DPOTrainer`` is explained in
+   :mod:`agents.mt_dpo`). The policy never sees the training-time information.
+
+Memory for an 8B critic in 4-bit (``critic_load_in_4bit=True``; QLoRA) -- weights dominate:
+
+* bf16 base: 8.0e9 params x 2 B = 16 GB; NF4 with double quantisation: ~0.5 B/param + ~0.127 bit
+  of quantisation constants per param ~= 4.1 GB, plus bf16 embeddings/lm_head kept unquantised by
+  bitsandbytes (2 x 128256 x 4096 x 2 B ~= 2.1 GB) -> ~5.5 GB instead of 16 GB (~0.35x).
+* LoRA r=16 on all linear layers of Llama-3.1-8B: ~42M params; fp32 weights + AdamW moments
+  (3 x 4 B) + grads (4 B) = 16 B/param ~= 0.7 GB, the same in both settings.
+* Activations (per 4096-token sequence, bf16, with gradient checkpointing) ~ a few GB, the same in
+  both settings; the reference pass (adapter disabled) runs under ``no_grad`` and adds none.
+* So one 80 GB GPU holds the 4-bit critic (~10 GB) next to a bf16 policy with LoRA (~16 GB weights
+  + ~1 GB optimiser + activations); with ZeRO-3 over 8 GPUs (``configs/accelerate/deepspeed_zero3.yaml``)
+  the bf16 weights are sharded 8 ways (2 GB each), while 4-bit bases are not sharded by ZeRO-3
+  (bitsandbytes params are placed whole on each device: load them with ``device_map`` per process,
+  which :class:`~agents.trainer_base.TrainableLM` does) -- use FSDP (``configs/accelerate/fsdp.yaml``)
+  to shard a 4-bit base (:class:`~agents.trainer_base.TrainableLM` then stores the 4-bit weights in
+  the compute dtype, ``bnb_4bit_quant_storage``, as FSDP requires).
+
+``benchmarks/bench_critic_memory.py`` measures the 4-bit / full-precision peak ratio of one critic
+training step with the real SmolLM2-135M on this machine.
+"""
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from .losses import bradley_terry_loss, masked_mean, sweet_advantage
+from .mt_dpo import PreferencePair, train_preference_pairs
+from .tokenize import TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn, turn_masks
+from .trainer_base import LMTrainer, TrainableLM, TrainerConfig, _check, load_trajectories, task_key, trajectory_reward
+
+__all__ = ["SweetRLConfig", "SweetRL", "critic_messages", "training_info"]
+
+INFO_HEADER = "Training-time information (hidden from the agent; use it to judge the agent's actions):"
+
+
+@dataclass
+class SweetRLConfig(TrainerConfig):
+    """SWEET-RL settings (plus every :class:`~agents.trainer_base.TrainerConfig` field, which set the policy).
+
+    Attributes:
+        beta: scale of the critic's advantage ``beta * (mean log pi_c - mean log pi_ref)`` (reference: 0.1).
+        dpo_beta: DPO inverse temperature of the policy update (reference: 0.1).
+        nll_coef: weight of the per-token NLL of the chosen action added to the policy's DPO loss.
+        n_candidates: actions sampled from the policy per selected state (reference: 16).
+        pairs_per_state: (top-half, bottom-half) pairs drawn per state (reference: 4).
+        state_fraction: fraction of the agent turns in the data used as states (reference: 10%);
+            at least one state is always used.
+        candidate_temperature: sampling temperature of the candidate actions.
+        candidate_max_new_tokens: generation length of a candidate (``None``: ``max_new_tokens``).
+        info_fields: task-record fields shown to the critic as training-time information, in order
+            (present ones are used; ``"ground_truth"`` exists for both backend and frontend tasks).
+        use_training_info: ``False`` gives the ablated critic that sees no training-time information.
+        critic_model: base model of the critic (``None``: the policy's ``model``).
+        critic_load_in_4bit: load the critic's base in 4-bit NF4 (QLoRA).
+        critic_lora_r, critic_lora_alpha: the critic's adapter.
+        critic_learning_rate: the critic's AdamW learning rate.
+        critic_epochs: Bradley-Terry epochs over the trajectory pairs per ``update``.
+        critic_batch_size: trajectory pairs per critic micro-batch.
+        min_reward_gap: a pair's rewards must differ by more than this.
+        train_policy: ``False`` trains only the critic in ``update``.
+    """
+
+    beta: float = 0.1
+    dpo_beta: float = 0.1
+    nll_coef: float = 0.01
+    n_candidates: int = 16
+    pairs_per_state: int = 4
+    state_fraction: float = 0.1
+    candidate_temperature: float = 1.0
+    candidate_max_new_tokens: int | None = None
+    info_fields: list = field(default_factory=lambda: ["ground_truth"])
+    use_training_info: bool = True
+    critic_model: str | None = None
+    critic_load_in_4bit: bool = False
+    critic_lora_r: int = 16
+    critic_lora_alpha: int = 32
+    critic_learning_rate: float = 2e-5
+    critic_epochs: int = 1
+    critic_batch_size: int = 2
+    min_reward_gap: float = 0.0
+    train_policy: bool = True
+    batch_size: int = 4
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("beta", "dpo_beta", "critic_learning_rate", "critic_lora_alpha"):
+            _check(getattr(self, name) > 0, name, f"must be > 0, got {getattr(self, name)!r}")
+        _check(self.nll_coef >= 0, "nll_coef", f"must be >= 0, got {self.nll_coef!r}")
+        _check(isinstance(self.n_candidates, int) and self.n_candidates >= 2, "n_candidates",
+               f"must be an int >= 2 (a top and a bottom half), got {self.n_candidates!r}")
+        for name in ("pairs_per_state", "critic_lora_r", "critic_epochs", "critic_batch_size"):
+            v = getattr(self, name)
+            _check(isinstance(v, int) and v > 0, name, f"must be a positive int, got {v!r}")
+        _check(0.0 < self.state_fraction <= 1.0, "state_fraction", f"must be in (0, 1], got {self.state_fraction!r}")
+        _check(self.candidate_temperature > 0, "candidate_temperature",
+               f"must be > 0 (candidates are sampled), got {self.candidate_temperature!r}")
+        _check(self.candidate_max_new_tokens is None or self.candidate_max_new_tokens > 0, "candidate_max_new_tokens",
+               "must be a positive int or None")
+        _check(isinstance(self.info_fields, (list, tuple)) and len(self.info_fields) > 0
+               and all(isinstance(f, str) for f in self.info_fields), "info_fields",
+               f"must be a non-empty list of task-record field names, got {self.info_fields!r}")
+        self.info_fields = list(self.info_fields)
+        _check(self.critic_model is None or isinstance(self.critic_model, str), "critic_model", "must be a path or None")
+        _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")
+
+
+def training_info(task: dict, fields: Sequence[str]) -> str:
+    """The training-time information of a task record: the listed fields that are present."""
+    parts = [f"{name}:\n{task[name]}" for name in fields if isinstance(task.get(name), str) and task[name].strip()]
+    if not parts:
+        raise ValueError(f"task record has none of the training-time fields {list(fields)} "
+                         f"(fields present: {sorted(task)})")
+    return "\n\n".join(parts)
+
+
+def critic_messages(agent_messages: list[dict], info: str | None) -> list[dict]:
+    """The critic's context: the agent's, with the training-time information before the dialogue.
+
+    The information is prepended to the first message (the instructions), so chat templates that
+    accept a single leading system message still work.
+    """
+    msgs = [dict(m) for m in agent_messages]
+    if info is not None and msgs:
+        msgs[0]["content"] = f"{INFO_HEADER}\n{info}\n\n{msgs[0]['content']}"
+    return msgs
+
+
+class SweetRL(LMTrainer):
+    """SWEET-RL. See :class:`SweetRLConfig`, the module docstring and :class:`~agents.trainer_base.LMTrainer`.
+
+    Extra args:
+        critic: base model object/path for the critic (default: ``config.critic_model`` or ``config.model``).
+        critic_tokenizer: its tokenizer (default: the policy's when the critic has no path of its own).
+    """
+
+    config_class = SweetRLConfig
+    algorithm = "sweet-rl"
+
+    def __init__(self, config=None, *, critic=None, critic_tokenizer=None, **kwargs):
+        self._critic_source = critic
+        self._critic_tokenizer = critic_tokenizer
+        super().__init__(config, **kwargs)
+
+    def _build(self) -> None:
+        c = self.config
+        source = self._critic_source or c.critic_model or c.model
+        if source is None:
+            raise ValueError("sweet-rl: no critic model (set config.critic_model/model or pass critic=...)")
+        tok = self._critic_tokenizer
+        if tok is None and not isinstance(source, str):
+            tok = self.tokenizer
+        self.critic = self._make_lm(source, tok, prefix="critic_")
+        self.critic_tokenizer = self.critic.tokenizer
+        self._rng = random.Random(c.seed)
+
+    def _models(self) -> dict[str, TrainableLM]:
+        return {"policy": self.policy, "critic": self.critic}
+
+    # --- critic ------------------------------------------------------------------------------
+    def _critic_formatter(self, task: dict):
+        info = training_info(task, self.config.info_fields) if self.config.use_training_info else None
+        base = self.formatter
+        if base is None:
+            from .tokenize import default_formatter
+            base = default_formatter()
+        return lambda t, h: critic_messages(base(t, h), info)
+
+    def _critic_sequences(self, rec: dict) -> list[TokenizedSequence]:
+        return tokenize_trajectory(self.critic_tokenizer, rec, formatter=self._critic_formatter(rec["task"]),
+                                   max_length=self.config.max_length)
+
+    def _turn_means(self, lm: TrainableLM, sequences: list[TokenizedSequence], *, reference: bool) -> torch.Tensor:
+        """Mean log-prob of each turn's action tokens, all turns of ``sequences`` in order: ``(n_turns,)``."""
+        batch = lm.batch(sequences)
+        logps = lm.token_logps(batch, reference=reference)
+        L = batch["input_ids"].shape[1]
+        rows, masks = [], []
+        for b, _tid, m in turn_masks(sequences, L):
+            rows.append(b)
+            masks.append(m)
+        mask = torch.stack(masks).to(lm.device)
+        return masked_mean(logps[torch.tensor(rows, device=lm.device)], mask)
+
+    def trajectory_score(self, rec: dict, *, grad: bool = False) -> torch.Tensor:
+        """``sum_t A(o_t, a_t, c)`` of one trajectory under the current critic."""
+        seqs = self._critic_sequences(rec)
+        ref = self._turn_means(self.critic, seqs, reference=True)
+        ctx = torch.enable_grad() if grad else torch.no_grad()
+        with ctx:
+            cur = self._turn_means(self.critic, seqs, reference=False)
+            return (self.config.beta * (cur - ref)).sum()
+
+    def update_critic(self, trajectories) -> dict:
+        """Bradley-Terry epochs on rollout pairs of the same task (higher reward = chosen).
+
+        Returns:
+            ``{"critic_loss", "critic_accuracy", "n_critic_pairs"}`` (means over the last epoch).
+        """
+        records = load_trajectories(trajectories)
+        c = self.config
+        pairs = _all_ordered_pairs(records, c.min_reward_gap)
+        if not pairs:
+            raise ValueError(f"sweet-rl: no two rollouts of the same task with different rewards among "
+                             f"{len(records)} trajectories; the critic has nothing to compare")
+        lm = self.critic
+        cache: dict[int, list[TokenizedSequence]] = {}
+        ref_cache: dict[int, torch.Tensor] = {}
+        lm.eval()
+        with torch.no_grad():
+            for rec in {id(r): r for pair in pairs for r in pair}.values():
+                cache[id(rec)] = self._critic_sequences(rec)
+                ref_cache[id(rec)] = self._turn_means(lm, cache[id(rec)], reference=True)
+        lm.train()
+        loss_sum, acc_sum, n = 0.0, 0.0, 0
+        for epoch in range(c.critic_epochs):
+            loss_sum, acc_sum, n = 0.0, 0.0, 0
+            for chunk in self._progress(self._batches(pairs, c.critic_batch_size), f"critic epoch {epoch}"):
+                recs = [r for pair in chunk for r in pair]
+                seqs = [s for r in recs for s in cache[id(r)]]
+                means = self._turn_means(lm, seqs, reference=False)
+                refs = torch.cat([ref_cache[id(r)] for r in recs])
+                adv = c.beta * (means - refs)
+                owner = torch.tensor([k for k, r in enumerate(recs) for _ in range(len(ref_cache[id(r)]))],
+                                     device=lm.device)
+                scores = torch.zeros(len(recs), device=lm.device, dtype=adv.dtype).index_add(0, owner, adv)
+                chosen, rejected = scores[0::2], scores[1::2]
+                loss = bradley_terry_loss(chosen, rejected)
+                lm.backward(loss)
+                loss_sum += float(loss.detach())
+                acc_sum += float((chosen > rejected).float().mean())
+                n += 1
+            lm.flush()
+        return {"critic_loss": loss_sum / max(n, 1), "critic_accuracy": acc_sum / max(n, 1), "n_critic_pairs": len(pairs)}
+
+    @torch.no_grad()
+    def score_actions(self, task: dict, history: list, actions: Sequence[str], *,
+                      baseline: str = "critic_reference") -> list[float]:
+        """Critic advantages of candidate ``actions`` at the state ``(task, history)``.
+
+        Args:
+            baseline: ``"critic_reference"`` -- ``beta * (mean log pi_c - mean log pi_ref)`` with the
+                critic's base as reference (the critic's training objective); ``"policy"`` -- against
+                the current policy's own mean log-prob of the action in the agent's context (stage 2).
+        """
+        c = self.config
+        fmt = self.formatter
+        if fmt is None:
+            from .tokenize import default_formatter
+            fmt = default_formatter()
+        agent_ctx = list(fmt(task, list(history)))
+        critic_ctx = self._critic_formatter(task)(task, list(history))
+        self.critic.eval()
+        out: list[float] = []
+        for start in range(0, len(actions), c.batch_size):
+            chunk = list(actions[start:start + c.batch_size])
+            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.max_length) for a in chunk]
+            crit = self._turn_means(self.critic, cseqs, reference=False)
+            if baseline == "critic_reference":
+                base = self._turn_means(self.critic, cseqs, reference=True)
+            elif baseline == "policy":
+                self.policy.eval()
+                pseqs = [tokenize_turn(self.tokenizer, agent_ctx, a, max_length=c.max_length) for a in chunk]
+                base = self._turn_means(self.policy, pseqs, reference=False)
+            else:
+                raise ValueError(f"baseline must be 'critic_reference' or 'policy', got {baseline!r}")
+            out += (c.beta * (crit - base)).tolist()
+        return out
+
+    # --- step-level pairs and the policy ----------------------------------------------------------
+    def select_states(self, trajectories) -> list[tuple[dict, Turn]]:
+        """A seeded random ``state_fraction`` of all agent turns (at least one): ``[(record, turn)]``."""
+        states = []
+        for rec in load_trajectories(trajectories):
+            for t in agent_turns(rec, self.formatter):
+                states.append((rec, t))
+        if not states:
+            raise ValueError("sweet-rl: the trajectories have no agent turns")
+        k = max(1, round(self.config.state_fraction * len(states)))
+        return self._rng.sample(states, k)
+
+    def step_pairs(self, trajectories, *, candidates: dict | None = None) -> tuple[list[PreferencePair], dict]:
+        """Stage 2: sample candidates at selected states, rank them with the critic, draw pairs.
+
+        Args:
+            candidates: optional ``{(task_key, turn_index): [actions]}`` used instead of sampling.
+
+        Returns:
+            ``(pairs, stats)``; pairs are tokenised for the policy (agent context, no training info).
+        """
+        c = self.config
+        pairs: list[PreferencePair] = []
+        gaps = []
+        for rec, turn in self._progress(self.select_states(trajectories), "candidates"):
+            history = rec["dialogue_history"][:turn.index]
+            if candidates is not None:
+                acts = list(candidates[(task_key(rec["task"]), turn.index)])
+            else:
+                acts = self.policy.generate(turn.messages, n=c.n_candidates,
+                                            max_new_tokens=c.candidate_max_new_tokens or c.max_new_tokens,
+                                            temperature=c.candidate_temperature)
+            scores = self.score_actions(rec["task"], history, acts, baseline="policy")
+            order = sorted(range(len(acts)), key=lambda i: scores[i], reverse=True)
+            half = len(order) // 2
+            top, bottom = order[:half], order[len(order) - half:]
+            for _ in range(c.pairs_per_state):
+                i, j = self._rng.choice(top), self._rng.choice(bottom)
+                if acts[i] == acts[j]:
+                    continue
+                pairs.append(([tokenize_turn(self.tokenizer, turn.messages, acts[i], max_length=c.max_length)],
+                              [tokenize_turn(self.tokenizer, turn.messages, acts[j], max_length=c.max_length)]))
+                gaps.append(scores[i] - scores[j])
+        return pairs, {"n_step_pairs": len(pairs), "mean_advantage_gap": sum(gaps) / max(len(gaps), 1)}
+
+    def update_policy(self, pairs: Sequence[PreferencePair]) -> dict:
+        """Stage 3: DPO + NLL on step-level pairs."""
+        c = self.config
+        m = train_preference_pairs(self.policy, list(pairs), beta=c.dpo_beta, nll_coef=c.nll_coef,
+                                   batch_size=c.batch_size, epochs=c.epochs, batches=self._batches,
+                                   progress=self._progress)
+        return {f"policy_{k}" if not k.startswith("n_") else k: v for k, v in m.items()}
+
+    def update(self, trajectories) -> dict:
+        """All three stages on ``trajectories``; returns critic and policy metrics."""
+        records = load_trajectories(trajectories)
+        metrics = self.update_critic(records)
+        if self.config.train_policy:
+            pairs, stats = self.step_pairs(records)
+            metrics.update(stats)
+            if pairs:
+                metrics.update(self.update_policy(pairs))
+        return self._record(metrics)
+
+    def _save_extra(self, d: Path) -> None:
+        if self.accelerator.is_main_process:
+            torch.save(self._rng.getstate(), d / "sweet_rng.pt")
+
+    def _load_extra(self, d: Path) -> None:
+        p = d / "sweet_rng.pt"
+        if p.exists():
+            self._rng.setstate(torch.load(p, weights_only=False))
+
+
+def _all_ordered_pairs(records: Sequence[dict], min_gap: float) -> list[tuple[dict, dict]]:
+    """Every ``(higher, lower)`` reward pair of rollouts of the same task."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        groups[task_key(r["task"])].append(r)
+    out = []
+    for recs in groups.values():
+        for a in recs:
+            for b in recs:
+                if trajectory_reward(a) > trajectory_reward(b) + min_gap:
+                    out.append((a, b))
+    return out

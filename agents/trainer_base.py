@@ -1,0 +1,561 @@
+"""What every trainer shares: a LoRA-adapted LM on accelerate, checkpoints, acting, collecting.
+
+* :class:`TrainerConfig` -- the fields every algorithm config inherits (model, LoRA, 4-bit,
+  optimiser, batch sizes, generation).
+* :class:`TrainableLM` -- one trainable language model: a base model (full precision, or 4-bit NF4
+  via bitsandbytes) with a peft LoRA adapter, its optimiser, and an accelerate
+  :class:`~accelerate.Accelerator` that places it (CPU, one GPU, DDP, FSDP or DeepSpeed by the
+  ``accelerate launch`` config -- no code change). The *reference* model is the same network with the
+  adapter disabled (``with model.disable_adapter():``), so no second copy is held in memory.
+* :class:`LMTrainer` -- the base of :class:`~agents.rft.RejectionFineTuning`,
+  :class:`~agents.mt_dpo.MultiTurnDPO`, :class:`~agents.ppo.PPO` and :class:`~agents.sweet_rl.SweetRL`:
+  ``collect(env, policy, n_episodes)``, ``update(trajectories) -> metrics``, ``act(observation) -> str``,
+  ``save(dir)``, ``load(dir)`` (a classmethod; resuming continues the optimiser and update count).
+
+Checkpoint layout (``save(dir)``)::
+
+    dir/trainer.json          {"algorithm", "config": {...}, "updates": int, "history": [...]}
+    dir/<name>/               peft adapter (adapter_config.json + adapter_model.safetensors)
+    dir/<name>/optimizer.pt   optimiser state
+    dir/rng.pt                torch RNG state
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import torch
+
+from .losses import token_logprobs
+from .tokenize import Formatter, TokenizedSequence, as_messages, collate
+
+__all__ = ["TrainerConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories", "config_from_dict"]
+
+
+class ConfigError(ValueError):
+    """An invalid trainer configuration; the message names the field."""
+
+
+def _check(cond: bool, name: str, message: str) -> None:
+    if not cond:
+        raise ConfigError(f"field '{name}': {message}")
+
+
+@dataclass
+class TrainerConfig:
+    """Fields shared by every trainer. Subclasses add the algorithm's own.
+
+    Attributes:
+        model: path (or hub id) of the policy's base model; may be ``None`` when a model object is
+            given to the trainer directly (then :meth:`LMTrainer.load` needs the model again).
+        lora_r: LoRA rank.
+        lora_alpha: LoRA scaling numerator (scale = alpha / r).
+        lora_dropout: dropout on the LoRA branch.
+        lora_target_modules: module names to adapt, or ``"all-linear"``.
+        load_in_4bit: load the base in 4-bit NF4 (bitsandbytes), train LoRA on top (QLoRA).
+        compute_dtype: dtype of the 4-bit matmuls and of non-quantised weights when 4-bit
+            (``"float32"``, ``"bfloat16"``, ``"float16"``).
+        gradient_checkpointing: trade compute for activation memory.
+        learning_rate: AdamW learning rate.
+        weight_decay: AdamW weight decay.
+        max_grad_norm: gradient clipping norm (``None``/0: no clipping).
+        batch_size: sequences (or pairs) per micro-batch.
+        gradient_accumulation_steps: micro-batches per optimiser step.
+        epochs: passes over the training data per ``update``.
+        max_length: longest tokenised sequence; longer contexts are cut from the left.
+        seed: seeds python/torch at construction (data order, LoRA init, sampling).
+        max_new_tokens: generation length in ``act``.
+        temperature: sampling temperature in ``act`` (0: greedy).
+        mixed_precision: accelerate's ``"no"``, ``"fp16"``, ``"bf16"``.
+        show_progress: tqdm bars in ``update``.
+    """
+
+    model: str | None = None
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.0
+    lora_target_modules: Any = "all-linear"
+    load_in_4bit: bool = False
+    compute_dtype: str = "float32"
+    gradient_checkpointing: bool = False
+    learning_rate: float = 2e-5
+    weight_decay: float = 0.0
+    max_grad_norm: float | None = 1.0
+    batch_size: int = 4
+    gradient_accumulation_steps: int = 1
+    epochs: int = 1
+    max_length: int = 4096
+    seed: int = 0
+    max_new_tokens: int = 512
+    temperature: float = 1.0
+    mixed_precision: str = "no"
+    show_progress: bool = False
+
+    def __post_init__(self) -> None:
+        _check(self.model is None or isinstance(self.model, str), "model", "must be a path/hub id string or None")
+        _check(isinstance(self.lora_r, int) and self.lora_r > 0, "lora_r", f"must be a positive int, got {self.lora_r!r}")
+        _check(self.lora_alpha > 0, "lora_alpha", f"must be > 0, got {self.lora_alpha!r}")
+        _check(0.0 <= self.lora_dropout < 1.0, "lora_dropout", f"must be in [0, 1), got {self.lora_dropout!r}")
+        _check(self.compute_dtype in ("float32", "bfloat16", "float16"), "compute_dtype",
+               f"must be 'float32', 'bfloat16' or 'float16', got {self.compute_dtype!r}")
+        _check(self.learning_rate > 0, "learning_rate", f"must be > 0, got {self.learning_rate!r}")
+        _check(self.weight_decay >= 0, "weight_decay", f"must be >= 0, got {self.weight_decay!r}")
+        _check(self.max_grad_norm is None or self.max_grad_norm >= 0, "max_grad_norm", "must be >= 0 or None")
+        for name in ("batch_size", "gradient_accumulation_steps", "epochs", "max_length", "max_new_tokens"):
+            v = getattr(self, name)
+            _check(isinstance(v, int) and v > 0, name, f"must be a positive int, got {v!r}")
+        _check(self.temperature >= 0, "temperature", f"must be >= 0, got {self.temperature!r}")
+        _check(self.mixed_precision in ("no", "fp16", "bf16"), "mixed_precision",
+               f"must be 'no', 'fp16' or 'bf16', got {self.mixed_precision!r}")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def config_from_dict(cls: type, data: dict, *, source: str = "<config>"):
+    """Build config ``cls`` from a dict, naming unknown fields."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: a config must be a JSON object, got {type(data).__name__}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(f"{source}: unknown field(s) {unknown} for {cls.__name__} (known: {sorted(names)})")
+    try:
+        return cls(**data)
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
+
+
+_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def _is_fsdp(accelerator) -> bool:
+    return str(getattr(accelerator, "distributed_type", "")).endswith("FSDP")
+
+
+def _seed_everything(seed: int) -> None:
+    random.seed(seed)
+    torch.manual_seed(seed)
+
+
+class TrainableLM:
+    """A causal LM with a LoRA adapter, its AdamW optimiser, prepared by an accelerator.
+
+    Args:
+        accelerator: the shared :class:`accelerate.Accelerator`.
+        model: a path/hub id, or a ``PreTrainedModel`` (a ``PeftModel`` is used as is).
+        tokenizer: a tokenizer, or ``None`` to load it from the model path.
+        lora_r, lora_alpha, lora_dropout, lora_target_modules: the adapter.
+        load_in_4bit, compute_dtype: QLoRA base (only when ``model`` is a path).
+        learning_rate, weight_decay, max_grad_norm, gradient_accumulation_steps: optimisation.
+        gradient_checkpointing: enable it on the base.
+    """
+
+    def __init__(self, accelerator, model, tokenizer=None, *, lora_r=16, lora_alpha=32, lora_dropout=0.0,
+                 lora_target_modules="all-linear", load_in_4bit=False, compute_dtype="float32",
+                 learning_rate=2e-5, weight_decay=0.0, max_grad_norm=1.0, gradient_accumulation_steps=1,
+                 gradient_checkpointing=False):
+        import peft
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.accelerator = accelerator
+        self.max_grad_norm = max_grad_norm
+        self.accumulation = gradient_accumulation_steps
+        self._pending = 0
+        self._sliced_logits = True
+        if isinstance(model, (str, os.PathLike)):
+            path = os.fspath(model)
+            if tokenizer is None:
+                tokenizer = AutoTokenizer.from_pretrained(path)
+            kwargs: dict[str, Any] = {}
+            if load_in_4bit:
+                from transformers import BitsAndBytesConfig
+
+                kwargs["quantization_config"] = BitsAndBytesConfig(
+                    load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
+                    bnb_4bit_compute_dtype=_DTYPES[compute_dtype],
+                    # FSDP shards a 4-bit base only when its storage dtype is the compute dtype
+                    bnb_4bit_quant_storage=_DTYPES[compute_dtype] if _is_fsdp(accelerator) else torch.uint8)
+                kwargs["device_map"] = {"": accelerator.device}
+                kwargs["dtype"] = _DTYPES[compute_dtype]
+            base = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+            if load_in_4bit:
+                base = peft.prepare_model_for_kbit_training(base, use_gradient_checkpointing=gradient_checkpointing)
+        else:
+            base = model
+            if tokenizer is None:
+                raise ValueError("TrainableLM: a tokenizer is required when the model is an object, not a path")
+        if load_in_4bit is False and gradient_checkpointing:
+            base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            if hasattr(base, "enable_input_require_grads"):
+                base.enable_input_require_grads()
+        if tokenizer.pad_token_id is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        if isinstance(base, peft.PeftModel):
+            net = base
+        else:
+            lcfg = peft.LoraConfig(r=lora_r, lora_alpha=lora_alpha, lora_dropout=lora_dropout,
+                                   target_modules=lora_target_modules, task_type="CAUSAL_LM", bias="none")
+            net = peft.get_peft_model(base, lcfg)
+        self.tokenizer = tokenizer
+        params = [p for p in net.parameters() if p.requires_grad]
+        if not params:
+            raise ValueError("TrainableLM: the model has no trainable parameters (check lora_target_modules)")
+        optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay)
+        self.model, self.optimizer = accelerator.prepare(net, optimizer)
+
+    # --- model views -------------------------------------------------------------------------
+    @property
+    def peft_model(self):
+        """The unwrapped ``PeftModel``."""
+        return self.accelerator.unwrap_model(self.model)
+
+    @property
+    def device(self) -> torch.device:
+        return self.accelerator.device
+
+    def reference(self):
+        """Context manager: inside it the network is the frozen base (adapter disabled)."""
+        return self.peft_model.disable_adapter()
+
+    def trainable_parameters(self) -> dict[str, torch.Tensor]:
+        """Detached copies of the trainable parameters (for before/after comparisons)."""
+        return {n: p.detach().clone() for n, p in self.peft_model.named_parameters() if p.requires_grad}
+
+    # --- log-probs ---------------------------------------------------------------------------
+    def batch(self, sequences: Sequence[TokenizedSequence]) -> dict[str, torch.Tensor]:
+        """Collate and move to the device."""
+        b = collate(sequences, self.tokenizer.pad_token_id)
+        return {k: v.to(self.device) for k, v in b.items()}
+
+    def forward_logits(self, batch: dict[str, torch.Tensor], *, reference: bool = False,
+                       positions: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits ``(B, L, V)``, or ``(B, len(positions), V)`` at ``positions`` only (``logits_to_keep``)."""
+        ctx = self.reference() if reference else contextlib.nullcontext()
+        kwargs = {} if positions is None else {"logits_to_keep": positions}
+        with ctx:
+            out = self.model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], use_cache=False,
+                             **kwargs)
+        return out.logits
+
+    def token_logps(self, batch: dict[str, torch.Tensor], *, reference: bool = False) -> torch.Tensor:
+        """``(B, L-1)`` per-token log-probs, aligned with ``batch["loss_mask"]`` (zero where no row of
+        the batch has a trained token: the vocabulary projection is only computed at trained
+        positions). Grad flows unless ``reference`` (the reference runs under ``no_grad``)."""
+        if reference:
+            with torch.no_grad():
+                return self._token_logps(batch, reference=True)
+        return self._token_logps(batch, reference=False)
+
+    def _token_logps(self, batch: dict[str, torch.Tensor], *, reference: bool) -> torch.Tensor:
+        ids = batch["input_ids"]
+        keep = batch["loss_mask"].bool().any(0).nonzero().squeeze(-1)
+        if self._sliced_logits and 0 < keep.numel() < ids.shape[1] - 1:
+            try:
+                logits = self.forward_logits(batch, reference=reference, positions=keep)
+            except TypeError:  # a model without tensor ``logits_to_keep``: full logits from now on
+                self._sliced_logits = False
+            else:
+                lp = torch.gather(torch.log_softmax(logits.float(), -1), 2, ids[:, keep + 1].unsqueeze(-1)).squeeze(-1)
+                full = torch.zeros(ids.shape[0], ids.shape[1] - 1, device=lp.device, dtype=lp.dtype)
+                return full.index_copy(1, keep, lp)
+        return token_logprobs(self.forward_logits(batch, reference=reference), ids)
+
+    # --- optimisation ------------------------------------------------------------------------
+    def train(self) -> None:
+        self.model.train()
+
+    def eval(self) -> None:
+        self.model.eval()
+
+    def backward(self, loss: torch.Tensor) -> None:
+        """Accumulate ``loss`` (scaled by 1/accumulation); steps the optimiser every ``accumulation`` calls."""
+        self.accelerator.backward(loss / self.accumulation)
+        self._pending += 1
+        if self._pending >= self.accumulation:
+            self.flush()
+
+    def flush(self) -> None:
+        """Apply pending gradients (clip, step, zero)."""
+        if self._pending == 0:
+            return
+        if self.max_grad_norm:
+            self.accelerator.clip_grad_norm_(self.model.parameters(), self.max_grad_norm)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self._pending = 0
+
+    # --- generation --------------------------------------------------------------------------
+    @torch.no_grad()
+    def generate(self, messages: Sequence[dict], *, n: int = 1, max_new_tokens: int = 512,
+                 temperature: float = 1.0, reference: bool = False) -> list[str]:
+        """``n`` completions of a chat context (sampling at ``temperature``; greedy at 0)."""
+        tok = self.tokenizer
+        ids = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True, return_dict=True,
+                                      return_tensors="pt")
+        input_ids = ids["input_ids"].to(self.device)
+        net = self.peft_model
+        was_training = net.training
+        net.eval()
+        kwargs: dict[str, Any] = dict(max_new_tokens=max_new_tokens, pad_token_id=tok.pad_token_id,
+                                      attention_mask=ids["attention_mask"].to(self.device))
+        if temperature > 0:
+            kwargs.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0, num_return_sequences=n)
+        else:
+            kwargs.update(do_sample=False)
+        ctx = self.reference() if reference else contextlib.nullcontext()
+        with ctx:
+            out = net.generate(input_ids=input_ids, **kwargs)
+        if was_training:
+            net.train()
+        texts = tok.batch_decode(out[:, input_ids.shape[1]:], skip_special_tokens=True)
+        if temperature <= 0 and n > 1:
+            texts = texts * n
+        return texts
+
+    # --- checkpoints -------------------------------------------------------------------------
+    def save(self, directory: str | os.PathLike) -> None:
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        self.accelerator.wait_for_everyone()
+        if self.accelerator.is_main_process:
+            self.peft_model.save_pretrained(str(d))
+            torch.save(self.optimizer.state_dict(), d / "optimizer.pt")
+
+    def load_state(self, directory: str | os.PathLike) -> None:
+        """Load adapter weights and optimiser state written by :meth:`save`."""
+        import peft
+        from safetensors.torch import load_file
+
+        d = Path(directory)
+        weights = d / "adapter_model.safetensors"
+        if not weights.exists():
+            raise FileNotFoundError(f"no adapter weights at {weights}")
+        state = load_file(str(weights), device=str(self.device))
+        result = peft.set_peft_model_state_dict(self.peft_model, state)
+        missing_lora = [k for k in getattr(result, "unexpected_keys", []) if "lora" in k]
+        if missing_lora:
+            raise ValueError(f"{weights}: adapter keys do not match the model: {missing_lora[:3]}")
+        opt = d / "optimizer.pt"
+        if opt.exists():
+            self.optimizer.load_state_dict(torch.load(opt, map_location=self.device, weights_only=False))
+
+
+def load_trajectories(source: str | os.PathLike | Iterable[dict]) -> list[dict]:
+    """A trajectory jsonl path or an iterable of records -> validated records."""
+    from colbench_env.trajectories import read_trajectories, validate_trajectory
+
+    if isinstance(source, (str, os.PathLike)):
+        return read_trajectories(source)
+    return [validate_trajectory(r, source="<trajectories>", line=i) for i, r in enumerate(source, 1)]
+
+
+def trajectory_reward(rec: dict) -> float:
+    """``rec["reward"]``, else ``1.0``/``0.0`` from ``rec["success"]``; error when neither is set."""
+    if rec.get("reward") is not None:
+        return float(rec["reward"])
+    if rec.get("success") is not None:
+        return 1.0 if rec["success"] else 0.0
+    raise ValueError("trajectory has neither 'reward' nor 'success' (score it with 'colbench evaluate' first)")
+
+
+def task_key(task: dict) -> str:
+    """Group key of a task record: its ``task_id``, else its problem description."""
+    return str(task.get("task_id") or task.get("problem_description"))
+
+
+class LMTrainer:
+    """Base of the trainers. Subclasses set ``config_class`` and ``algorithm`` and implement ``update``.
+
+    Args:
+        config: the algorithm's config (a :class:`TrainerConfig` subclass) or a dict of its fields.
+        model: overrides ``config.model`` with a model object (or path).
+        tokenizer: tokenizer to use (loaded from the model path when ``None``).
+        formatter: ``(task_record, dialogue_history) -> chat messages`` (default:
+            :func:`agents.prompts.format_agent_messages`).
+        prompt: ``observation -> chat messages`` used by ``act`` (default:
+            :func:`agents.prompts.format_agent_prompt`).
+        accelerator: an :class:`accelerate.Accelerator` (one is created from the config otherwise).
+    """
+
+    config_class: type = TrainerConfig
+    algorithm: str = "base"
+
+    def __init__(self, config=None, *, model=None, tokenizer=None, formatter: Formatter | None = None,
+                 prompt: Callable[[Any], list] | None = None, accelerator=None):
+        from accelerate import Accelerator
+
+        if config is None:
+            config = self.config_class()
+        elif isinstance(config, dict):
+            config = config_from_dict(self.config_class, config)
+        if not isinstance(config, self.config_class):
+            raise TypeError(f"{type(self).__name__} needs a {self.config_class.__name__}, got {type(config).__name__}")
+        self.config = config
+        _seed_everything(config.seed)
+        self.accelerator = accelerator or Accelerator(mixed_precision=config.mixed_precision)
+        self.formatter = formatter
+        self.prompt = prompt
+        self.updates = 0
+        self.history: list[dict] = []
+        source = model if model is not None else config.model
+        if source is None:
+            raise ConfigError("field 'model': no model given (set config.model to a path or pass model=...)")
+        self.policy = self._make_lm(source, tokenizer, prefix="")
+        self.tokenizer = self.policy.tokenizer
+        self._build()
+
+    def _make_lm(self, source, tokenizer, *, prefix: str) -> TrainableLM:
+        c = self.config
+        get = lambda name: getattr(c, prefix + name)  # noqa: E731
+        return TrainableLM(
+            self.accelerator, source, tokenizer, lora_r=get("lora_r"), lora_alpha=get("lora_alpha"),
+            lora_dropout=c.lora_dropout, lora_target_modules=c.lora_target_modules,
+            load_in_4bit=get("load_in_4bit"), compute_dtype=c.compute_dtype, learning_rate=get("learning_rate"),
+            weight_decay=c.weight_decay, max_grad_norm=c.max_grad_norm,
+            gradient_accumulation_steps=c.gradient_accumulation_steps,
+            gradient_checkpointing=c.gradient_checkpointing)
+
+    def _build(self) -> None:
+        """Hook for subclasses: build extra models (critic, value head)."""
+
+    # --- the shared verbs --------------------------------------------------------------------
+    def _models(self) -> dict[str, TrainableLM]:
+        return {"policy": self.policy}
+
+    def update(self, trajectories) -> dict:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _record(self, metrics: dict) -> dict:
+        self.updates += 1
+        clean = {k: (float(v) if isinstance(v, (int, float, torch.Tensor)) else v) for k, v in metrics.items()}
+        clean["update"] = self.updates
+        self.history.append(clean)
+        return clean
+
+    def act(self, observation) -> str:
+        """One agent turn for an observation (the env's observation, or chat messages / a string)."""
+        messages = self._observation_messages(observation)
+        return self.policy.generate(messages, n=1, max_new_tokens=self.config.max_new_tokens,
+                                    temperature=self.config.temperature)[0]
+
+    def __call__(self, observation) -> str:
+        return self.act(observation)
+
+    def _observation_messages(self, observation) -> list[dict]:
+        if isinstance(observation, str) or (isinstance(observation, list) and all(isinstance(m, dict) for m in observation)):
+            return as_messages(observation)
+        prompt = self.prompt
+        if prompt is None:
+            from agents.prompts import format_agent_prompt as prompt
+        return list(prompt(observation))
+
+    def collect(self, env, policy=None, n_episodes: int = 1) -> list[dict]:
+        """Run ``n_episodes`` episodes and return their trajectory records.
+
+        Args:
+            env: a Gymnasium ColBench env, or a zero-argument factory returning one.
+            policy: ``observation -> action text`` (an :class:`~agents.base.Agent`, or any callable);
+                default: this trainer's current policy (:meth:`act`).
+        """
+        policy = policy or self.act
+        factory = env if callable(env) and not hasattr(env, "step") else (lambda: env)
+        try:
+            from colbench_env.rollout import run_episodes
+        except ImportError:
+            run_episodes = None
+        if run_episodes is not None:
+            return list(run_episodes(factory, policy, n_episodes))
+        return _simple_rollouts(factory, policy, n_episodes)
+
+    # --- checkpoints -------------------------------------------------------------------------
+    def save(self, directory: str | os.PathLike) -> str:
+        """Write a checkpoint (module docstring) and return its path."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        for name, lm in self._models().items():
+            lm.save(d / name)
+        self._save_extra(d)
+        if self.accelerator.is_main_process:
+            torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, d / "rng.pt")
+            meta = {"algorithm": self.algorithm, "config": self.config.to_dict(), "updates": self.updates,
+                    "history": self.history}
+            tmp = d / "trainer.json.tmp"
+            tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
+            os.replace(tmp, d / "trainer.json")
+        return str(d)
+
+    def _save_extra(self, d: Path) -> None:
+        """Hook: subclasses save extra state (e.g. a value head)."""
+
+    def _load_extra(self, d: Path) -> None:
+        """Hook: the counterpart of :meth:`_save_extra`."""
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike, *, model=None, tokenizer=None, overrides: dict | None = None, **kwargs):
+        """Rebuild a trainer from :meth:`save`'s directory and resume (adapters, optimisers, counters).
+
+        Args:
+            model: base model object or path when the saved config has no ``model`` path.
+            overrides: config fields to change on resume (e.g. a new learning rate).
+        """
+        d = Path(directory)
+        meta_path = d / "trainer.json"
+        if not meta_path.exists():
+            raise FileNotFoundError(f"not a trainer checkpoint (no trainer.json): {d}")
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if meta.get("algorithm") != cls.algorithm:
+            raise ValueError(f"{meta_path}: checkpoint of algorithm {meta.get('algorithm')!r}, not {cls.algorithm!r}")
+        data = dict(meta["config"])
+        data.update(overrides or {})
+        config = config_from_dict(cls.config_class, data, source=str(meta_path))
+        trainer = cls(config, model=model, tokenizer=tokenizer, **kwargs)
+        for name, lm in trainer._models().items():
+            lm.load_state(d / name)
+        trainer._load_extra(d)
+        trainer.updates = int(meta.get("updates", 0))
+        trainer.history = list(meta.get("history", []))
+        rng = d / "rng.pt"
+        if rng.exists():
+            st = torch.load(rng, weights_only=False)
+            torch.set_rng_state(st["torch"])
+            random.setstate(st["python"])
+        return trainer
+
+    # --- helpers -----------------------------------------------------------------------------
+    def _progress(self, iterable, desc: str, total: int | None = None):
+        from tqdm.auto import tqdm
+
+        return tqdm(iterable, desc=desc, total=total, disable=not self.config.show_progress
+                    or not self.accelerator.is_local_main_process)
+
+    def _batches(self, items: list, size: int, *, shuffle: bool = True) -> list[list]:
+        order = list(range(len(items)))
+        if shuffle:
+            g = torch.Generator().manual_seed(self.config.seed + self.updates)
+            order = torch.randperm(len(items), generator=g).tolist()
+        return [[items[i] for i in order[s:s + size]] for s in range(0, len(order), size)]
+
+
+def _simple_rollouts(factory: Callable[[], Any], policy: Callable[[Any], str], n: int) -> list[dict]:
+    """Episodes with a plain Gymnasium loop; each episode's final ``info["trajectory"]`` is its record."""
+    out = []
+    for k in range(n):
+        env = factory()
+        obs, info = env.reset(seed=k)
+        done = False
+        while not done:
+            obs, _reward, terminated, truncated, info = env.step(policy(obs))
+            done = terminated or truncated
+        rec = info.get("trajectory")
+        if not isinstance(rec, dict):
+            raise RuntimeError("collect: the env's final info has no 'trajectory' record and "
+                               "colbench_env.rollout.run_episodes is not available")
+        out.append(rec)
+    return out

