@@ -92,8 +92,11 @@ class PipelineConfig:
         self.methods = tuple(self.methods)
 
 
+_SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048}
 PRESETS: dict[str, dict] = {
-    "small": {},
+    "small": {"trainer_overrides": {
+        "rft": dict(_SMALL_TRAINING), "mt-dpo": dict(_SMALL_TRAINING), "ppo": dict(_SMALL_TRAINING),
+        "sweet-rl": dict(_SMALL_TRAINING, n_candidates=4, critic_learning_rate=1e-4, critic_epochs=2)}},
     "paper": {
         "out_dir": "benchmarks/results/pipeline_paper", "policy": "meta-llama/Llama-3.1-8B-Instruct",
         "tasks": "default", "n_train_tasks": None, "n_test_tasks": None, "rollouts_per_task": 15, "max_turns": 10,
@@ -184,10 +187,16 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
     _log(f"train {method}: {len(rollouts)} rollouts, config {conf}")
     t0 = time.perf_counter()
     trainer = cls(conf)
-    metrics = trainer.update(rollouts)
-    trainer.save(ckpt)
-    _export_merged(trainer, model_dir)
-    info = {"method": method, "metrics": metrics, "train_seconds": time.perf_counter() - t0}
+    try:
+        metrics = trainer.update(rollouts)
+    except ValueError as e:  # the rollouts hold nothing this method can learn from (e.g. no success)
+        info = {"method": method, "skipped": str(e), "train_seconds": time.perf_counter() - t0}
+        _log(f"{method} skipped: {e}")
+    else:
+        trainer.save(ckpt)
+        _export_merged(trainer, model_dir)
+        info = {"method": method, "metrics": metrics, "train_seconds": time.perf_counter() - t0}
+    model_dir.mkdir(parents=True, exist_ok=True)
     tmp = marker.with_suffix(".tmp")
     tmp.write_text(json.dumps(info, indent=2, default=str))
     os.replace(tmp, marker)
@@ -205,7 +214,7 @@ def _export_merged(trainer: Any, model_dir: Path) -> None:
 def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
     import csv
 
-    cols = ["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds"]
+    cols = ["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds", "note"]
     with open(out / "results.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -224,12 +233,12 @@ def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     names = [r["method"] for r in rows]
     for ax, key, title in ((axes[0], "tests_passed_pct", "% tests passed"), (axes[1], "success_rate_pct", "success rate (%)")):
-        vals = [r[key] for r in rows]
+        vals = [r[key] if r[key] is not None else 0.0 for r in rows]
         ax.bar(names, vals, color=["#999999"] + ["#4c72b0"] * (len(rows) - 1))
         ax.set_title(title)
         ax.tick_params(axis="x", labelsize=8)
-        for i, v in enumerate(vals):
-            ax.text(i, v, f"{v:.1f}", ha="center", va="bottom", fontsize=8)
+        for i, r in enumerate(rows):
+            ax.text(i, vals[i], "n/a" if r[key] is None else f"{r[key]:.1f}", ha="center", va="bottom", fontsize=8)
     fig.suptitle(f"ColBench backend, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})", fontsize=9)
     fig.tight_layout()
     fig.savefig(out / "results.png", dpi=110)
@@ -259,6 +268,10 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     for method in cfg.methods:
         info = _train(cfg, method, base, rollouts, out)
         train_info[method] = info
+        if "skipped" in info:
+            rows.append({"method": method, "episodes": 0, "tests_passed_pct": None, "success_rate_pct": None,
+                         "train_seconds": info["train_seconds"], "note": f"not trained: {info['skipped']}"})
+            continue
         m = summarize(_run(cfg, test_tasks, str(out / "models" / method), out / "eval" / f"{method}.jsonl",
                            repeats=1, temperature=0.0, desc=f"eval {method}"))
         rows.append({"method": method, "episodes": m["count"], "tests_passed_pct": m["tests_passed_pct"],
@@ -291,21 +304,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--simulator", default=None)
     p.add_argument("--simulator-base-url", default=None)
     p.add_argument("--simulator-model", default=None)
-    p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}}")
+    p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
+    p.add_argument("--max-new-tokens", type=int, default=None)
+    p.add_argument("--batch-size", type=int, default=None)
 
 
 def main(args: argparse.Namespace) -> int:
     preset = "paper" if args.paper else "small"
     conf = dict(PRESETS[preset])
     for name in ("out_dir", "policy", "tasks", "difficulty", "n_train_tasks", "n_test_tasks", "rollouts_per_task",
-                 "max_turns", "methods", "simulator"):
+                 "max_turns", "methods", "simulator", "max_new_tokens", "batch_size"):
         v = getattr(args, name)
         if v is not None:
             conf[name] = v
     if args.simulator_base_url or args.simulator_model:
         conf["simulator_kwargs"] = {"base_url": args.simulator_base_url, "model": args.simulator_model}
     if args.trainer_overrides:
-        conf["trainer_overrides"] = json.loads(args.trainer_overrides)
+        merged = {k: dict(v) for k, v in conf.get("trainer_overrides", {}).items()}
+        for k, v in json.loads(args.trainer_overrides).items():
+            merged.setdefault(k, {}).update(v)
+        conf["trainer_overrides"] = merged
     report = run_pipeline(PipelineConfig(**conf), preset=preset)
     print((Path(conf.get("out_dir", PipelineConfig.out_dir)) / "results.md").read_text())
     print(json.dumps({"rows": report["rows"]}))

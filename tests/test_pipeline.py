@@ -1,0 +1,81 @@
+"""The pipeline end to end on a tiny random Llama (SmolLM2's tokenizer): every stage runs, methods
+that have nothing to learn from are reported as such, the report is written, and a rerun resumes."""
+import json
+
+import gymnasium as gym
+import pytest
+import torch
+from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+import colbench_env  # noqa: F401
+from benchmarks.pipeline import PipelineConfig, _tasks, run_pipeline
+from colbench_env.backends.smollm2 import smollm2_path
+from colbench_env.evaluation.backend import BackendEvaluator
+from colbench_env.rollout import episode_specs
+from colbench_env.trajectories import append_jsonl, read_trajectories
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tiny")
+    tok = AutoTokenizer.from_pretrained(smollm2_path())
+    torch.manual_seed(0)
+    cfg = LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, vocab_size=len(tok), max_position_embeddings=4096,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    LlamaForCausalLM(cfg).save_pretrained(d)
+    tok.save_pretrained(d)
+    return str(d)
+
+
+def oracle_record(cfg, task, episode_id, evaluator):
+    """A successful rollout (the ground truth as the answer), as collection would record it."""
+    env = gym.make("ColBench-Backend-v0", tasks=[task], evaluator=evaluator, max_turns=cfg.max_turns)
+    env.reset(seed=0)
+    env.step(f"OUTPUT: I WANT TO ANSWER: ```python\n{task.ground_truth}\n```")
+    rec = env.unwrapped.trajectory_record()
+    rec["episode_id"] = episode_id
+    return rec
+
+
+def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
+    small = {"n_candidates": 2, "candidate_max_new_tokens": 8, "critic_epochs": 1, "max_length": 512}
+    cfg = PipelineConfig(out_dir=str(tmp_path / "p"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
+                         rollouts_per_task=2, max_turns=1, max_new_tokens=8, batch_size=4,
+                         trainer_overrides={"sweet-rl": small, "rft": {"max_length": 512},
+                                            "mt-dpo": {"max_length": 512}, "ppo": {"max_length": 512}})
+    # one successful rollout already in the file (as if collected before an interruption)
+    train = _tasks(cfg, "train")
+    spec = episode_specs(4, n_tasks=2, repeats=2)[0]
+    with BackendEvaluator(workers=1) as ev:
+        append_jsonl(tmp_path / "p" / "rollouts.jsonl", [oracle_record(cfg, train[spec.options["task_index"]],
+                                                                       spec.episode_id, ev)])
+    report = run_pipeline(cfg, preset="test")
+    rows = {r["method"]: r for r in report["rows"]}
+    assert list(rows) == ["zero-shot", "rft", "mt-dpo", "ppo", "sweet-rl"]
+    for m in rows:
+        assert rows[m]["episodes"] == 2 and rows[m]["tests_passed_pct"] is not None, rows[m]
+    assert report["train"]["rft"]["metrics"] and report["train"]["sweet-rl"]["metrics"]
+    out = tmp_path / "p"
+    for f in ("results.md", "results.csv", "results.png", "results.json", "config.json"):
+        assert (out / f).exists(), f
+    for m in ("rft", "mt-dpo", "ppo", "sweet-rl"):
+        assert (out / "models" / m / "config.json").exists() and (out / "ckpt" / m / "trainer.json").exists()
+    rollouts = read_trajectories(out / "rollouts.jsonl")
+    assert len(rollouts) == 4 and rollouts[0]["success"]
+    # rerun: nothing is collected, trained or evaluated again
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".safetensors")}
+    again = run_pipeline(cfg, preset="test")
+    assert [r["tests_passed_pct"] for r in again["rows"]] == [r["tests_passed_pct"] for r in report["rows"]]
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
+
+
+def test_pipeline_reports_methods_without_training_data(tmp_path, tiny_model):
+    cfg = PipelineConfig(out_dir=str(tmp_path / "q"), policy=tiny_model, n_train_tasks=1, n_test_tasks=1,
+                         rollouts_per_task=2, max_turns=1, max_new_tokens=4, batch_size=2, methods=("rft",))
+    report = run_pipeline(cfg, preset="test")
+    rft = report["rows"][1]
+    assert rft["tests_passed_pct"] is None and "not trained" in rft["note"] and "rft" in rft["note"]
+    assert "not trained" in (tmp_path / "q" / "results.md").read_text()
+    with pytest.raises(ValueError, match="methods: unknown"):
+        PipelineConfig(methods=("dqn",))
