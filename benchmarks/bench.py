@@ -48,6 +48,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"[{name}] running ...", file=sys.stderr, flush=True)
         try:
             r = importlib.import_module(module).run()
+            if key not in r:
+                raise KeyError(f"{module}.run() returned no {key!r}")
         except Exception as e:  # one broken benchmark must not hide the others
             traceback.print_exc()
             failed.append(name)

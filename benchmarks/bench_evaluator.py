@@ -90,6 +90,7 @@ def run(n_answers: int = 200, workers: int = 2, timeout_s: float = 10.0) -> dict
         "n_answers": n_answers, "n_tasks": n_tasks, "workers": workers,
         "inprocess_answers_per_s": n_answers / t_ref, "sandboxed_answers_per_s": n_answers / t_sb,
         "ratio": (n_answers / t_sb) / (n_answers / t_ref), "same_rewards": same,
+        "evaluator_ratio_vs_inprocess": (n_answers / t_sb) / (n_answers / t_ref),
         "inprocess_cpu_ms_per_answer": 1e3 * cpu_ref / n_answers,
         "sandboxed_cpu_ms_per_answer": 1e3 * cpu_sb / n_answers,
         "sandboxed_evaluator_cpu_ms_per_answer": 1e3 * cpu_sb_self / n_answers,

@@ -67,11 +67,11 @@ class PipelineConfig:
     policy: str = "smollm2"
     tasks: str = "generated"
     difficulty: int = 1
-    n_train_tasks: int | None = 16
-    n_test_tasks: int | None = 20
+    n_train_tasks: int | None = 12
+    n_test_tasks: int | None = 16
     rollouts_per_task: int = 4
     max_turns: int = 3
-    max_new_tokens: int = 160
+    max_new_tokens: int = 128
     rollout_temperature: float = 1.0
     batch_size: int = 8
     simulator: str = "scripted"
