@@ -134,7 +134,13 @@ def sweet_advantage(
     Returns:
         ``(n_turns,)`` advantages. A trajectory's score is the sum over its turns.
     """
-    return beta * (masked_mean(critic_logps, mask) - masked_mean(reference_logps, mask))
+    return turn_advantage(masked_mean(critic_logps, mask), masked_mean(reference_logps, mask), beta=beta)
+
+
+def turn_advantage(critic_means: torch.Tensor, reference_means: torch.Tensor, *, beta: float = 0.1) -> torch.Tensor:
+    """:func:`sweet_advantage` from per-turn mean log-probs (what the trainer computes once per
+    turn, whatever the padding of the batch each came from): ``beta * (critic - reference)``."""
+    return beta * (critic_means - reference_means)
 
 
 def gae(

@@ -50,7 +50,7 @@ from typing import Sequence
 
 import torch
 
-from .losses import bradley_terry_loss, masked_mean, sweet_advantage
+from .losses import bradley_terry_loss, masked_mean, turn_advantage
 from .mt_dpo import PreferencePair, train_preference_pairs
 from .tokenize import TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn, turn_masks
 from .trainer_base import LMTrainer, TrainableLM, TrainerConfig, _check, load_trajectories, task_key, trajectory_reward
@@ -215,7 +215,7 @@ class SweetRL(LMTrainer):
         ctx = torch.enable_grad() if grad else torch.no_grad()
         with ctx:
             cur = self._turn_means(self.critic, seqs, reference=False)
-            return (self.config.beta * (cur - ref)).sum()
+            return turn_advantage(cur, ref, beta=self.config.beta).sum()
 
     def update_critic(self, trajectories) -> dict:
         """Bradley-Terry epochs on rollout pairs of the same task (higher reward = chosen).
@@ -246,7 +246,7 @@ class SweetRL(LMTrainer):
                 seqs = [s for r in recs for s in cache[id(r)]]
                 means = self._turn_means(lm, seqs, reference=False)
                 refs = torch.cat([ref_cache[id(r)] for r in recs])
-                adv = c.beta * (means - refs)
+                adv = turn_advantage(means, refs, beta=c.beta)
                 owner = torch.tensor([k for k, r in enumerate(recs) for _ in range(len(ref_cache[id(r)]))],
                                      device=lm.device)
                 scores = torch.zeros(len(recs), device=lm.device, dtype=adv.dtype).index_add(0, owner, adv)
@@ -290,7 +290,7 @@ class SweetRL(LMTrainer):
                 base = self._turn_means(self.policy, pseqs, reference=False)
             else:
                 raise ValueError(f"baseline must be 'critic_reference' or 'policy', got {baseline!r}")
-            out += (c.beta * (crit - base)).tolist()
+            out += turn_advantage(crit, base, beta=c.beta).tolist()
         return out
 
     # --- step-level pairs and the policy ----------------------------------------------------------

@@ -29,14 +29,14 @@ The Parallel form (:func:`colbench_env.parallel_env`) is PettingZoo's
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from .protocol import AgentTurn, extract_code, extract_html, parse_agent_turn
+from .protocol import AgentTurn, extract_html, parse_agent_turn
 from .simulators.base import BACKEND_REPLY_LIMIT, FRONTEND_REPLY_LIMIT
 from .spaces import UnicodeText
 from .tasks import BackendTask, FrontendTask, load_tasks

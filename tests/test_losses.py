@@ -72,6 +72,8 @@ def test_sweet_advantage_uses_per_turn_means():
     adv = L.sweet_advantage(critic, ref, mask, beta=0.1)
     assert torch.allclose(adv, t([0.1 * (-2.0 - -3.0), 0.1 * (-2.0 - -1.0)]))
     assert adv.sum().item() == pytest.approx(0.0)  # a trajectory's score is the sum over its turns
+    # the trainer's form (per-turn means computed once, whatever batch padding they came from)
+    assert torch.allclose(L.turn_advantage(t([-2.0, -2.0]), t([-3.0, -1.0]), beta=0.1), adv)
 
 
 def test_gae_turn_level_terminal_reward():

@@ -1,7 +1,5 @@
 """The pipeline end to end on a tiny random Llama (SmolLM2's tokenizer): every stage runs, methods
 that have nothing to learn from are reported as such, the report is written, and a rerun resumes."""
-import json
-
 import gymnasium as gym
 import pytest
 import torch

@@ -9,7 +9,7 @@ action. Because every context is a prefix of the next, a whole trajectory is one
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Sequence
 
 from colbench_env.protocol import ANSWER_MARKER, OUTPUT_MARKER
 

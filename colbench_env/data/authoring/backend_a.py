@@ -31,12 +31,12 @@ Regenerate the packaged file after editing a task::
 """
 from __future__ import annotations
 
-import json
 import re
-import sys
 import textwrap
 from pathlib import Path
 from typing import Sequence
+
+from . import jsonl_text, write_cli, write_text
 
 __all__ = ["DEFAULT_PATH", "SIGNATURE_PREFIX", "TASKS", "task_id", "split_of", "signature_of",
            "render_jsonl", "write_jsonl", "main"]
@@ -1960,26 +1960,17 @@ TASKS: list[dict] = [
 
 def render_jsonl(tasks: Sequence[dict] = TASKS) -> str:
     """The jsonl text of ``tasks``: one JSON object per line, keys in authoring order, UTF-8."""
-    return "".join(json.dumps(task, ensure_ascii=False) + "\n" for task in tasks)
+    return jsonl_text(tasks)
 
 
-def write_jsonl(path: str | Path = DEFAULT_PATH, tasks: Sequence[dict] = TASKS) -> Path:
-    """Write ``tasks`` to ``path`` as jsonl (see :func:`render_jsonl`) and return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_jsonl(tasks), encoding="utf-8")
-    return path
+def write_jsonl(path: str | Path | None = DEFAULT_PATH, tasks: Sequence[dict] = TASKS) -> Path:
+    """Write ``tasks`` to ``path`` (default: the packaged file) and return the path."""
+    return write_text(DEFAULT_PATH if path is None else path, render_jsonl(tasks))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: ``python -m colbench_env.data.authoring.backend_a [PATH]`` (default: packaged file)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) > 1:
-        print("usage: python -m colbench_env.data.authoring.backend_a [PATH]", file=sys.stderr)
-        return 2
-    path = write_jsonl(args[0] if args else DEFAULT_PATH)
-    print(f"wrote {len(TASKS)} tasks to {path}")
-    return 0
+    return write_cli(argv, prog=__name__, write=write_jsonl, count=len(TASKS))
 
 
 if __name__ == "__main__":

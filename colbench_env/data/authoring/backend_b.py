@@ -23,11 +23,11 @@ Regenerate the packaged file after editing a task::
 """
 from __future__ import annotations
 
-import json
 import re
-import sys
 import textwrap
 from pathlib import Path
+
+from . import jsonl_text, write_cli, write_text
 
 __all__ = ["DEFAULT_PATH", "TASKS", "SIGNATURE_SENTENCE", "task_id", "split_of", "render_jsonl",
            "write_jsonl", "main"]
@@ -1840,29 +1840,18 @@ TASKS: list[dict] = _number(_AUTHORED)
 
 
 def render_jsonl(tasks: list[dict] | None = None) -> str:
-    """The jsonl text for ``tasks`` (default :data:`TASKS`): one JSON object per line, keys in record
-    order, non-ASCII kept as is, trailing newline."""
-    tasks = TASKS if tasks is None else tasks
-    return "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in tasks)
+    """The jsonl text of ``tasks`` (default :data:`TASKS`), one record per line."""
+    return jsonl_text(TASKS if tasks is None else tasks)
 
 
 def write_jsonl(path: str | Path | None = None) -> Path:
     """Write :data:`TASKS` to ``path`` (default :data:`DEFAULT_PATH`) and return the path."""
-    path = Path(DEFAULT_PATH if path is None else path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_jsonl(), encoding="utf-8")
-    return path
+    return write_text(DEFAULT_PATH if path is None else path, render_jsonl())
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m colbench_env.data.authoring.backend_b [PATH]``: write the jsonl file."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) > 1:
-        print("usage: python -m colbench_env.data.authoring.backend_b [PATH]", file=sys.stderr)
-        return 2
-    out = write_jsonl(argv[0] if argv else None)
-    print(f"wrote {len(TASKS)} tasks to {out}")
-    return 0
+    return write_cli(argv, prog=__name__, write=write_jsonl, count=len(TASKS))
 
 
 if __name__ == "__main__":

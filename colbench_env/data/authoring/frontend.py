@@ -20,12 +20,12 @@ Regenerate the packaged file after editing a page::
 """
 from __future__ import annotations
 
-import json
 import os
-import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import jsonl_text, write_cli, write_text
 
 __all__ = ["TAILWIND_CDN", "DEFAULT_PATH", "AuthoredPage", "PAGES", "task_id", "split_of", "records",
            "render_jsonl", "write_jsonl", "main"]
@@ -1763,26 +1763,17 @@ def records() -> list[dict]:
 
 def render_jsonl() -> str:
     """The jsonl text of :func:`records`: one JSON object per line, keys in a fixed order."""
-    return "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records())
+    return jsonl_text(records())
 
 
 def write_jsonl(path: str | os.PathLike | None = None) -> Path:
     """Write :func:`render_jsonl` to ``path`` (default :data:`DEFAULT_PATH`) and return the path."""
-    target = DEFAULT_PATH if path is None else Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_jsonl(), encoding="utf-8")
-    return target
+    return write_text(DEFAULT_PATH if path is None else path, render_jsonl())
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m colbench_env.data.authoring.frontend [PATH]``."""
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) > 1:
-        print("usage: python -m colbench_env.data.authoring.frontend [PATH]", file=sys.stderr)
-        return 2
-    target = write_jsonl(argv[0] if argv else None)
-    print(f"wrote {len(PAGES)} frontend tasks to {target}")
-    return 0
+    return write_cli(argv, prog=__name__, write=write_jsonl, count=len(PAGES), what="frontend tasks")
 
 
 if __name__ == "__main__":
