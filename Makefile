@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 ASSETS ?= $(CURDIR)/assets
 TAILWIND_VERSION := 2.2.19
-DEMO_EPISODES ?= 8
+DEMO_EPISODES ?= 6
+DEMO_TOKENS ?= 192
 PYTEST_ARGS ?=
 
 export COLBENCH_ASSETS := $(ASSETS)
@@ -44,7 +45,8 @@ test: setup browser assets
 
 demo: setup
 	$(VENV)/bin/colbench run --env ColBench-Backend-v0 --agent smollm2 --split test \
-	  --episodes $(DEMO_EPISODES) --out runs/demo_smollm2.jsonl
+	  --episodes $(DEMO_EPISODES) --batch-size $(DEMO_EPISODES) --max-new-tokens $(DEMO_TOKENS) \
+	  --out runs/demo_smollm2.jsonl
 
 bench: setup browser assets
 	$(VENV)/bin/colbench bench
