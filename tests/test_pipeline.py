@@ -2,12 +2,10 @@
 that have nothing to learn from are reported as such, the report is written, and a rerun resumes."""
 import gymnasium as gym
 import pytest
-import torch
-from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
 from benchmarks.pipeline import PipelineConfig, _tasks, run_pipeline
-from colbench_env.backends.smollm2 import smollm2_path
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs
 from colbench_env.trajectories import append_jsonl, read_trajectories
@@ -15,15 +13,7 @@ from colbench_env.trajectories import append_jsonl, read_trajectories
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
-    d = tmp_path_factory.mktemp("tiny")
-    tok = AutoTokenizer.from_pretrained(smollm2_path())
-    torch.manual_seed(0)
-    cfg = LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-                      num_key_value_heads=2, vocab_size=len(tok), max_position_embeddings=4096,
-                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
-    LlamaForCausalLM(cfg).save_pretrained(d)
-    tok.save_pretrained(d)
-    return str(d)
+    return save_tiny_llama(tmp_path_factory.mktemp("tiny"), smollm2_tokenizer(), hidden_size=32)
 
 
 def oracle_record(cfg, task, episode_id, evaluator):

