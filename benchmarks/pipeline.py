@@ -265,7 +265,15 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
                         desc="eval zero-shot"))
     rows.append({"method": "zero-shot", "episodes": zs["count"], "tests_passed_pct": zs["tests_passed_pct"],
                  "success_rate_pct": 100 * zs["success_rate"], "train_seconds": 0.0})
+    distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
+    no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
     for method in cfg.methods:
+        if no_signal:  # no method can learn anything; say so instead of training on noise
+            train_info[method] = {"method": method, "skipped": no_signal, "train_seconds": 0.0}
+            rows.append({"method": method, "episodes": 0, "tests_passed_pct": None, "success_rate_pct": None,
+                         "train_seconds": 0.0, "note": f"not trained: {no_signal}"})
+            _log(f"{method} not trained: {no_signal}")
+            continue
         info = _train(cfg, method, base, rollouts, out)
         train_info[method] = info
         if "skipped" in info:

@@ -1,0 +1,71 @@
+"""The agent interface: custom agents as subclasses or callables, the scripted agent, and every
+trainer started by `accelerate launch`."""
+import json
+import os
+import subprocess
+import sys
+
+import gymnasium as gym
+import pytest
+
+import colbench_env  # noqa: F401
+from agents import Agent, CallableAgent, ScriptedAgent, as_agent
+from colbench_env.evaluation.backend import BackendEvaluator
+from tiny_models import save_tiny_llama, smollm2_tokenizer
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_trainers import BAD, GOOD, MID  # noqa: E402
+
+
+class AlwaysAnswers(Agent):
+    def act(self, observation):
+        sig = observation["problem_description"].rsplit("def ", 1)[-1].strip().rstrip(".")
+        return f"OUTPUT: I WANT TO ANSWER: def {sig}:\n    return 0"
+
+
+def test_custom_agents_plug_in():
+    with BackendEvaluator(workers=1) as ev:
+        env = gym.make("ColBench-Backend-v0", evaluator=ev)
+        for agent in (AlwaysAnswers(), as_agent(lambda obs: "OUTPUT: I WANT TO ANSWER: def f(): pass")):
+            obs, _ = env.reset(seed=0)
+            obs, r, term, trunc, info = env.step(agent(obs))
+            assert term and 0.0 <= r <= 1.0
+        assert AlwaysAnswers().act_batch([obs, obs]) == [AlwaysAnswers().act(obs)] * 2
+    with pytest.raises(TypeError, match="an agent must be an Agent or a callable"):
+        as_agent(3)
+    with pytest.raises(TypeError, match="returned int, expected str"):
+        CallableAgent(lambda obs: 3).act({})
+
+
+def test_scripted_agent_is_stateless_by_turn():
+    obs0 = {"problem_description": "x. The signature of the function is: def tip(bill)", "dialogue": "[]"}
+    obs2 = dict(obs0, dialogue=json.dumps([{"role": "assistant", "content": "q"}, {"role": "user", "content": "a"}] * 2))
+    a = ScriptedAgent()
+    assert a.act(obs0).startswith("OUTPUT: What exactly")
+    assert "def tip(bill):\n    return None" in a.act(obs2) and "I WANT TO ANSWER:" in a.act(obs2)
+    assert ScriptedAgent(["one", "two"]).act_batch([obs0, obs2]) == ["one", "two"]
+    with pytest.raises(ValueError):
+        ScriptedAgent([])
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    return save_tiny_llama(tmp_path_factory.mktemp("tiny"), smollm2_tokenizer(), hidden_size=32)
+
+
+@pytest.mark.parametrize("algorithm, config", [
+    ("rft", {}), ("mt-dpo", {}), ("ppo", {}),
+    ("sweet-rl", {"n_candidates": 2, "candidate_max_new_tokens": 4, "state_fraction": 1.0}),
+])
+def test_every_trainer_runs_under_accelerate_launch(tmp_path, tiny_dir, algorithm, config):
+    data = tmp_path / "trajs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in (GOOD, BAD, MID)))
+    out = tmp_path / "ckpt"
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "1", "--num_machines", "1",
+           "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "benchmarks.cli", "train", algorithm,
+           "--trajectories", str(data), "--model", tiny_dir, "--out", str(out),
+           "--config-json", json.dumps(dict(config, max_length=512, lora_r=4))]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    meta = json.loads((out / "trainer.json").read_text())
+    assert meta["algorithm"] == algorithm and meta["updates"] == 1
