@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("benchmarks.bench", "performance benchmarks, measured side by side; prints ratios"),
     "pipeline": ("benchmarks.pipeline", "the SWEET-RL pipeline end to end: rollouts, training, evaluation"),
     "table": ("benchmarks.evaluate_table", "agents x envs -> the paper's table (Markdown, CSV, PNG)"),
+    "critic-analysis": ("benchmarks.critic_analysis",
+                        "held-out ranking accuracy of critics: log-prob ratio with/without training-time info vs value head"),
 }
 
 

@@ -1,0 +1,84 @@
+"""The critic-analysis benchmark: held-out pairwise accuracy of three critics on the colour tasks.
+
+Real tiny random Llamas (SmolLM2 tokenizer), real LoRA training; nothing is mocked.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+import torch
+
+from benchmarks import critic_analysis as ca
+
+KEYS = ("pairwise_accuracy_logprob_with_info", "pairwise_accuracy_logprob_without_info",
+        "pairwise_accuracy_value_head_with_info")
+
+
+@pytest.fixture(scope="module")
+def result():
+    torch.set_num_threads(1)
+    return ca.run(n_train_tasks=12, n_test_tasks=6, epochs=8, seed=0)
+
+
+def test_held_out_pairs_are_unseen_and_ordered():
+    train = {r["task"]["task_id"] for g in ca.colour_data(range(12), 0) for r in g}
+    groups = ca.colour_data(range(12, 18), 1)
+    assert not train & {r["task"]["task_id"] for g in groups for r in g}
+    for g in groups:
+        assert sorted(r["reward"] for r in g) == [0.0, 0.0, 1.0]
+
+
+def test_pairwise_accuracy_counts_ties_half():
+    a, b, c = {"s": 2.0}, {"s": 1.0}, {"s": 1.0}
+    assert ca.pairwise_accuracy(lambda r: r["s"], [(a, b), (b, a), (b, c)]) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="no pairs"):
+        ca.pairwise_accuracy(lambda r: 0.0, [])
+
+
+def test_training_info_beats_no_info_on_held_out_tasks(result):
+    print(ca.markdown_table(result))
+    for k in KEYS:
+        assert 0.0 <= result[k] <= 1.0
+    assert result["n_test_pairs"] == 12 and result["n_train_pairs"] == 24
+    assert result["pairwise_accuracy_logprob_with_info"] >= 0.9
+    assert result["pairwise_accuracy_logprob_with_info"] >= result["pairwise_accuracy_logprob_without_info"] + 0.25
+
+
+def test_value_head_trains():
+    """The value head's LoRA and head parameters move under the Bradley-Terry loss."""
+    from transformers import AutoTokenizer
+
+    from agents.sweet_rl import _all_ordered_pairs
+    from colbench_env.backends.smollm2 import smollm2_path
+
+    torch.set_num_threads(1)
+    tok = AutoTokenizer.from_pretrained(smollm2_path())
+    vh = ca.ValueHeadCritic(ca._tiny_llama(tok, 1), tok, ca.short_formatter, lora_r=4, lora_alpha=8,
+                            learning_rate=1e-2)
+    recs = [r for g in ca.colour_data(range(2), 0) for r in g]
+    assert "favourite colour is" in tok.decode(vh.state_ids(recs[0]))  # the critic sees the hidden info
+    before = vh.head.weight.detach().clone()
+    lora_before = {n: p.detach().clone() for n, p in vh.model.named_parameters() if p.requires_grad}
+    vh.train_pairs(_all_ordered_pairs(recs, 0.0), epochs=1, batch_size=2)
+    assert not torch.equal(before, vh.head.weight)
+    assert any(not torch.equal(lora_before[n], p) for n, p in vh.model.named_parameters() if p.requires_grad)
+
+
+def test_main_json_and_out(tmp_path, capsys):
+    parser = argparse.ArgumentParser()
+    ca.add_arguments(parser)
+    args = parser.parse_args(["--train-tasks", "2", "--test-tasks", "1", "--epochs", "1", "--value-head-epochs", "2", "--json",
+                              "--out", str(tmp_path)])
+    assert ca.main(args) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    data = json.loads(out[-1])
+    assert data["n_test_pairs"] == 2 and data["value_head_epochs"] == 2 and data["epochs"] == 1
+    for k in KEYS:
+        assert 0.0 <= data[k] <= 1.0
+    assert "| critic |" in "\n".join(out)
+    assert json.loads((tmp_path / "critic_analysis.json").read_text())[KEYS[0]] == data[KEYS[0]]
+    assert "pairwise accuracy" in (tmp_path / "critic_analysis.md").read_text()
+    bad = parser.parse_args(["--epochs", "0"])
+    assert ca.main(bad) == 2
