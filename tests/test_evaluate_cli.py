@@ -1,7 +1,6 @@
 """``colbench evaluate``: official trajectory files in, metrics and scored records out."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -87,17 +86,6 @@ def test_malformed_line_names_file_and_line_and_leaves_out_untouched(tmp_path):
 def test_missing_file(tmp_path):
     r = run_cli(str(tmp_path / "nope.jsonl"))
     assert r.returncode == 2 and "file not found" in r.stderr
-
-
-@pytest.mark.skipif(importlib.util.find_spec("colbench_env.evaluation.frontend_cli") is not None,
-                    reason="the frontend scorer is installed")
-def test_frontend_record_without_frontend_scorer_is_a_clear_error(tmp_path):
-    src = tmp_path / "fe.jsonl"
-    write(src, [traj(GT), {"task": {"problem_description": "a page", "ground_truth": "<html></html>"},
-                           "answer": "<html></html>"}])
-    r = run_cli(str(src))
-    assert r.returncode != 0
-    assert f"{src}:2: frontend trajectory found" in r.stderr and "frontend_cli.score_frontend" in r.stderr
 
 
 def test_cli_import_is_light():
