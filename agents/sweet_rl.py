@@ -225,7 +225,7 @@ class SweetRL(LMTrainer):
         """
         records = load_trajectories(trajectories)
         c = self.config
-        pairs = _all_ordered_pairs(records, c.min_reward_gap)
+        pairs = all_ordered_pairs(records, c.min_reward_gap)
         if not pairs:
             raise ValueError(f"sweet-rl: no two rollouts of the same task with different rewards among "
                              f"{len(records)} trajectories; the critic has nothing to compare")
@@ -367,7 +367,7 @@ class SweetRL(LMTrainer):
             self._rng.setstate(torch.load(p, weights_only=False))
 
 
-def _all_ordered_pairs(records: Sequence[dict], min_gap: float) -> list[tuple[dict, dict]]:
+def all_ordered_pairs(records: Sequence[dict], min_gap: float) -> list[tuple[dict, dict]]:
     """Every ``(higher, lower)`` reward pair of rollouts of the same task."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for r in records:

@@ -21,12 +21,13 @@ Checkpoint layout (``save(dir)``)::
 """
 from __future__ import annotations
 
+import abc
 import contextlib
 import dataclasses
 import json
 import os
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -370,7 +371,7 @@ def task_key(task: dict) -> str:
     return str(task.get("task_id") or task.get("problem_description"))
 
 
-class LMTrainer:
+class LMTrainer(abc.ABC):
     """Base of the trainers. Subclasses set ``config_class`` and ``algorithm`` and implement ``update``.
 
     Args:
@@ -429,8 +430,9 @@ class LMTrainer:
     def _models(self) -> dict[str, TrainableLM]:
         return {"policy": self.policy}
 
-    def update(self, trajectories) -> dict:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def update(self, trajectories) -> dict:
+        """One training round on scored trajectories (official format); returns metrics."""
 
     def _record(self, metrics: dict) -> dict:
         self.updates += 1

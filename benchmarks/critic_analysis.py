@@ -42,7 +42,7 @@ from typing import Callable
 import torch
 
 from agents.losses import bradley_terry_loss
-from agents.sweet_rl import SweetRL, SweetRLConfig, _all_ordered_pairs, critic_messages, training_info
+from agents.sweet_rl import SweetRL, SweetRLConfig, all_ordered_pairs, critic_messages, training_info
 
 __all__ = ["COLOURS", "colour_task", "colour_rollout", "colour_data", "short_formatter", "ValueHeadCritic",
            "pairwise_accuracy", "run", "add_arguments", "main"]
@@ -247,8 +247,8 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
     t0 = time.perf_counter()
     train = [r for g in colour_data(range(n_train_tasks), seed) for r in g]
     test_groups = colour_data(range(n_train_tasks, n_train_tasks + n_test_tasks), seed + 1)
-    test_pairs = [p for g in test_groups for p in _all_ordered_pairs(g, 0.0)]
-    train_pairs = _all_ordered_pairs(train, 0.0)
+    test_pairs = [p for g in test_groups for p in all_ordered_pairs(g, 0.0)]
+    train_pairs = all_ordered_pairs(train, 0.0)
 
     if model is None:
         from transformers import AutoTokenizer

@@ -50,7 +50,7 @@ def test_value_head_trains():
     """The value head's LoRA and head parameters move under the Bradley-Terry loss."""
     from transformers import AutoTokenizer
 
-    from agents.sweet_rl import _all_ordered_pairs
+    from agents.sweet_rl import all_ordered_pairs
     from colbench_env.backends.smollm2 import smollm2_path
 
     torch.set_num_threads(1)
@@ -61,7 +61,7 @@ def test_value_head_trains():
     assert "favourite colour is" in tok.decode(vh.state_ids(recs[0]))  # the critic sees the hidden info
     before = vh.head.weight.detach().clone()
     lora_before = {n: p.detach().clone() for n, p in vh.model.named_parameters() if p.requires_grad}
-    vh.train_pairs(_all_ordered_pairs(recs, 0.0), epochs=1, batch_size=2)
+    vh.train_pairs(all_ordered_pairs(recs, 0.0), epochs=1, batch_size=2)
     assert not torch.equal(before, vh.head.weight)
     assert any(not torch.equal(lora_before[n], p) for n, p in vh.model.named_parameters() if p.requires_grad)
 
