@@ -132,37 +132,32 @@ def _policy_path(cfg: PipelineConfig) -> str:
 
 def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int, temperature: float,
          desc: str) -> list[dict]:
-    """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times), appended to ``out``."""
+    """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times), appended to ``out`` (resumes)."""
     import gymnasium as gym
-    from tqdm import tqdm
 
     import colbench_env  # noqa: F401
     from agents.base import LMAgent
+    from benchmarks.run import run_to_file
     from colbench_env.backends.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
-    from colbench_env.rollout import episode_specs, run_episodes
+    from colbench_env.rollout import episode_specs
     from colbench_env.simulators import make_simulator
-    from colbench_env.trajectories import append_jsonl, read_trajectories
-    from wrappers.recorder import completed_episode_ids, latest_records
 
     specs = episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
-    done = completed_episode_ids(out)
-    todo = [s for s in specs if s.episode_id not in done]
-    if todo:
-        agent = LMAgent("hf", model=model_path, max_turns=cfg.max_turns,
-                        sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
-                                                seed=cfg.seed if temperature > 0 else None))
-        sim = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
-        with BackendEvaluator(workers=2) as ev, tqdm(total=len(todo), desc=desc, unit="ep", file=sys.stderr) as bar:
-            run_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
-                                          max_turns=cfg.max_turns),
-                         agent, todo, batch_size=cfg.batch_size, progress=bar,
-                         on_episode=lambda rec: append_jsonl(out, [rec]))
-        agent.close()
+
+    def make_agent():
+        return LMAgent("hf", model=model_path, max_turns=cfg.max_turns,
+                       sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
+                                               seed=cfg.seed if temperature > 0 else None))
+
+    sim = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
+    try:
+        with BackendEvaluator(workers=2) as ev:
+            return run_to_file(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
+                                                max_turns=cfg.max_turns),
+                               make_agent, specs, out, batch_size=cfg.batch_size, desc=desc)
+    finally:
         sim.close()
-    wanted = {s.episode_id for s in specs}
-    latest = latest_records(read_trajectories(out, tolerate_partial_last_line=True))
-    return [r for k, r in latest.items() if k in wanted]
 
 
 def _trainer_class(method: str):

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["add_arguments", "main", "make_agent", "summarize", "format_summary", "run"]
+__all__ = ["add_arguments", "main", "make_agent", "summarize", "format_summary", "run", "run_to_file"]
 
 AGENTS = ("smollm2", "scripted", "hf", "openai")
 
@@ -105,15 +105,48 @@ def format_summary(m: dict) -> str:
     return f"{head}  episodes {m['count']}  errors {m['errors']}  mean turns {m['mean_turns']:.2f}"
 
 
-def run(args: argparse.Namespace) -> dict:
-    import gymnasium as gym
+def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str) -> list[dict]:
+    """Run the episodes of ``specs`` not yet completed in ``out`` (resume), appending each record
+    as it finishes; returns the latest record of every episode of ``specs`` found in ``out``.
+
+    Args:
+        env_fn: makes one env (see :func:`colbench_env.rollout.run_episodes`).
+        make_policy: builds the policy; called only when some episode is left to run (a policy
+            with ``close()`` is closed afterwards).
+    """
     from tqdm import tqdm
 
-    import colbench_env  # noqa: F401  (registers the envs)
-    from colbench_env.rollout import episode_specs, run_episodes
-    from colbench_env.simulators import make_simulator
+    from colbench_env.rollout import run_episodes
     from colbench_env.trajectories import append_jsonl, read_trajectories
     from wrappers.recorder import completed_episode_ids, latest_records
+
+    done = completed_episode_ids(out)
+    todo = [s for s in specs if s.episode_id not in done]
+    if done:
+        print(f"resuming: {len(done)} episodes already in {out}, {len(todo)} to run", file=sys.stderr)
+    retried = completed_episode_ids(out, include_errors=True) - done
+    if retried:
+        print(f"retrying {len(retried)} episodes that ended with an error", file=sys.stderr)
+    if todo:
+        policy = make_policy()
+        try:
+            with tqdm(total=len(todo), desc=desc, unit="ep", file=sys.stderr) as bar:
+                run_episodes(env_fn, policy, todo, batch_size=batch_size, progress=bar,
+                             on_episode=lambda rec: append_jsonl(out, [rec]))
+        finally:
+            if hasattr(policy, "close"):
+                policy.close()
+    wanted = {s.episode_id for s in specs}
+    latest = latest_records(read_trajectories(out, tolerate_partial_last_line=True))
+    return [r for k, r in latest.items() if k in wanted]
+
+
+def run(args: argparse.Namespace) -> dict:
+    import gymnasium as gym
+
+    import colbench_env  # noqa: F401  (registers the envs)
+    from colbench_env.rollout import episode_specs
+    from colbench_env.simulators import make_simulator
 
     spec = gym.spec(args.env)
     kind = spec.kwargs.get("kind", "backend")
@@ -132,30 +165,18 @@ def run(args: argparse.Namespace) -> dict:
         return gym.make(args.env, tasks=args.tasks, split=args.split, simulator=simulator,
                         max_turns=args.max_turns, **shared)
 
-    probe = env_fn()
-    n_tasks = len(probe.unwrapped.tasks)
-    probe.close()
-    n = args.episodes if args.episodes is not None else n_tasks
-    done = completed_episode_ids(args.out)
-    todo = [s for s in episode_specs(n, n_tasks=n_tasks, seed=args.seed) if s.episode_id not in done]
-    if done:
-        print(f"resuming: {len(done)} episodes already in {args.out}, {len(todo)} to run", file=sys.stderr)
-    retried = completed_episode_ids(args.out, include_errors=True) - done
-    if retried:
-        print(f"retrying {len(retried)} episodes that ended with an error", file=sys.stderr)
     try:
-        if todo:
-            agent = make_agent(args, kind)
-            with tqdm(total=len(todo), desc=f"{args.agent} on {args.env}", unit="ep", file=sys.stderr) as bar:
-                run_episodes(env_fn, agent, todo, batch_size=args.batch_size,
-                             on_episode=lambda rec: append_jsonl(args.out, [rec]), progress=bar)
+        probe = env_fn()
+        n_tasks = len(probe.unwrapped.tasks)
+        probe.close()
+        n = args.episodes if args.episodes is not None else n_tasks
+        records = run_to_file(env_fn, lambda: make_agent(args, kind), episode_specs(n, n_tasks=n_tasks, seed=args.seed),
+                              args.out, batch_size=args.batch_size, desc=f"{args.agent} on {args.env}")
     finally:
         for v in shared.values():
             v.close()
         simulator.close()
-    wanted = {s.episode_id for s in episode_specs(n, n_tasks=n_tasks, seed=args.seed)}
-    latest = latest_records(read_trajectories(args.out, tolerate_partial_last_line=True))
-    return summarize([r for k, r in latest.items() if k in wanted])
+    return summarize(records)
 
 
 def main(args: argparse.Namespace) -> int:
