@@ -50,7 +50,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .tasks import BackendTask
 
-__all__ = ["Fact", "Template", "TEMPLATES", "MIN_DIFFICULTY", "MAX_DIFFICULTY", "NUM_TESTS",
+__all__ = ["Fact", "Template", "TEMPLATES", "FAMILIES", "MIN_DIFFICULTY", "MAX_DIFFICULTY", "NUM_TESTS",
            "generate_task", "generate_tasks"]
 
 MIN_DIFFICULTY = 1
@@ -983,6 +983,16 @@ TEMPLATES: dict[str, Template] = {t.name: t for t in (
     USERNAME)}
 _TEMPLATE_ORDER = tuple(TEMPLATES)
 
+#: Named subsets of the templates (``family`` of :func:`generate_task`). ``"rate"``: the templates
+#: whose difficulty-1 function is the argument times one hidden number (a tip, a discount, loyalty
+#: points, a late fee, a unit price, calories, an hourly rate) -- the tasks a very small policy
+#: (the embedded SmolLM2-135M) can sometimes solve, used by ``colbench pipeline --small``.
+FAMILIES: dict[str, tuple] = {
+    "all": _TEMPLATE_ORDER,
+    "rate": ("tip", "discount_tiers", "loyalty_points", "late_fee", "bulk_unit_price", "workout_calories",
+             "weekly_pay"),
+}
+
 
 # ----------------------------------------------------------------------------------------------
 # Choosing the tests
@@ -1111,25 +1121,34 @@ def _split_of(seed: int) -> str:
     return "test" if seed % 5 == 0 else "train"
 
 
-def generate_task(seed: int, difficulty: int = 1) -> BackendTask:
-    """One procedural backend task, a pure function of ``(seed, difficulty)``.
+def _check_family(family: Any) -> tuple:
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {family!r}")
+    return FAMILIES[family]
+
+
+def generate_task(seed: int, difficulty: int = 1, family: str = "all") -> BackendTask:
+    """One procedural backend task, a pure function of ``(seed, difficulty, family)``.
 
     Args:
         seed: non-negative integer; seeds ``0, 5, 10, ...`` form the test split, the others train.
         difficulty: 1..4, how many hidden facts matter (1: a one-line function of one hidden
             number or choice).
+        family: which templates the seed chooses from (a key of :data:`FAMILIES`).
 
     Returns:
         A :class:`~colbench_env.tasks.BackendTask` with ``task_id`` ``f"gen-d{difficulty}-{seed}"``
-        (fields described in the module docstring).
+        (``f"gen-{family}-d{difficulty}-{seed}"`` for a family other than ``"all"``; fields
+        described in the module docstring).
 
     Raises:
-        ValueError: for a difficulty outside 1..4 or a negative / non-integer seed.
+        ValueError: for a difficulty outside 1..4, a negative / non-integer seed or an unknown family.
     """
     _check_seed(seed)
     _check_difficulty(difficulty)
+    names = _check_family(family)
     rng = random.Random(seed)
-    template = TEMPLATES[rng.choice(_TEMPLATE_ORDER)]
+    template = TEMPLATES[rng.choice(names)]
     drawn: dict = {}
     for fact in template.facts:
         drawn[fact.name] = fact.draw(rng, drawn)
@@ -1146,19 +1165,22 @@ def generate_task(seed: int, difficulty: int = 1) -> BackendTask:
         ground_truth=template.solution(values),
         test_cases={f"test{i}": template.call(args) for i, args in enumerate(tests, 1)},
         hidden_information=" ".join(f["sentence"] for f in facts),
-        task_id=f"gen-d{difficulty}-{seed}",
+        task_id=f"gen-d{difficulty}-{seed}" if family == "all" else f"gen-{family}-d{difficulty}-{seed}",
         split=_split_of(seed),
-        extra={"generator": {"template": template.name, "difficulty": difficulty, "seed": seed, "facts": facts},
+        extra={"generator": {"template": template.name, "difficulty": difficulty, "seed": seed, "family": family,
+                             "facts": facts},
                "generic_solution": template.solution()},
     )
 
 
-def generate_tasks(n: int, difficulty: int = 1, split: str | None = None, start: int = 0) -> list[BackendTask]:
+def generate_tasks(n: int, difficulty: int = 1, split: str | None = None, start: int = 0,
+                   family: str = "all") -> list[BackendTask]:
     """``n`` procedural tasks, deterministic: seeds ``start, start+1, ...``; with ``split``, the seeds
-    of the other split are skipped (so ``n`` tasks of that split are returned).
+    of the other split are skipped (so ``n`` tasks of that split are returned); ``family`` restricts
+    the templates (:data:`FAMILIES`).
 
     Raises:
-        ValueError: for a negative ``n``, a bad ``split``, ``start`` or ``difficulty``.
+        ValueError: for a negative ``n``, a bad ``split``, ``start``, ``difficulty`` or ``family``.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"n must be a non-negative integer, got {n!r}")
@@ -1167,10 +1189,11 @@ def generate_tasks(n: int, difficulty: int = 1, split: str | None = None, start:
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise ValueError(f"start must be a non-negative integer (the first seed), got {start!r}")
     _check_difficulty(difficulty)
+    _check_family(family)
     tasks: list[BackendTask] = []
     seed = start
     while len(tasks) < n:
         if split is None or _split_of(seed) == split:
-            tasks.append(generate_task(seed, difficulty))
+            tasks.append(generate_task(seed, difficulty, family))
         seed += 1
     return tasks

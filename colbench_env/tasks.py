@@ -257,7 +257,8 @@ def load_tasks(spec: Any = "default", *, kind: str = "backend", split: str | Non
 
     Args:
         spec: ``"default"`` (embedded set), ``"generated"`` / ``"generated:N"`` /
-            ``"generated:N:difficulty"`` (procedural backend tasks, seeds 0..N-1), a path to a
+            ``"generated:N:difficulty"`` / ``"generated:N:difficulty:family"`` (procedural backend
+            tasks, seeds 0..N-1; family from :data:`colbench_env.generator.FAMILIES`), a path to a
             ``.jsonl``/``.json`` file, or a sequence of tasks or records.
         kind: ``"backend"`` or ``"frontend"``.
         split: keep only ``"train"`` or ``"test"`` tasks (tasks without a split are kept when
@@ -275,9 +276,16 @@ def load_tasks(spec: Any = "default", *, kind: str = "backend", split: str | Non
             from .generator import generate_tasks
 
             parts = s.split(":")
-            n = int(parts[1]) if len(parts) > 1 and parts[1] else 100
-            difficulty = int(parts[2]) if len(parts) > 2 else 1
-            return list(generate_tasks(n, difficulty=difficulty, split=split))
+            if len(parts) > 4:
+                raise ValueError(f"task spec {s!r}: expected 'generated:N:difficulty:family'")
+            try:
+                n = int(parts[1]) if len(parts) > 1 and parts[1] else 100
+                difficulty = int(parts[2]) if len(parts) > 2 and parts[2] else 1
+            except ValueError:
+                raise ValueError(f"task spec {s!r}: N and difficulty must be integers "
+                                 "('generated:N:difficulty:family')") from None
+            family = parts[3] if len(parts) > 3 else "all"
+            return list(generate_tasks(n, difficulty=difficulty, split=split, family=family))
         tasks = read_task_file(s, kind=kind)
     elif isinstance(spec, Iterable):
         tasks = [task_from_record(r, kind=kind, source="<tasks>", line=i) for i, r in enumerate(spec, 1)]

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from colbench_env.generator import TEMPLATES, generate_task, generate_tasks
+from colbench_env.generator import FAMILIES, TEMPLATES, generate_task, generate_tasks
 from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator, extract_facts
 from colbench_env.tasks import BackendTask, load_tasks, task_from_record
 
@@ -33,6 +33,8 @@ def _all_tasks():
             missing.discard(name)
             tasks += [generate_task(seed, d) for d in DIFFICULTIES]
         seed += 1
+    # the "rate" family draws other personal values for the same seeds: check those tasks too
+    tasks += [generate_task(s, d, "rate") for d in DIFFICULTIES for s in range(20)]
     return tasks
 
 
@@ -207,8 +209,9 @@ def test_hidden_facts_grow_with_difficulty(tasks):
     by_id = {t.task_id: t for t in tasks}
     for t in tasks:
         gen = t.extra["generator"]
-        d, seed = gen["difficulty"], gen["seed"]
-        assert t.task_id == f"gen-d{d}-{seed}"
+        d, seed, family = gen["difficulty"], gen["seed"], gen["family"]
+        prefix = "gen-" if family == "all" else f"gen-{family}-"
+        assert t.task_id == f"{prefix}d{d}-{seed}"
         assert len(gen["facts"]) == d
         sentences = [f["sentence"] for f in gen["facts"]]
         assert t.hidden_information == " ".join(sentences)
@@ -219,7 +222,7 @@ def test_hidden_facts_grow_with_difficulty(tasks):
                 assert not re.search(rf"(?<![\d.]){re.escape(number)}(?![\d.])", t.problem_description) or \
                     number in ("0", "100", "273.15"), (t.task_id, number)
         if d > 1:  # the same seed keeps its template and values; one more fact matters
-            lower = by_id[f"gen-d{d - 1}-{seed}"].extra["generator"]
+            lower = by_id[f"{prefix}d{d - 1}-{seed}"].extra["generator"]
             assert lower["template"] == gen["template"]
             assert [(f["name"], f["value"]) for f in lower["facts"]] == [(f["name"], f["value"]) for f in gen["facts"][:-1]]
 
@@ -341,3 +344,34 @@ def test_load_tasks_generated_spec():
     assert all(t.extra["generator"]["difficulty"] == 2 and len(t.extra["generator"]["facts"]) == 2 for t in loaded)
     test_only = load_tasks("generated:4:1", split="test")
     assert [t.task_id for t in test_only] == ["gen-d1-0", "gen-d1-5", "gen-d1-10", "gen-d1-15"]
+
+
+def test_rate_family():
+    rate = generate_tasks(40, difficulty=1, family="rate")
+    assert [t.task_id for t in rate[:3]] == ["gen-rate-d1-0", "gen-rate-d1-1", "gen-rate-d1-2"]
+    names = [t.extra["generator"]["template"] for t in rate]
+    assert set(names) == set(FAMILIES["rate"])  # only rate templates, and each of them is drawn
+    assert all(t.extra["generator"]["family"] == "rate" for t in rate)
+    assert [t.to_record() for t in rate[:5]] == [generate_task(s, 1, "rate").to_record() for s in range(5)]
+    assert [t.split for t in rate[:6]] == ["test", "train", "train", "train", "train", "test"]
+    # a rate task at difficulty 1 is the argument times one hidden number
+    for t in rate:
+        body = t.ground_truth.splitlines()[-1].strip()
+        assert "*" in body and body.startswith("return"), t.ground_truth
+    assert generate_task(3).extra["generator"]["family"] == "all" and FAMILIES["all"] == tuple(TEMPLATES)
+    with pytest.raises(ValueError, match=re.escape("family must be one of ['all', 'rate'], got 'easy'")):
+        generate_task(0, 1, "easy")
+    with pytest.raises(ValueError, match="family must be one of"):
+        generate_tasks(2, family="easy")
+
+
+def test_load_tasks_generated_family_spec():
+    test_only = load_tasks("generated:3:1:rate", split="test")
+    assert [t.task_id for t in test_only] == ["gen-rate-d1-0", "gen-rate-d1-5", "gen-rate-d1-10"]
+    assert load_tasks("generated:2::rate")[0].task_id == "gen-rate-d1-0"
+    with pytest.raises(ValueError, match="family must be one of"):
+        load_tasks("generated:2:1:nope")
+    with pytest.raises(ValueError, match=re.escape("task spec 'generated:x': N and difficulty must be integers")):
+        load_tasks("generated:x")
+    with pytest.raises(ValueError, match=re.escape("expected 'generated:N:difficulty:family'")):
+        load_tasks("generated:2:1:rate:extra")
