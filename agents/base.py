@@ -99,11 +99,17 @@ class LMAgent(Agent):
         kind: ``"backend"`` or ``"frontend"`` (which instructions).
         max_turns: told to the agent in its instructions.
         sampling: generation settings (greedy, 512 new tokens by default).
+        prompt_style: ``"paper"`` (default) or ``"compact"`` (a worked example, for very small
+            policies; :data:`wrappers.prompting.PROMPT_STYLES`).
         backend_kwargs: passed to :func:`make_backend` when ``backend`` is a name.
     """
 
     def __init__(self, backend: Any = "smollm2", *, kind: str = "backend", max_turns: int = 10,
-                 sampling: SamplingParams | None = None, **backend_kwargs: Any):
+                 sampling: SamplingParams | None = None, prompt_style: str = "paper", **backend_kwargs: Any):
+        from wrappers.prompting import PROMPT_STYLES
+
+        if prompt_style not in PROMPT_STYLES:
+            raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {prompt_style!r}")
         if isinstance(backend, LMBackend):
             self.backend = backend
         else:
@@ -113,10 +119,11 @@ class LMAgent(Agent):
         self.kind = kind
         self.max_turns = max_turns
         self.sampling = sampling or SamplingParams(max_new_tokens=512, temperature=0.0)
+        self.prompt_style = prompt_style
 
     def messages(self, observation: dict) -> list[dict]:
         """The chat the LM sees for ``observation``."""
-        return observation_to_messages(observation, kind=self.kind, max_turns=self.max_turns)
+        return observation_to_messages(observation, kind=self.kind, max_turns=self.max_turns, style=self.prompt_style)
 
     def act(self, observation: dict) -> str:
         return self.act_batch([observation])[0]

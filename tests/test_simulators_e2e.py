@@ -98,6 +98,22 @@ def test_lm_agent_over_openai_compatible_server():
     assert msgs[1]["content"] in {o["problem_description"] for o in obs}
 
 
+def test_lm_agent_prompt_styles_reach_the_server():
+    from wrappers.prompting import agent_instructions
+
+    with OpenAITestServer() as server:
+        env = gym.make("ColBench-Backend-v0", split="test", max_turns=3)
+        obs, _ = env.reset(seed=0)
+        for style in ("paper", "compact"):
+            LMAgent("openai", base_url=server.url, model="echo", max_turns=3, prompt_style=style).act(obs)
+        paper, compact = (b["messages"][0]["content"] for b in server.state.requests)
+    assert paper == agent_instructions("backend", 3, "paper") and "at most 3 turns" in paper
+    assert compact == agent_instructions("backend", 3, "compact") and "at most 3 turns" in compact
+    assert "def ticket_total(count):" in compact and "def ticket_total" not in paper
+    with pytest.raises(ValueError, match="prompt_style must be one of"):
+        LMAgent("openai", base_url=server.url, model="echo", prompt_style="tiny")
+
+
 @pytest.mark.slow
 def test_smollm2_plays_the_human(evaluator):
     env = gym.make("ColBench-Backend-v0", split="test", simulator="smollm2",

@@ -13,8 +13,9 @@ from typing import Sequence
 
 from colbench_env.protocol import ANSWER_MARKER, OUTPUT_MARKER
 
-__all__ = ["BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "agent_instructions",
-           "format_agent_messages", "observation_to_messages"]
+__all__ = ["BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
+           "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "PROMPT_STYLES", "agent_instructions", "format_agent_messages",
+           "observation_to_messages"]
 
 BACKEND_AGENT_INSTRUCTIONS = f"""You are a helpful LLM agent. You help a human user write a Python function.
 The request is personalised: the human has exact rules, numbers and preferences in mind that they did not state.
@@ -41,24 +42,62 @@ Example of an answer turn:
 The human wants a dark header. {OUTPUT_MARKER} {ANSWER_MARKER} <html><head><link href="https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css" rel="stylesheet"></head><body><header class="bg-gray-800 text-white p-6"><h1 class="text-3xl">My Shop</h1></header></body></html>"""
 
 
-def agent_instructions(kind: str = "backend", max_turns: int = 10) -> str:
-    """The system instructions for ``kind`` (``"backend"`` / ``"frontend"``)."""
+# The "compact" style: short instructions around one worked dialogue, for very small policies (the
+# embedded SmolLM2-135M follows a worked example far better than the paper's list of rules; it
+# copies the example's one-line answer shape). Same protocol: the answer marker ends the episode,
+# the last turn is the answer.
+COMPACT_BACKEND_AGENT_INSTRUCTIONS = f"""You help a human write a Python function. The human has a personal number or rule in mind that they did not say.
+First ask the human one short question to learn it. Then write "{ANSWER_MARKER}" followed by the function in a ```python code block, using exactly the function name and arguments of the signature and the human's exact number. You have at most {{max_turns}} turns; your last turn is taken as your answer.
+
+Example:
+Human: I want a function that works out the total price of some tickets at my ticket price. The signature of the function is: def ticket_total(count)
+You: What is your ticket price?
+Human: Each ticket costs 12 dollars.
+You: {ANSWER_MARKER}
+```python
+def ticket_total(count):
+    return count * 12
+```"""
+
+COMPACT_FRONTEND_AGENT_INSTRUCTIONS = f"""You help a human make a web page with HTML and Tailwind CSS. The human has an exact page in mind that they described only vaguely.
+Show a complete HTML draft; the human tells you what differs from the page they want. Fix it, then write "{ANSWER_MARKER}" followed by the final HTML. You have at most {{max_turns}} turns; your last turn is taken as your answer.
+
+Example:
+Human: I want a page for my shop with a dark header.
+You: <html><head><link href="https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css" rel="stylesheet"></head><body><header class="bg-gray-800 text-white p-6"><h1 class="text-3xl">My Shop</h1></header></body></html>
+Human: The header should be green, not gray.
+You: {ANSWER_MARKER} <html><head><link href="https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css" rel="stylesheet"></head><body><header class="bg-green-700 text-white p-6"><h1 class="text-3xl">My Shop</h1></header></body></html>"""
+
+#: Prompt styles: ``"paper"`` (the paper's instructions; the default, for capable policies) and
+#: ``"compact"`` (a worked example; for very small policies such as the embedded SmolLM2-135M).
+PROMPT_STYLES = ("paper", "compact")
+
+_INSTRUCTIONS = {("backend", "paper"): BACKEND_AGENT_INSTRUCTIONS, ("frontend", "paper"): FRONTEND_AGENT_INSTRUCTIONS,
+                 ("backend", "compact"): COMPACT_BACKEND_AGENT_INSTRUCTIONS,
+                 ("frontend", "compact"): COMPACT_FRONTEND_AGENT_INSTRUCTIONS}
+
+
+def agent_instructions(kind: str = "backend", max_turns: int = 10, style: str = "paper") -> str:
+    """The system instructions for ``kind`` (``"backend"`` / ``"frontend"``) in ``style``
+    (:data:`PROMPT_STYLES`)."""
     if kind not in ("backend", "frontend"):
         raise ValueError(f"kind must be 'backend' or 'frontend', got {kind!r}")
-    text = BACKEND_AGENT_INSTRUCTIONS if kind == "backend" else FRONTEND_AGENT_INSTRUCTIONS
-    return text.replace("{max_turns}", str(max_turns))
+    if style not in PROMPT_STYLES:
+        raise ValueError(f"prompt style must be one of {PROMPT_STYLES}, got {style!r}")
+    return _INSTRUCTIONS[kind, style].replace("{max_turns}", str(max_turns))
 
 
 def format_agent_messages(problem_description: str, dialogue: Sequence[dict], *, kind: str = "backend",
-                          max_turns: int = 10) -> list[dict]:
+                          max_turns: int = 10, style: str = "paper") -> list[dict]:
     """The chat the policy sees before its next turn.
 
     Args:
         problem_description: the human's request.
         dialogue: earlier messages (official ``dialogue_history`` entries): ``assistant`` entries
             use their raw ``output`` when present, else ``content``.
+        style: the instructions' style (:data:`PROMPT_STYLES`).
     """
-    msgs = [{"role": "system", "content": agent_instructions(kind, max_turns)},
+    msgs = [{"role": "system", "content": agent_instructions(kind, max_turns, style)},
             {"role": "user", "content": problem_description}]
     for m in dialogue:
         role = m.get("role")
@@ -71,17 +110,19 @@ def format_agent_messages(problem_description: str, dialogue: Sequence[dict], *,
     return msgs
 
 
-def observation_to_messages(observation: dict, *, kind: str = "backend", max_turns: int = 10) -> list[dict]:
+def observation_to_messages(observation: dict, *, kind: str = "backend", max_turns: int = 10,
+                            style: str = "paper") -> list[dict]:
     """The chat for an env observation ``{"problem_description", "dialogue" (JSON)}``."""
     try:
         dialogue = json.loads(observation["dialogue"])
         problem = observation["problem_description"]
     except (KeyError, TypeError, json.JSONDecodeError) as e:
         raise ValueError(f"not a ColBench observation (need 'problem_description' and a JSON 'dialogue'): {e}") from None
-    return format_agent_messages(problem, dialogue, kind=kind, max_turns=max_turns)
+    return format_agent_messages(problem, dialogue, kind=kind, max_turns=max_turns, style=style)
 
 
-def trajectory_turns(record: dict, *, kind: str | None = None, max_turns: int = 10) -> list[tuple[list[dict], str]]:
+def trajectory_turns(record: dict, *, kind: str | None = None, max_turns: int = 10,
+                     style: str = "paper") -> list[tuple[list[dict], str]]:
     """``[(context_messages, action), ...]`` for each agent turn of an official trajectory record."""
     task = record["task"]
     kind = kind or ("backend" if "test_cases" in task else "frontend")
@@ -89,7 +130,8 @@ def trajectory_turns(record: dict, *, kind: str | None = None, max_turns: int = 
     dh = record.get("dialogue_history", [])
     for i, m in enumerate(dh):
         if m.get("role") == "assistant":
-            ctx = format_agent_messages(task["problem_description"], dh[:i], kind=kind, max_turns=max_turns)
+            ctx = format_agent_messages(task["problem_description"], dh[:i], kind=kind, max_turns=max_turns,
+                                        style=style)
             out.append((ctx, m.get("output") or m.get("content", "")))
     return out
 
