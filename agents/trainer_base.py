@@ -75,6 +75,10 @@ class TrainerConfig:
         temperature: sampling temperature in ``act`` (0: greedy).
         mixed_precision: accelerate's ``"no"``, ``"fp16"``, ``"bf16"``.
         show_progress: tqdm bars in ``update``.
+        max_turns: the turn budget told to the agent in its instructions -- must be the one the
+            trajectories were collected with, so that training contexts are the policy's contexts.
+        prompt_style: the agent prompt's style (``"paper"`` / ``"compact"``, as ``LMAgent``'s),
+            used by the default formatter and ``act``.
     """
 
     model: str | None = None
@@ -97,6 +101,8 @@ class TrainerConfig:
     temperature: float = 1.0
     mixed_precision: str = "no"
     show_progress: bool = False
+    max_turns: int = 10
+    prompt_style: str = "paper"
 
     def __post_init__(self) -> None:
         _check(self.model is None or isinstance(self.model, str), "model", "must be a path/hub id string or None")
@@ -108,7 +114,10 @@ class TrainerConfig:
         _check(self.learning_rate > 0, "learning_rate", f"must be > 0, got {self.learning_rate!r}")
         _check(self.weight_decay >= 0, "weight_decay", f"must be >= 0, got {self.weight_decay!r}")
         _check(self.max_grad_norm is None or self.max_grad_norm >= 0, "max_grad_norm", "must be >= 0 or None")
-        for name in ("batch_size", "gradient_accumulation_steps", "epochs", "max_length", "max_new_tokens"):
+        from wrappers.prompting import PROMPT_STYLES
+
+        _check(self.prompt_style in PROMPT_STYLES, "prompt_style", f"must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
+        for name in ("batch_size", "gradient_accumulation_steps", "epochs", "max_length", "max_new_tokens", "max_turns"):
             v = getattr(self, name)
             _check(isinstance(v, int) and v > 0, name, f"must be a positive int, got {v!r}")
         _check(self.temperature >= 0, "temperature", f"must be >= 0, got {self.temperature!r}")
@@ -379,9 +388,10 @@ class LMTrainer(abc.ABC):
         model: overrides ``config.model`` with a model object (or path).
         tokenizer: tokenizer to use (loaded from the model path when ``None``).
         formatter: ``(task_record, dialogue_history) -> chat messages`` (default:
-            :func:`agents.prompts.format_agent_messages`).
+            :func:`agents.prompts.format_agent_messages` with the config's ``max_turns`` and
+            ``prompt_style``).
         prompt: ``observation -> chat messages`` used by ``act`` (default:
-            :func:`agents.prompts.format_agent_prompt`).
+            :func:`agents.prompts.format_agent_prompt`, likewise).
         accelerator: an :class:`accelerate.Accelerator` (one is created from the config otherwise).
     """
 
@@ -401,6 +411,15 @@ class LMTrainer(abc.ABC):
         self.config = config
         _seed_everything(config.seed)
         self.accelerator = accelerator or Accelerator(mixed_precision=config.mixed_precision)
+        if formatter is None or prompt is None:
+            import functools
+
+            from agents.prompts import format_agent_messages, format_agent_prompt
+
+            formatter = formatter or functools.partial(format_agent_messages, max_turns=config.max_turns,
+                                                       style=config.prompt_style)
+            prompt = prompt or functools.partial(format_agent_prompt, max_turns=config.max_turns,
+                                                 style=config.prompt_style)
         self.formatter = formatter
         self.prompt = prompt
         self.updates = 0

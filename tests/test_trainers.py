@@ -278,3 +278,30 @@ def test_collect_runs_real_episodes_with_the_policy(model_dir):
     assert len(recs) == 1 and recs[0]["dialogue_history"][0]["role"] == "assistant"
     # the collected records feed the trainers' tokenisation directly
     assert mask_tokens(tokenize_trajectory(trainer.tokenizer, recs[0])) > 0
+
+
+def test_trainer_contexts_are_the_agents_contexts(model_dir):
+    """Trained contexts must be what the policy saw when acting: same instructions (turn budget and
+    prompt style) for the formatter of recorded trajectories and for ``act`` on env observations."""
+    import gymnasium as gym
+
+    import colbench_env  # noqa: F401
+    from wrappers.prompting import agent_instructions, observation_to_messages, trajectory_turns
+
+    env = gym.make("ColBench-Backend-v0", split="test", max_turns=3)
+    obs, _ = env.reset(seed=0)
+    env.step("OUTPUT: What exactly do you want?")
+    obs, *_ = env.step("OUTPUT: Anything else?")
+    rec = env.unwrapped.trajectory_record()
+    dh = rec["dialogue_history"]
+    assert [m["role"] for m in dh] == ["assistant", "user", "assistant", "user"]
+    for style in ("paper", "compact"):
+        trainer = RejectionFineTuning(RFTConfig(model=model_dir, max_turns=3, prompt_style=style))
+        assert trainer.formatter(rec["task"], [])[0]["content"] == agent_instructions("backend", 3, style)
+        assert [trainer.formatter(rec["task"], dh[:i]) for i in (0, 2)] == \
+            [ctx for ctx, _ in trajectory_turns(rec, max_turns=3, style=style)]
+        assert trainer._observation_messages(obs) == observation_to_messages(obs, max_turns=3, style=style)
+    with pytest.raises(ConfigError, match="field 'prompt_style'"):
+        RFTConfig(prompt_style="tiny")
+    with pytest.raises(ConfigError, match="field 'max_turns'"):
+        RFTConfig(max_turns=0)
