@@ -52,6 +52,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--simulator-base-url", default=None)
     p.add_argument("--simulator-cache", default=None)
     p.add_argument("--max-new-tokens", type=int, default=384)
+    p.add_argument("--max-turns", type=int, default=10)
+    p.add_argument("--prompt-style", default="paper", choices=("paper", "compact"),
+                   help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
     p.add_argument("--out-dir", default="benchmarks/results/table")
     p.add_argument("--workers", type=int, default=2)
 
@@ -108,7 +111,8 @@ def main(args: argparse.Namespace) -> int:
                 agent_4bit=False, tasks=args.tasks, split=args.split, episodes=args.episodes,
                 batch_size=args.batch_size, out=str(path), simulator=args.simulator,
                 simulator_model=args.simulator_model, simulator_base_url=args.simulator_base_url,
-                simulator_cache=args.simulator_cache, max_turns=10, max_new_tokens=args.max_new_tokens,
+                simulator_cache=args.simulator_cache, max_turns=args.max_turns, max_new_tokens=args.max_new_tokens,
+                prompt_style=args.prompt_style,
                 temperature=0.0, seed=0, workers=args.workers, json=False)
             print(f"== {spec['name']} on {env_id}", file=sys.stderr)
             m = run_mod.run(ns)

@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent-model", default=None, help="local model path/hub id (hf) or served model name (openai)")
     p.add_argument("--agent-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1")
     p.add_argument("--agent-4bit", action="store_true", help="load the local agent model in 4-bit NF4")
-    p.add_argument("--tasks", default="default", help="'default', a jsonl path, or 'generated:N:difficulty'")
+    p.add_argument("--tasks", default="default", help="'default', a jsonl path, or 'generated:N:difficulty[:family]'")
     p.add_argument("--split", default=None, choices=("train", "test"), help="task split")
     p.add_argument("--episodes", type=int, default=None, help="episodes to run (default: one per task)")
     p.add_argument("--batch-size", type=int, default=4, help="episodes in flight (one batched agent call per turn)")
@@ -35,6 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--simulator-base-url", default=None)
     p.add_argument("--simulator-cache", default=None, help="record/replay cache file")
     p.add_argument("--max-turns", type=int, default=10)
+    p.add_argument("--prompt-style", default="paper", choices=("paper", "compact"),
+                   help="agent prompt: the paper's instructions, or a worked example for very small models")
     p.add_argument("--max-new-tokens", type=int, default=384)
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0)
@@ -53,16 +55,16 @@ def make_agent(args: argparse.Namespace, kind: str):
                               seed=args.seed if args.temperature > 0 else None)
     if args.agent == "smollm2":
         return LMAgent("smollm2", kind=kind, max_turns=args.max_turns, sampling=sampling,
-                       load_in_4bit=args.agent_4bit)
+                       prompt_style=args.prompt_style, load_in_4bit=args.agent_4bit)
     if args.agent == "hf":
         if not args.agent_model:
             raise SystemExit("--agent hf needs --agent-model PATH")
         return LMAgent("hf", kind=kind, max_turns=args.max_turns, sampling=sampling, model=args.agent_model,
-                       load_in_4bit=args.agent_4bit)
+                       prompt_style=args.prompt_style, load_in_4bit=args.agent_4bit)
     if not (args.agent_base_url and args.agent_model):
         raise SystemExit("--agent openai needs --agent-base-url and --agent-model")
     return LMAgent("openai", kind=kind, max_turns=args.max_turns, sampling=sampling, base_url=args.agent_base_url,
-                   model=args.agent_model)
+                   model=args.agent_model, prompt_style=args.prompt_style)
 
 
 def _simulator_kwargs(args: argparse.Namespace) -> dict:

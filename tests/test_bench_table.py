@@ -40,3 +40,21 @@ def test_agent_specs():
 
     with pytest.raises(ValueError, match="bad agent spec"):
         parse_agent_spec("gpt")
+
+
+def test_table_with_a_served_lm_agent_and_the_compact_prompt(tmp_path):
+    """An OpenAI-compatible policy (the local test server) in the table, with the prompt options."""
+    import os
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    from openai_test_server import OpenAITestServer
+
+    from wrappers.prompting import agent_instructions
+
+    with OpenAITestServer() as server:
+        colbench("table", "--agents", f"openai:echo@{server.url}", "--episodes", "2", "--max-turns", "2",
+                 "--max-new-tokens", "16", "--prompt-style", "compact", "--out-dir", str(tmp_path))
+        systems = {b["messages"][0]["content"] for b in server.state.requests}
+    rows = list(csv.DictReader(open(tmp_path / "table.csv")))
+    assert [(r["agent"], r["episodes"]) for r in rows] == [("echo", "2")]
+    assert systems == {agent_instructions("backend", 2, "compact")}
