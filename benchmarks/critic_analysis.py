@@ -25,10 +25,17 @@ as the list of things allows, different requests); each held-out task gives two 
 pairs. Accuracy = fraction of held-out pairs where the critic scores the better trajectory higher;
 ties count one half. Without information the colour cannot be inferred, so ~0.5 is chance.
 
+Real trajectories instead (``--trajectories FILE``, e.g. the pipeline's ``rollouts.jsonl``): the
+scored records are grouped by task; every ``--holdout-every``-th task (in sorted task-id order) is
+held out, the others train; pairs are every (higher-reward, lower-reward) pair of rollouts of one
+task. The agent context is the real agent prompt (``--prompt-style``, ``--max-turns``: those the
+trajectories were collected with), the training-time information the task's ground truth.
+
 Run: ``python -m benchmarks.critic_analysis [--train-tasks 12 --test-tasks 6 --epochs 8] [--json]
-[--out DIR] [--model PATH]`` (``colbench critic-analysis`` once registered). The default model is a
-tiny random 2-layer Llama with SmolLM2's tokenizer, built in-process (no download); ``--model`` takes
-a local model directory (its own tokenizer) used for the policy and all critics.
+[--out DIR] [--model PATH|smollm2] [--trajectories FILE]`` (``colbench critic-analysis``). The
+default model is a tiny random 2-layer Llama with SmolLM2's tokenizer, built in-process (no
+download); ``--model`` takes a local model directory (its own tokenizer) or ``smollm2`` (the
+embedded SmolLM2-135M-Instruct), used for the policy and all critics.
 """
 from __future__ import annotations
 
@@ -45,7 +52,7 @@ from agents.losses import bradley_terry_loss
 from agents.sweet_rl import SweetRL, SweetRLConfig, all_ordered_pairs, critic_messages, training_info
 
 __all__ = ["COLOURS", "colour_task", "colour_rollout", "colour_data", "short_formatter", "ValueHeadCritic",
-           "pairwise_accuracy", "run", "add_arguments", "main"]
+           "pairwise_accuracy", "trajectory_split", "run", "add_arguments", "main"]
 
 COLOURS = ["red", "blue", "green"]
 THINGS = ["a banner", "a button", "a header", "a footer", "a card", "a menu", "a badge", "a sidebar", "a tooltip",
@@ -90,6 +97,34 @@ def short_formatter(task: dict, history: list) -> list[dict]:
     for m in history:
         msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
     return msgs
+
+
+def trajectory_split(records: list[dict], holdout_every: int = 3) -> tuple[list[dict], list[tuple[dict, dict]], dict]:
+    """Real scored trajectories -> (training records, held-out pairs, counts).
+
+    Records are grouped by task (:func:`agents.sweet_rl.task_key`); in sorted task-key order every
+    ``holdout_every``-th task (the 1st, the ``1 + holdout_every``-th, ...) is held out. Held-out
+    pairs are every (higher-reward, lower-reward) pair of one held-out task's rollouts.
+
+    Raises:
+        ValueError: when the training tasks or the held-out tasks give no pair (every rollout of
+            every task has the same reward: nothing to rank).
+    """
+    from agents.trainer_base import task_key
+
+    if not isinstance(holdout_every, int) or holdout_every < 2:
+        raise ValueError(f"holdout_every must be an int >= 2, got {holdout_every!r}")
+    keys = sorted({task_key(r["task"]) for r in records})
+    held = {k for i, k in enumerate(keys) if i % holdout_every == 0}
+    train = [r for r in records if task_key(r["task"]) not in held]
+    test = [r for r in records if task_key(r["task"]) in held]
+    train_pairs, test_pairs = all_ordered_pairs(train, 0.0), all_ordered_pairs(test, 0.0)
+    counts = {"n_train_tasks": len(keys) - len(held), "n_test_tasks": len(held), "n_train_pairs": len(train_pairs),
+              "n_test_pairs": len(test_pairs), "n_records": len(records)}
+    if not train_pairs or not test_pairs:
+        raise ValueError(f"no {'training' if not train_pairs else 'held-out'} pair: every rollout of those tasks has "
+                         f"the same reward ({counts})")
+    return train, test_pairs, counts
 
 
 # ---- the value-head critic ---------------------------------------------------------------------------------
@@ -217,7 +252,8 @@ def _tiny_llama(tokenizer, seed: int, hidden_size: int = 64):
 
 def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: str | None = None, seed: int = 0, *,
         beta: float = 1.0, learning_rate: float = 3e-3, lora_r: int = 8, batch_size: int = 4,
-        value_head_epochs: int | None = None) -> dict:
+        value_head_epochs: int | None = None, trajectories: str | None = None, holdout_every: int = 3,
+        prompt_style: str = "paper", max_turns: int = 10, max_length: int = 4096) -> dict:
     """Train the three critics on the training tasks' pairs; measure pairwise accuracy on held-out tasks.
 
     Args:
@@ -232,6 +268,10 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
             (``lora_alpha = 2 * lora_r``).
         value_head_epochs: epochs of the value head (``None``: ``epochs``, the matched budget; more
             shows how much longer a value head needs to learn what the log-prob critic learns).
+        trajectories: a scored trajectory jsonl to use instead of the synthetic tasks
+            (:func:`trajectory_split` with ``holdout_every``; ``n_train_tasks``/``n_test_tasks``
+            are then ignored); contexts use the agent prompt of ``prompt_style`` and ``max_turns``.
+        max_length: critic contexts longer than this are cut from the left.
 
     Returns:
         ``pairwise_accuracy_<method>`` for each method, ``critic_loss_<method>`` (last epoch's mean
@@ -242,12 +282,38 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
                     ("value_head_epochs", epochs if value_head_epochs is None else value_head_epochs)):
         if not isinstance(v, int) or v <= 0:
             raise ValueError(f"critic_analysis.run: {name} must be a positive int, got {v!r}")
+    model_name = model
+    if model == "smollm2":
+        from colbench_env.backends.smollm2 import smollm2_path
+
+        model = smollm2_path()
     if model is not None and not Path(model).is_dir():
-        raise ValueError(f"critic_analysis.run: model must be a local model directory, got {model!r}")
+        raise ValueError(f"critic_analysis.run: model must be a local model directory or 'smollm2', got {model!r}")
     t0 = time.perf_counter()
-    train = [r for g in colour_data(range(n_train_tasks), seed) for r in g]
-    test_groups = colour_data(range(n_train_tasks, n_train_tasks + n_test_tasks), seed + 1)
-    test_pairs = [p for g in test_groups for p in all_ordered_pairs(g, 0.0)]
+    if trajectories is None:
+        train = [r for g in colour_data(range(n_train_tasks), seed) for r in g]
+        test_groups = colour_data(range(n_train_tasks, n_train_tasks + n_test_tasks), seed + 1)
+        test_pairs = [p for g in test_groups for p in all_ordered_pairs(g, 0.0)]
+        formatter = short_formatter
+        data = {"data": "synthetic favourite-colour tasks"}
+    else:
+        import functools
+
+        from agents.prompts import format_agent_messages
+        from colbench_env.trajectories import read_jsonl, validate_trajectory
+
+        records = []
+        for line, rec in read_jsonl(trajectories):
+            validate_trajectory(rec, source=str(trajectories), line=line)
+            if rec.get("reward") is None and rec.get("success") is None:
+                raise ValueError(f"{trajectories}:{line}: field 'reward': missing (an unscored trajectory; "
+                                 "score the file with 'colbench evaluate' first)")
+            records.append(rec)
+        train, test_pairs, counts = trajectory_split(records, holdout_every)
+        n_train_tasks, n_test_tasks = counts["n_train_tasks"], counts["n_test_tasks"]
+        formatter = functools.partial(format_agent_messages, max_turns=max_turns, style=prompt_style)
+        data = {"data": str(trajectories), "n_records": counts["n_records"], "holdout_every": holdout_every,
+                "prompt_style": prompt_style, "max_turns": max_turns}
     train_pairs = all_ordered_pairs(train, 0.0)
 
     if model is None:
@@ -269,16 +335,17 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
     for use_info in (True, False):
         cfg = SweetRLConfig(use_training_info=use_info, beta=beta, critic_learning_rate=learning_rate,
                             critic_lora_r=lora_r, critic_lora_alpha=2 * lora_r, critic_batch_size=batch_size,
-                            critic_epochs=epochs, batch_size=8, seed=seed, train_policy=False, lora_r=4, lora_alpha=8)
-        trainer = SweetRL(cfg, model=policy_base(), tokenizer=tok, critic=critic_base(), formatter=short_formatter)
+                            critic_epochs=epochs, batch_size=8, seed=seed, train_policy=False, lora_r=4, lora_alpha=8,
+                            max_length=max_length)
+        trainer = SweetRL(cfg, model=policy_base(), tokenizer=tok, critic=critic_base(), formatter=formatter)
         m = trainer.update_critic(train)
         name = "logprob_with_info" if use_info else "logprob_without_info"
         out[f"pairwise_accuracy_{name}"] = pairwise_accuracy(lambda r: float(trainer.trajectory_score(r)), test_pairs)
         out[f"critic_loss_{name}"] = m["critic_loss"]
 
     torch.manual_seed(seed)
-    vh = ValueHeadCritic(critic_base(), tok, short_formatter, info_fields=["ground_truth"], lora_r=lora_r,
-                         lora_alpha=2 * lora_r, learning_rate=learning_rate, seed=seed)
+    vh = ValueHeadCritic(critic_base(), tok, formatter, info_fields=["ground_truth"], lora_r=lora_r,
+                         lora_alpha=2 * lora_r, learning_rate=learning_rate, seed=seed, max_length=max_length)
     vh_epochs = epochs if value_head_epochs is None else value_head_epochs
     m = vh.train_pairs(train_pairs, epochs=vh_epochs, batch_size=batch_size, seed=seed)
     out["pairwise_accuracy_value_head_with_info"] = pairwise_accuracy(vh.trajectory_score, test_pairs)
@@ -287,7 +354,7 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
     out.update({"n_train_tasks": n_train_tasks, "n_test_tasks": n_test_tasks, "n_train_pairs": len(train_pairs),
                 "n_test_pairs": len(test_pairs), "epochs": epochs, "value_head_epochs": vh_epochs, "beta": beta, "learning_rate": learning_rate,
                 "lora_r": lora_r, "batch_size": batch_size, "seed": seed,
-                "model": model or "tiny random Llama (2 layers, hidden 64) + SmolLM2 tokenizer",
+                "model": model_name or "tiny random Llama (2 layers, hidden 64) + SmolLM2 tokenizer", **data,
                 "value_head_score": "value of the final state", "seconds": time.perf_counter() - t0})
     return out
 
@@ -298,7 +365,8 @@ def markdown_table(result: dict) -> str:
             ("log-prob ratio", "no", "logprob_without_info"),
             ("value head (final state)", "yes", "value_head_with_info")]
     lines = [f"Held-out pairwise accuracy ({result['n_test_pairs']} pairs from {result['n_test_tasks']} unseen tasks; "
-             f"{result['n_train_pairs']} training pairs; ties count 1/2)", "",
+             f"{result['n_train_pairs']} training pairs; ties count 1/2). Data: {result.get('data', 'synthetic')}; "
+             f"critic model: {result['model']}.", "",
              "| critic | training-time info | pairwise accuracy | last-epoch BT loss |", "|---|---|---|---|"]
     epochs = {"logprob_with_info": result["epochs"], "logprob_without_info": result["epochs"],
               "value_head_with_info": result.get("value_head_epochs", result["epochs"])}
@@ -317,18 +385,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--value-head-epochs", type=int, default=None,
                         help="epochs of the value-head critic (default: --epochs, the matched budget)")
     parser.add_argument("--model", default=None,
-                        help="local model directory (default: tiny random Llama with SmolLM2's tokenizer)")
+                        help="local model directory or 'smollm2' (default: tiny random Llama with SmolLM2's tokenizer)")
+    parser.add_argument("--trajectories", default=None,
+                        help="scored trajectory jsonl (e.g. a pipeline's rollouts.jsonl) instead of the synthetic tasks")
+    parser.add_argument("--holdout-every", type=int, default=3, help="with --trajectories: every k-th task is held out")
+    parser.add_argument("--prompt-style", default="paper", choices=("paper", "compact"),
+                        help="with --trajectories: the agent prompt they were collected with")
+    parser.add_argument("--max-turns", type=int, default=10, help="with --trajectories: their turn budget")
+    parser.add_argument("--learning-rate", type=float, default=3e-3, help="critic learning rate (default 3e-3)")
+    parser.add_argument("--lora-r", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=4)
+    parser.add_argument("--max-length", type=int, default=4096, help="longest critic context (cut from the left)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     parser.add_argument("--out", default=None, help="directory to write critic_analysis.md and critic_analysis.json")
 
 
 def main(args: argparse.Namespace) -> int:
-    torch.set_num_threads(1)  # tiny models: one thread is fastest on shared cores
+    if args.model is None:
+        torch.set_num_threads(1)  # tiny models: one thread is fastest on shared cores
     try:
         result = run(n_train_tasks=args.train_tasks, n_test_tasks=args.test_tasks, epochs=args.epochs,
-                     model=args.model, seed=args.seed, value_head_epochs=args.value_head_epochs)
-    except ValueError as e:
+                     model=args.model, seed=args.seed, value_head_epochs=args.value_head_epochs,
+                     trajectories=args.trajectories, holdout_every=args.holdout_every, prompt_style=args.prompt_style,
+                     max_turns=args.max_turns, learning_rate=args.learning_rate, lora_r=args.lora_r,
+                     batch_size=args.batch_size, max_length=args.max_length)
+    except (ValueError, OSError) as e:
         print(f"colbench critic-analysis: error: {e}")
         return 2
     table = markdown_table(result)

@@ -82,3 +82,37 @@ def test_main_json_and_out(tmp_path, capsys):
     assert "pairwise accuracy" in (tmp_path / "critic_analysis.md").read_text()
     bad = parser.parse_args(["--epochs", "0"])
     assert ca.main(bad) == 2
+
+
+def test_trajectory_split_holds_out_whole_tasks():
+    recs = [r for g in ca.colour_data(range(7), 0) for r in g]
+    train, test_pairs, counts = ca.trajectory_split(recs, holdout_every=3)
+    held = {a["task"]["task_id"] for pair in test_pairs for a in pair}
+    assert held == {"t0", "t3", "t6"}  # sorted task ids t0..t6, every 3rd from the first
+    assert not held & {r["task"]["task_id"] for r in train}
+    assert all(a["reward"] > b["reward"] and a["task"] is b["task"] for a, b in test_pairs)
+    assert counts == {"n_train_tasks": 4, "n_test_tasks": 3, "n_train_pairs": 8, "n_test_pairs": 6, "n_records": 21}
+    flat = [dict(r, reward=0.0) for r in recs]
+    with pytest.raises(ValueError, match="no training pair: every rollout of those tasks has the same reward"):
+        ca.trajectory_split(flat)
+    with pytest.raises(ValueError, match="holdout_every must be an int >= 2"):
+        ca.trajectory_split(recs, holdout_every=1)
+
+
+def test_main_on_a_trajectory_file(tmp_path, capsys):
+    path = tmp_path / "rollouts.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for g in ca.colour_data(range(6), 0) for r in g))
+    parser = argparse.ArgumentParser()
+    ca.add_arguments(parser)
+    args = parser.parse_args(["--trajectories", str(path), "--epochs", "1", "--prompt-style", "compact",
+                              "--max-turns", "3", "--max-length", "512", "--json"])
+    assert ca.main(args) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    data = json.loads(out[-1])
+    assert (data["n_train_tasks"], data["n_test_tasks"], data["n_test_pairs"]) == (4, 2, 4)
+    assert data["data"] == str(path) and data["prompt_style"] == "compact" and data["max_turns"] == 3
+    assert all(0.0 <= data[k] <= 1.0 for k in KEYS) and f"Data: {path}" in out[0]
+    with open(path, "a") as f:
+        f.write('{"task": {"problem_description": "x"}, "dialogue_history": []}\n')
+    assert ca.main(args) == 2
+    assert f"{path}:19" in capsys.readouterr().out  # the bad record is named by file and line
