@@ -16,8 +16,10 @@ evaluation files are appended episode by episode and resume mid-stage):
 Presets:
 
 * ``--small``: the embedded SmolLM2-135M-Instruct as policy (and critic), the offline scripted
-  simulator, generated tasks (``--difficulty``, default 1) so that the zero-shot policy succeeds
-  sometimes, short episodes (``max_turns`` 3), LoRA on CPU. Sized for 2 CPU cores in <= 45 minutes.
+  simulator, generated tasks of the ``"rate"`` family at difficulty 1 (the argument times one hidden
+  number: the one kind of task this 135M policy solves sometimes -- about a third zero-shot with the
+  ``"compact"`` prompt, so a change is measurable), short episodes (``max_turns`` 3, 96 tokens),
+  LoRA on CPU. Sized for 2 CPU cores in <= 45 minutes.
 * ``--paper``: the paper's setting, for GPUs: Llama-3.1-8B-Instruct policy and critic, Llama-3.1-70B
   simulator behind an OpenAI-compatible server (``--simulator-base-url``), the embedded backend
   tasks (or an official file via ``--tasks``), 10 turns, k = 15 rollouts per task, N = 16
@@ -49,8 +51,11 @@ class PipelineConfig:
         out_dir: where every stage writes (and resumes from).
         policy: base policy model: ``"smollm2"`` or a local path / hub id.
         tasks: task spec for training and test tasks (see :func:`colbench_env.tasks.load_tasks`);
-            ``"generated"`` uses ``difficulty`` and the two counts below.
+            ``"generated"`` uses ``difficulty``, ``family`` and the two counts below.
         difficulty: generated tasks' difficulty (hidden facts that matter).
+        family: generated tasks' template family (:data:`colbench_env.generator.FAMILIES`).
+        prompt_style: the agent prompt (``"paper"`` / ``"compact"``), for collection, training
+            and evaluation alike.
         n_train_tasks / n_test_tasks: how many tasks of each split (``None``: all of the split).
         rollouts_per_task: ``k`` sampled rollouts per training task.
         max_turns: agent turns per episode.
@@ -67,12 +72,14 @@ class PipelineConfig:
     policy: str = "smollm2"
     tasks: str = "generated"
     difficulty: int = 1
-    n_train_tasks: int | None = 12
+    family: str = "rate"
+    prompt_style: str = "compact"
+    n_train_tasks: int | None = 16
     n_test_tasks: int | None = 16
     rollouts_per_task: int = 4
     max_turns: int = 3
-    max_new_tokens: int = 128
-    rollout_temperature: float = 1.0
+    max_new_tokens: int = 96
+    rollout_temperature: float = 0.3
     batch_size: int = 8
     simulator: str = "scripted"
     simulator_kwargs: dict = field(default_factory=dict)
@@ -89,18 +96,30 @@ class PipelineConfig:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 1 <= self.difficulty <= 4:
             raise ValueError(f"difficulty must be 1..4, got {self.difficulty}")
+        from colbench_env.generator import FAMILIES
+        from wrappers.prompting import PROMPT_STYLES
+
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {self.family!r}")
+        if self.prompt_style not in PROMPT_STYLES:
+            raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         self.methods = tuple(self.methods)
 
 
 _SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048}
+# Sized to the 45-minute budget on 2 cores (measured: PPO's second update epoch cost 3.7 min and
+# SWEET-RL's 4 pairs per state 13 min of DPO): one PPO update epoch, 2 pairs per SWEET-RL state.
 PRESETS: dict[str, dict] = {
     "small": {"trainer_overrides": {
-        "rft": dict(_SMALL_TRAINING), "mt-dpo": dict(_SMALL_TRAINING), "ppo": dict(_SMALL_TRAINING),
-        "sweet-rl": dict(_SMALL_TRAINING, n_candidates=4, critic_learning_rate=1e-4, critic_epochs=2)}},
+        "rft": dict(_SMALL_TRAINING), "mt-dpo": dict(_SMALL_TRAINING),
+        "ppo": dict(_SMALL_TRAINING, update_epochs=1),
+        "sweet-rl": dict(_SMALL_TRAINING, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
+                         critic_learning_rate=1e-4, critic_epochs=2)}},
     "paper": {
         "out_dir": "benchmarks/results/pipeline_paper", "policy": "meta-llama/Llama-3.1-8B-Instruct",
-        "tasks": "default", "n_train_tasks": None, "n_test_tasks": None, "rollouts_per_task": 15, "max_turns": 10,
-        "max_new_tokens": 1024, "batch_size": 64, "simulator": "openai",
+        "tasks": "default", "family": "all", "prompt_style": "paper", "n_train_tasks": None, "n_test_tasks": None,
+        "rollouts_per_task": 15, "max_turns": 10, "max_new_tokens": 1024, "rollout_temperature": 1.0, "batch_size": 64,
+        "simulator": "openai",
         "trainer_overrides": {"sweet-rl": {"n_candidates": 16, "pairs_per_state": 4, "state_fraction": 0.1}},
     },
 }
@@ -117,7 +136,7 @@ def _tasks(cfg: PipelineConfig, split: str) -> list:
 
     n = cfg.n_train_tasks if split == "train" else cfg.n_test_tasks
     if cfg.tasks == "generated":
-        return generate_tasks(n or 20, difficulty=cfg.difficulty, split=split)
+        return generate_tasks(n or 20, difficulty=cfg.difficulty, split=split, family=cfg.family)
     tasks = load_tasks(cfg.tasks, kind="backend", split=split)
     return tasks[:n] if n else tasks
 
@@ -146,7 +165,7 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
     specs = episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
 
     def make_agent():
-        return LMAgent("hf", model=model_path, max_turns=cfg.max_turns,
+        return LMAgent("hf", model=model_path, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
                        sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
                                                seed=cfg.seed if temperature > 0 else None))
 
@@ -174,9 +193,8 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
         return json.loads(marker.read_text())
     cls = _trainer_class(method)
     fields = {f.name for f in dataclasses.fields(cls.config_class)}
-    conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True}
-    if "max_turns" in fields:
-        conf["max_turns"] = cfg.max_turns
+    conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True,
+            "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
     conf.update(cfg.trainer_overrides.get(method, {}))
     conf = {k: v for k, v in conf.items() if k in fields}
     _log(f"train {method}: {len(rollouts)} rollouts, config {conf}")
@@ -299,6 +317,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", default=None, help="base policy (smollm2, a local path or hub id)")
     p.add_argument("--tasks", default=None)
     p.add_argument("--difficulty", type=int, default=None)
+    p.add_argument("--family", default=None, help="generated tasks' template family (rate, all)")
+    p.add_argument("--prompt-style", default=None, choices=("paper", "compact"))
+    p.add_argument("--rollout-temperature", type=float, default=None)
     p.add_argument("--n-train-tasks", type=int, default=None)
     p.add_argument("--n-test-tasks", type=int, default=None)
     p.add_argument("--rollouts-per-task", type=int, default=None)
@@ -315,8 +336,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     preset = "paper" if args.paper else "small"
     conf = dict(PRESETS[preset])
-    for name in ("out_dir", "policy", "tasks", "difficulty", "n_train_tasks", "n_test_tasks", "rollouts_per_task",
-                 "max_turns", "methods", "simulator", "max_new_tokens", "batch_size"):
+    for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
+                 "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
+                 "max_new_tokens", "batch_size"):
         v = getattr(args, name)
         if v is not None:
             conf[name] = v

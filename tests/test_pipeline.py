@@ -1,11 +1,13 @@
 """The pipeline end to end on a tiny random Llama (SmolLM2's tokenizer): every stage runs, methods
 that have nothing to learn from are reported as such, the report is written, and a rerun resumes."""
+import json
+
 import gymnasium as gym
 import pytest
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
-from benchmarks.pipeline import PipelineConfig, _tasks, run_pipeline
+from benchmarks.pipeline import PRESETS, PipelineConfig, _tasks, run_pipeline
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs
 from colbench_env.trajectories import append_jsonl, read_trajectories
@@ -49,6 +51,8 @@ def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
         assert (out / f).exists(), f
     for m in ("rft", "mt-dpo", "ppo", "sweet-rl"):
         assert (out / "models" / m / "config.json").exists() and (out / "ckpt" / m / "trainer.json").exists()
+        trained = json.loads((out / "ckpt" / m / "trainer.json").read_text())["config"]
+        assert (trained["max_turns"], trained["prompt_style"]) == (cfg.max_turns, cfg.prompt_style), m
     rollouts = read_trajectories(out / "rollouts.jsonl")
     assert len(rollouts) == 4 and rollouts[0]["success"]
     # rerun: nothing is collected, trained or evaluated again
@@ -76,3 +80,23 @@ def test_policy_probe_runs(tiny_model):
     r = run(model=tiny_model, difficulty=1, n=2, max_new_tokens=4)
     assert r["n"] == 2 and len(r["per_task"]) == 2 and 0.0 <= r["tests_passed_pct"] <= 100.0
     assert r["unparsable"] <= 2
+    r = run(model=tiny_model, difficulty=1, n=2, max_new_tokens=4, family="rate", prompt_style="compact")
+    assert all(k.startswith("gen-rate-d1-") for k in r["per_task"]) and r["prompt_style"] == "compact"
+
+
+def test_small_preset_is_what_the_readme_says():
+    """--small: rate-family tasks, the compact prompt, sampled (not temperature-1 noise) rollouts; the
+    trainers get the collection's turn budget and prompt style; bad fields name themselves."""
+    cfg = PipelineConfig()
+    assert (cfg.policy, cfg.tasks, cfg.family, cfg.difficulty, cfg.prompt_style) == \
+        ("smollm2", "generated", "rate", 1, "compact")
+    assert cfg.max_turns == 3 and 0 < cfg.rollout_temperature < 1
+    small = PRESETS["small"]["trainer_overrides"]
+    assert small["ppo"]["update_epochs"] == 1 and small["sweet-rl"]["pairs_per_state"] == 2
+    assert all(t.task_id.startswith("gen-rate-d1-") and t.split == "test" for t in _tasks(cfg, "test"))
+    paper = PipelineConfig(**{k: v for k, v in PRESETS["paper"].items()})
+    assert (paper.prompt_style, paper.max_turns, paper.tasks) == ("paper", 10, "default")
+    with pytest.raises(ValueError, match="family must be one of"):
+        PipelineConfig(family="easy")
+    with pytest.raises(ValueError, match="prompt_style must be one of"):
+        PipelineConfig(prompt_style="tiny")
