@@ -50,6 +50,7 @@ import torch
 
 from agents.losses import bradley_terry_loss
 from agents.sweet_rl import SweetRL, SweetRLConfig, all_ordered_pairs, critic_messages, training_info
+from wrappers.prompting import PROMPT_STYLES
 
 __all__ = ["COLOURS", "colour_task", "colour_rollout", "colour_data", "short_formatter", "ValueHeadCritic",
            "pairwise_accuracy", "trajectory_split", "run", "add_arguments", "main"]
@@ -389,7 +390,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trajectories", default=None,
                         help="scored trajectory jsonl (e.g. a pipeline's rollouts.jsonl) instead of the synthetic tasks")
     parser.add_argument("--holdout-every", type=int, default=3, help="with --trajectories: every k-th task is held out")
-    parser.add_argument("--prompt-style", default="paper", choices=("paper", "compact"),
+    parser.add_argument("--prompt-style", default="paper", choices=PROMPT_STYLES,
                         help="with --trajectories: the agent prompt they were collected with")
     parser.add_argument("--max-turns", type=int, default=10, help="with --trajectories: their turn budget")
     parser.add_argument("--learning-rate", type=float, default=3e-3, help="critic learning rate (default 3e-3)")

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from colbench_env.evaluation.frontend_cli import win_rate
+from wrappers.prompting import PROMPT_STYLES
 
 __all__ = ["add_arguments", "main", "parse_agent_spec", "write_table", "win_rate"]
 
@@ -53,7 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--simulator-cache", default=None)
     p.add_argument("--max-new-tokens", type=int, default=384)
     p.add_argument("--max-turns", type=int, default=10)
-    p.add_argument("--prompt-style", default="paper", choices=("paper", "compact"),
+    p.add_argument("--prompt-style", default="paper", choices=PROMPT_STYLES,
                    help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
     p.add_argument("--out-dir", default="benchmarks/results/table")
     p.add_argument("--workers", type=int, default=2)

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wrappers.prompting import PROMPT_STYLES
+
 __all__ = ["PipelineConfig", "PRESETS", "add_arguments", "main", "run_pipeline"]
 
 METHODS = ("rft", "mt-dpo", "ppo", "sweet-rl")
@@ -97,7 +99,6 @@ class PipelineConfig:
         if not 1 <= self.difficulty <= 4:
             raise ValueError(f"difficulty must be 1..4, got {self.difficulty}")
         from colbench_env.generator import FAMILIES
-        from wrappers.prompting import PROMPT_STYLES
 
         if self.family not in FAMILIES:
             raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {self.family!r}")
@@ -318,7 +319,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks", default=None)
     p.add_argument("--difficulty", type=int, default=None)
     p.add_argument("--family", default=None, help="generated tasks' template family (rate, all)")
-    p.add_argument("--prompt-style", default=None, choices=("paper", "compact"))
+    p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES)
     p.add_argument("--rollout-temperature", type=float, default=None)
     p.add_argument("--n-train-tasks", type=int, default=None)
     p.add_argument("--n-test-tasks", type=int, default=None)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from wrappers.prompting import PROMPT_STYLES
+
 __all__ = ["run", "main"]
 
 
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=12)
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--family", default="all", help="generated tasks' template family (all, rate)")
-    p.add_argument("--prompt-style", default="paper", choices=("paper", "compact"))
+    p.add_argument("--prompt-style", default="paper", choices=PROMPT_STYLES)
     a = p.parse_args(argv)
     r = run(a.model, a.difficulty, a.n, temperature=a.temperature, family=a.family, prompt_style=a.prompt_style)
     print(f"{r['model']} with every hidden fact told, difficulty {r['difficulty']}, family {r['family']}, "

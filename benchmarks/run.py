@@ -12,6 +12,8 @@ import json
 import sys
 from typing import Any
 
+from wrappers.prompting import PROMPT_STYLES
+
 __all__ = ["add_arguments", "main", "make_agent", "summarize", "format_summary", "run", "run_to_file"]
 
 AGENTS = ("smollm2", "scripted", "hf", "openai")
@@ -35,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--simulator-base-url", default=None)
     p.add_argument("--simulator-cache", default=None, help="record/replay cache file")
     p.add_argument("--max-turns", type=int, default=10)
-    p.add_argument("--prompt-style", default="paper", choices=("paper", "compact"),
+    p.add_argument("--prompt-style", default="paper", choices=PROMPT_STYLES,
                    help="agent prompt: the paper's instructions, or a worked example for very small models")
     p.add_argument("--max-new-tokens", type=int, default=384)
     p.add_argument("--temperature", type=float, default=0.0)
