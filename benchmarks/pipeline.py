@@ -96,12 +96,9 @@ class PipelineConfig:
         for name in ("rollouts_per_task", "max_turns", "max_new_tokens", "batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not 1 <= self.difficulty <= 4:
-            raise ValueError(f"difficulty must be 1..4, got {self.difficulty}")
-        from colbench_env.generator import FAMILIES
+        from colbench_env.tasks import generated_spec
 
-        if self.family not in FAMILIES:
-            raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {self.family!r}")
+        generated_spec(1, self.difficulty, self.family)  # the generator's checks of difficulty and family
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         self.methods = tuple(self.methods)
@@ -132,12 +129,11 @@ def _log(msg: str) -> None:
 
 
 def _tasks(cfg: PipelineConfig, split: str) -> list:
-    from colbench_env.generator import generate_tasks
-    from colbench_env.tasks import load_tasks
+    from colbench_env.tasks import generated_spec, load_tasks
 
     n = cfg.n_train_tasks if split == "train" else cfg.n_test_tasks
     if cfg.tasks == "generated":
-        return generate_tasks(n or 20, difficulty=cfg.difficulty, split=split, family=cfg.family)
+        return load_tasks(generated_spec(n or 20, cfg.difficulty, cfg.family), kind="backend", split=split)
     tasks = load_tasks(cfg.tasks, kind="backend", split=split)
     return tasks[:n] if n else tasks
 

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
-from .generator import generate_tasks
+from .generator import check_difficulty, check_family, generate_tasks
 from .records import BackendTask, FrontendTask, Task, TaskFormatError, task_from_record
 
 __all__ = [
@@ -24,6 +24,8 @@ __all__ = [
     "read_task_file",
     "load_tasks",
     "default_tasks",
+    "generated_spec",
+    "parse_generated_spec",
 ]
 
 
@@ -95,16 +97,7 @@ def load_tasks(spec: Any = "default", *, kind: str = "backend", split: str | Non
         if s.startswith("generated"):
             if kind != "backend":
                 raise ValueError("generated tasks exist for the backend only")
-            parts = s.split(":")
-            if len(parts) > 4:
-                raise ValueError(f"task spec {s!r}: expected 'generated:N:difficulty:family'")
-            try:
-                n = int(parts[1]) if len(parts) > 1 and parts[1] else 100
-                difficulty = int(parts[2]) if len(parts) > 2 and parts[2] else 1
-            except ValueError:
-                raise ValueError(f"task spec {s!r}: N and difficulty must be integers "
-                                 "('generated:N:difficulty:family')") from None
-            family = parts[3] if len(parts) > 3 else "all"
+            n, difficulty, family = parse_generated_spec(s)
             return list(generate_tasks(n, difficulty=difficulty, split=split, family=family))
         tasks = read_task_file(s, kind=kind)
     elif isinstance(spec, Iterable):
@@ -116,3 +109,35 @@ def load_tasks(spec: Any = "default", *, kind: str = "backend", split: str | Non
     if not tasks:
         raise ValueError(f"no tasks in {spec!r}" + (f" for split {split!r}" if split else ""))
     return tasks
+
+
+def parse_generated_spec(spec: str) -> tuple[int, int, str]:
+    """``(n, difficulty, family)`` of a ``"generated[:N[:difficulty[:family]]]"`` spec (defaults 100,
+    1, ``"all"``), each part checked (difficulty and family by :mod:`colbench_env.generator`).
+
+    Raises:
+        ValueError: naming the spec and the part at fault.
+    """
+    parts = spec.split(":")
+    if parts[0] != "generated" or len(parts) > 4:
+        raise ValueError(f"task spec {spec!r}: expected 'generated:N:difficulty:family'")
+    try:
+        n = int(parts[1]) if len(parts) > 1 and parts[1] else 100
+        difficulty = int(parts[2]) if len(parts) > 2 and parts[2] else 1
+    except ValueError:
+        raise ValueError(f"task spec {spec!r}: N and difficulty must be integers "
+                         "('generated:N:difficulty:family')") from None
+    if n < 0:
+        raise ValueError(f"task spec {spec!r}: N must be >= 0")
+    family = parts[3] if len(parts) > 3 else "all"
+    check_difficulty(difficulty)
+    check_family(family)
+    return n, difficulty, family
+
+
+def generated_spec(n: int = 100, difficulty: int = 1, family: str = "all") -> str:
+    """The task spec ``"generated:N:difficulty:family"`` for :func:`load_tasks`, checked now (so a
+    config can reject a bad difficulty or family when it is built, with the generator's message)."""
+    spec = f"generated:{n}:{difficulty}:{family}"
+    parse_generated_spec(spec)
+    return spec

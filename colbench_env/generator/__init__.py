@@ -43,16 +43,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..records import BackendTask
+from ..records import BackendTask, split_of
 from .machinery import MAX_DIFFICULTY, MIN_DIFFICULTY, NUM_TESTS, Fact, Template
 from .templates import FAMILIES, TEMPLATES
 from .test_selection import choose_tests
 
 __all__ = ["Fact", "Template", "TEMPLATES", "FAMILIES", "MIN_DIFFICULTY", "MAX_DIFFICULTY", "NUM_TESTS",
-           "generate_task", "generate_tasks"]
+           "generate_task", "generate_tasks", "check_difficulty", "check_family"]
 
 
-def _check_difficulty(difficulty: Any) -> int:
+def check_difficulty(difficulty: Any) -> int:
+    """``difficulty`` if it is an integer in ``MIN_DIFFICULTY..MAX_DIFFICULTY``, else ValueError."""
     if isinstance(difficulty, bool) or not isinstance(difficulty, int) or not (
             MIN_DIFFICULTY <= difficulty <= MAX_DIFFICULTY):
         raise ValueError(f"difficulty must be an integer from {MIN_DIFFICULTY} to {MAX_DIFFICULTY} "
@@ -66,11 +67,8 @@ def _check_seed(seed: Any) -> int:
     return seed
 
 
-def _split_of(seed: int) -> str:
-    return "test" if seed % 5 == 0 else "train"
-
-
-def _check_family(family: Any) -> tuple:
+def check_family(family: Any) -> tuple:
+    """The template names of ``family`` (a key of :data:`FAMILIES`), else ValueError."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {family!r}")
     return FAMILIES[family]
@@ -94,8 +92,8 @@ def generate_task(seed: int, difficulty: int = 1, family: str = "all") -> Backen
         ValueError: for a difficulty outside 1..4, a negative / non-integer seed or an unknown family.
     """
     _check_seed(seed)
-    _check_difficulty(difficulty)
-    names = _check_family(family)
+    check_difficulty(difficulty)
+    names = check_family(family)
     rng = random.Random(seed)
     template = TEMPLATES[rng.choice(names)]
     drawn: dict = {}
@@ -115,7 +113,7 @@ def generate_task(seed: int, difficulty: int = 1, family: str = "all") -> Backen
         test_cases={f"test{i}": template.call(args) for i, args in enumerate(tests, 1)},
         hidden_information=" ".join(f["sentence"] for f in facts),
         task_id=f"gen-d{difficulty}-{seed}" if family == "all" else f"gen-{family}-d{difficulty}-{seed}",
-        split=_split_of(seed),
+        split=split_of(seed),
         extra={"generator": {"template": template.name, "difficulty": difficulty, "seed": seed, "family": family,
                              "facts": facts},
                "generic_solution": template.solution()},
@@ -137,12 +135,12 @@ def generate_tasks(n: int, difficulty: int = 1, split: str | None = None, start:
         raise ValueError(f"split must be 'train', 'test' or None, got {split!r}")
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise ValueError(f"start must be a non-negative integer (the first seed), got {start!r}")
-    _check_difficulty(difficulty)
-    _check_family(family)
+    check_difficulty(difficulty)
+    check_family(family)
     tasks: list[BackendTask] = []
     seed = start
     while len(tasks) < n:
-        if split is None or _split_of(seed) == split:
+        if split is None or split_of(seed) == split:
             tasks.append(generate_task(seed, difficulty, family))
         seed += 1
     return tasks
