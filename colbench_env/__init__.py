@@ -12,17 +12,15 @@ from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
 
-from .protocol import ANSWER_MARKER, OUTPUT_MARKER, extract_code, extract_html, parse_agent_turn
+from .protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER, extract_code, extract_html, parse_agent_turn
 from .tasks import BackendTask, FrontendTask, TaskFormatError, default_tasks, load_tasks
 
 __all__ = [
     "BackendTask", "FrontendTask", "TaskFormatError", "default_tasks", "load_tasks",
-    "ANSWER_MARKER", "OUTPUT_MARKER", "parse_agent_turn", "extract_code", "extract_html",
+    "ANSWER_MARKER", "OUTPUT_MARKER", "MAX_TURNS", "parse_agent_turn", "extract_code", "extract_html",
     "aec_env", "parallel_env",
 ]
 __version__ = "0.1.0"
-
-MAX_TURNS = 10
 
 for _kind in ("Backend", "Frontend"):
     _id = f"ColBench-{_kind}-v0"
@@ -32,11 +30,14 @@ for _kind in ("Backend", "Frontend"):
 
 
 def aec_env(kind: str = "backend", **kwargs):
-    """The PettingZoo AEC environment (agents ``"agent"`` and ``"human"``); see
-    :class:`colbench_env.pz_env.ColBenchAECEnv` for the keyword arguments."""
+    """The PettingZoo AEC environment (agents ``"agent"`` and ``"human"``), wrapped in PettingZoo's
+    ``OrderEnforcingWrapper`` as PettingZoo's own envs are (``.unwrapped`` is the
+    :class:`colbench_env.pz_env.ColBenchAECEnv`, whose docstring lists the keyword arguments)."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
     from .pz_env import ColBenchAECEnv
 
-    return ColBenchAECEnv(kind=kind, **kwargs)
+    return OrderEnforcingWrapper(ColBenchAECEnv(kind=kind, **kwargs))
 
 
 def parallel_env(kind: str = "backend", **kwargs):

@@ -1,5 +1,6 @@
 """The backend environments against the peer checkers, and the hidden-information contract."""
 import json
+import re
 import warnings
 
 import gymnasium as gym
@@ -152,3 +153,28 @@ def test_embedded_ground_truths_pass_and_generic_solutions_fail(evaluator):
         assert len(t.test_cases) == 10, t.task_id
         assert g.success and g.passed == 10, (t.task_id, g)
         assert not n.success, (t.task_id, "generic solution passes every test")
+
+
+def test_aec_factory_enforces_order_and_exposes_the_public_api(evaluator):
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    from colbench_env.pz_env import AGENT, HUMAN, ColBenchAECEnv
+
+    aec = colbench_env.aec_env("backend", tasks=RECS, evaluator=evaluator)
+    assert isinstance(aec, OrderEnforcingWrapper) and isinstance(aec.unwrapped, ColBenchAECEnv)
+    with pytest.raises(AssertionError, match=re.escape("reset() needs to be called before step")):  # PettingZoo's check
+        aec.step("hello")
+    aec.reset(options={"task_id": "ship"})
+    env = aec.unwrapped
+    assert not env.episode_over and env.outcome() == (0.0, False, False, {"task_id": "ship", "turn": 0})
+    aec.step("OUTPUT: Is there a threshold?")
+    task, dialogue, renders = env.human_request()
+    assert task.task_id == "ship" and renders is None
+    assert dialogue == [{"role": "assistant", "content": "Is there a threshold?", "output": "OUTPUT: Is there a threshold?"}]
+    assert aec.agent_selection == HUMAN
+    aec.step("x" * 500)  # cut to the backend reply limit
+    assert env.dialogue[-1]["content"] == "x" * 400
+    aec.step(ANSWER_SHIP)
+    assert env.episode_over and env.outcome(AGENT)[:3] == (1.0, True, False)
+    assert env.outcome(HUMAN)[3]["tests_passed"] == 3 and env.trajectory_record()["reward"] == 1.0
+    aec.close()

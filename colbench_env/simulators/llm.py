@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..backends import BackendError, LMBackend, SamplingParams, make_backend
-from .base import BACKEND_REPLY_LIMIT, FRONTEND_REPLY_LIMIT, Simulator, SimulatorError
+from .base import Simulator, SimulatorError, reply_limit
 from .prompts import PROMPT_VERSION, backend_prompt, frontend_prompt
 
 __all__ = ["LLMSimulator"]
@@ -62,7 +62,7 @@ class LLMSimulator(Simulator):
         # validated by SamplingParams.__post_init__ (max_new_tokens >= 1, temperature >= 0)
         self.params = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature,
                                      seed=seed if temperature > 0 else None)
-        self.limit = FRONTEND_REPLY_LIMIT if kind == "frontend" else BACKEND_REPLY_LIMIT
+        self.limit = reply_limit(kind)
 
     # ------------------------------------------------------------------ prompts
     def build_messages(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> list[dict]:
