@@ -10,7 +10,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
-from colbench_env.backends.base import LMBackend, SamplingParams
+from colbench_env.lm.base import LMBackend, SamplingParams
 from colbench_env.protocol import ANSWER_MARKER, OUTPUT_MARKER
 from wrappers.prompting import observation_to_messages
 
@@ -93,8 +93,8 @@ class LMAgent(Agent):
     """An LM-backed agent with the paper's agent prompt (:mod:`wrappers.prompting`).
 
     Args:
-        backend: an :class:`~colbench_env.backends.base.LMBackend`, or a name for
-            :func:`colbench_env.backends.make_backend` (``"smollm2"`` -- the embedded
+        backend: an :class:`~colbench_env.lm.base.LMBackend`, or a name for
+            :func:`colbench_env.lm.make_backend` (``"smollm2"`` -- the embedded
             SmolLM2-135M-Instruct --, ``"hf"``, ``"openai"``).
         kind: ``"backend"`` or ``"frontend"`` (which instructions).
         max_turns: told to the agent in its instructions.
@@ -113,7 +113,7 @@ class LMAgent(Agent):
         if isinstance(backend, LMBackend):
             self.backend = backend
         else:
-            from colbench_env.backends import make_backend
+            from colbench_env.lm import make_backend
 
             self.backend = make_backend(backend, **backend_kwargs)
         self.kind = kind

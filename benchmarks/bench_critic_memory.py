@@ -1,7 +1,7 @@
 """Peak memory of one SWEET-RL critic training step: 4-bit NF4 base + LoRA vs full precision + LoRA.
 
 Each setting runs in a fresh subprocess (so neither sees the other's allocations), with the real
-SmolLM2-135M-Instruct (:func:`colbench_env.backends.smollm2.smollm2_path`): load the critic base
+SmolLM2-135M-Instruct (:func:`colbench_env.lm.smollm2.smollm2_path`): load the critic base
 (4-bit NF4 via bitsandbytes, or float32), add LoRA, run one Bradley-Terry step on a pair of
 two-turn trajectories whose critic context holds the training-time information.
 
@@ -95,7 +95,7 @@ def _child(mode: str, seq_turns: int = 2) -> dict:
     from agents.sweet_rl import critic_messages
     from agents.tokenize import tokenize_trajectory, turn_masks
     from agents.trainer_base import TrainableLM
-    from colbench_env.backends.smollm2 import smollm2_path
+    from colbench_env.lm.smollm2 import smollm2_path
 
     import bitsandbytes  # noqa: F401  (imported before the baseline: libraries are not the critic's memory)
     import peft  # noqa: F401

@@ -285,7 +285,7 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
             raise ValueError(f"critic_analysis.run: {name} must be a positive int, got {v!r}")
     model_name = model
     if model == "smollm2":
-        from colbench_env.backends.smollm2 import smollm2_path
+        from colbench_env.lm.smollm2 import smollm2_path
 
         model = smollm2_path()
     if model is not None and not Path(model).is_dir():
@@ -320,7 +320,7 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
     if model is None:
         from transformers import AutoTokenizer
 
-        from colbench_env.backends.smollm2 import smollm2_path
+        from colbench_env.lm.smollm2 import smollm2_path
 
         tok = AutoTokenizer.from_pretrained(smollm2_path())
         critic_base = lambda: _tiny_llama(tok, seed + 1)  # noqa: E731

@@ -140,7 +140,7 @@ def _tasks(cfg: PipelineConfig, split: str) -> list:
 
 def _policy_path(cfg: PipelineConfig) -> str:
     if cfg.policy == "smollm2":
-        from colbench_env.backends.smollm2 import smollm2_path
+        from colbench_env.lm.smollm2 import smollm2_path
 
         return smollm2_path()
     return cfg.policy
@@ -154,7 +154,7 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
     import colbench_env  # noqa: F401
     from agents.base import LMAgent
     from benchmarks.run import run_to_file
-    from colbench_env.backends.base import SamplingParams
+    from colbench_env.lm.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.rollout import episode_specs
     from colbench_env.simulators import make_simulator

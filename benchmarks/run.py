@@ -49,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def make_agent(args: argparse.Namespace, kind: str):
     """The agent selected on the command line."""
     from agents.base import LMAgent, ScriptedAgent
-    from colbench_env.backends.base import SamplingParams
+    from colbench_env.lm.base import SamplingParams
 
     if args.agent == "scripted":
         return ScriptedAgent()

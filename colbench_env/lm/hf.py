@@ -70,7 +70,7 @@ class HFBackend(LMBackend):
 
     Args:
         model: ``"smollm2"`` (the embedded SmolLM2-135M-Instruct, see
-            :func:`~colbench_env.backends.smollm2.smollm2_path`), a local directory, a hub id (users
+            :func:`~colbench_env.lm.smollm2.smollm2_path`), a local directory, a hub id (users
             with network access), or an already-loaded ``PreTrainedModel`` (e.g. a peft model a
             trainer is updating; ``tokenizer`` is then required).
         tokenizer: a tokenizer or its path; default: loaded from ``model``'s path.
