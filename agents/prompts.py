@@ -1,4 +1,6 @@
 """The agent's prompts (defined once in :mod:`wrappers.prompting`, re-exported for agents/trainers)."""
+from colbench_env.protocol import MAX_TURNS
+from colbench_env.records import record_kind
 from wrappers.prompting import (  # noqa: F401
     BACKEND_AGENT_INSTRUCTIONS,
     FRONTEND_AGENT_INSTRUCTIONS,
@@ -13,16 +15,16 @@ __all__ = ["BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "PROMPT_
            "format_agent_prompt", "observation_to_messages", "trajectory_turns"]
 
 
-def format_agent_messages(task_record: dict, dialogue_history: list, *, max_turns: int = 10,
+def format_agent_messages(task_record: dict, dialogue_history: list, *, max_turns: int = MAX_TURNS,
                           style: str = "paper") -> list[dict]:
     """The chat the policy sees before its next turn, from an official task record and the
     ``dialogue_history`` so far (``style``: :data:`PROMPT_STYLES`)."""
-    kind = "backend" if "test_cases" in task_record else "frontend"
+    kind = record_kind(task_record)
     return _format_agent_messages(task_record["problem_description"], dialogue_history, kind=kind,
                                   max_turns=max_turns, style=style)
 
 
-def format_agent_prompt(observation: dict, *, kind: str = "backend", max_turns: int = 10,
+def format_agent_prompt(observation: dict, *, kind: str = "backend", max_turns: int = MAX_TURNS,
                         style: str = "paper") -> list[dict]:
     """The chat for an env observation."""
     return observation_to_messages(observation, kind=kind, max_turns=max_turns, style=style)

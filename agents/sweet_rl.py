@@ -187,9 +187,6 @@ class SweetRL(LMTrainer):
     def _critic_formatter(self, task: dict):
         info = training_info(task, self.config.info_fields) if self.config.use_training_info else None
         base = self.formatter
-        if base is None:
-            from .tokenize import default_formatter
-            base = default_formatter()
         return lambda t, h: critic_messages(base(t, h), info)
 
     def _critic_sequences(self, rec: dict) -> list[TokenizedSequence]:
@@ -271,9 +268,6 @@ class SweetRL(LMTrainer):
         """
         c = self.config
         fmt = self.formatter
-        if fmt is None:
-            from .tokenize import default_formatter
-            fmt = default_formatter()
         agent_ctx = list(fmt(task, list(history)))
         critic_ctx = self._critic_formatter(task)(task, list(history))
         self.critic.eval()

@@ -472,10 +472,7 @@ class LMTrainer(abc.ABC):
     def _observation_messages(self, observation) -> list[dict]:
         if isinstance(observation, str) or (isinstance(observation, list) and all(isinstance(m, dict) for m in observation)):
             return as_messages(observation)
-        prompt = self.prompt
-        if prompt is None:
-            from agents.prompts import format_agent_prompt as prompt
-        return list(prompt(observation))
+        return list(self.prompt(observation))
 
     def collect(self, env, policy=None, n_episodes: int = 1) -> list[dict]:
         """Run ``n_episodes`` episodes and return their trajectory records.
@@ -485,15 +482,11 @@ class LMTrainer(abc.ABC):
             policy: ``observation -> action text`` (an :class:`~agents.base.Agent`, or any callable);
                 default: this trainer's current policy (:meth:`act`).
         """
+        from colbench_env.rollout import run_episodes
+
         policy = policy or self.act
         factory = env if callable(env) and not hasattr(env, "step") else (lambda: env)
-        try:
-            from colbench_env.rollout import run_episodes
-        except ImportError:
-            run_episodes = None
-        if run_episodes is not None:
-            return list(run_episodes(factory, policy, n_episodes))
-        return _simple_rollouts(factory, policy, n_episodes)
+        return list(run_episodes(factory, policy, n_episodes))
 
     # --- checkpoints -------------------------------------------------------------------------
     def save(self, directory: str | os.PathLike) -> str:
@@ -562,21 +555,3 @@ class LMTrainer(abc.ABC):
             g = torch.Generator().manual_seed(self.config.seed + self.updates)
             order = torch.randperm(len(items), generator=g).tolist()
         return [[items[i] for i in order[s:s + size]] for s in range(0, len(order), size)]
-
-
-def _simple_rollouts(factory: Callable[[], Any], policy: Callable[[Any], str], n: int) -> list[dict]:
-    """Episodes with a plain Gymnasium loop; each episode's final ``info["trajectory"]`` is its record."""
-    out = []
-    for k in range(n):
-        env = factory()
-        obs, info = env.reset(seed=k)
-        done = False
-        while not done:
-            obs, _reward, terminated, truncated, info = env.step(policy(obs))
-            done = terminated or truncated
-        rec = info.get("trajectory")
-        if not isinstance(rec, dict):
-            raise RuntimeError("collect: the env's final info has no 'trajectory' record and "
-                               "colbench_env.rollout.run_episodes is not available")
-        out.append(rec)
-    return out

@@ -50,6 +50,7 @@ import torch
 
 from agents.losses import bradley_terry_loss
 from agents.sweet_rl import SweetRL, SweetRLConfig, all_ordered_pairs, critic_messages, training_info
+from colbench_env.protocol import MAX_TURNS
 from wrappers.prompting import PROMPT_STYLES
 
 __all__ = ["COLOURS", "colour_task", "colour_rollout", "colour_data", "short_formatter", "ValueHeadCritic",
@@ -254,7 +255,7 @@ def _tiny_llama(tokenizer, seed: int, hidden_size: int = 64):
 def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: str | None = None, seed: int = 0, *,
         beta: float = 1.0, learning_rate: float = 3e-3, lora_r: int = 8, batch_size: int = 4,
         value_head_epochs: int | None = None, trajectories: str | None = None, holdout_every: int = 3,
-        prompt_style: str = "paper", max_turns: int = 10, max_length: int = 4096) -> dict:
+        prompt_style: str = "paper", max_turns: int = MAX_TURNS, max_length: int = 4096) -> dict:
     """Train the three critics on the training tasks' pairs; measure pairwise accuracy on held-out tasks.
 
     Args:
@@ -368,10 +369,9 @@ def markdown_table(result: dict) -> str:
     lines = [f"Held-out pairwise accuracy ({result['n_test_pairs']} pairs from {result['n_test_tasks']} unseen tasks; "
              f"{result['n_train_pairs']} training pairs; ties count 1/2). Data: {result.get('data', 'synthetic')}; "
              f"critic model: {result['model']}.", "",
-             "| critic | training-time info | pairwise accuracy | last-epoch BT loss |", "|---|---|---|---|"]
+             "| critic | training-time info | epochs | pairwise accuracy | last-epoch BT loss |", "|---|---|---|---|---|"]
     epochs = {"logprob_with_info": result["epochs"], "logprob_without_info": result["epochs"],
               "value_head_with_info": result.get("value_head_epochs", result["epochs"])}
-    lines[-2:] = ["| critic | training-time info | epochs | pairwise accuracy | last-epoch BT loss |", "|---|---|---|---|---|"]
     for label, info, key in rows:
         lines.append(f"| {label} | {info} | {epochs[key]} | {result['pairwise_accuracy_' + key]:.3f} "
                      f"| {result['critic_loss_' + key]:.4f} |")

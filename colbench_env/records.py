@@ -23,10 +23,19 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-__all__ = ["BackendTask", "FrontendTask", "Task", "TaskFormatError", "task_from_record", "split_of"]
+__all__ = ["BackendTask", "FrontendTask", "Task", "TaskFormatError", "task_from_record", "record_kind", "split_of"]
 
 _BACKEND_KNOWN = ("problem_description", "ground_truth", "test_cases", "hidden_information", "task_id", "split")
 _FRONTEND_KNOWN = ("problem_description", "ground_truth", "task_id", "split")
+
+
+def record_kind(rec: Any) -> str:
+    """The kind of an official task record (a dict) or a task: ``"backend"`` when it has
+    ``test_cases`` or ``hidden_information`` (frontend records have neither), else ``"frontend"``.
+    The one rule of the package, for task records and the ``task`` of trajectory records alike."""
+    if isinstance(rec, (BackendTask, FrontendTask)):
+        return rec.kind
+    return "backend" if ("test_cases" in rec or "hidden_information" in rec) else "frontend"
 
 
 def split_of(number: int, every: int = 5) -> str:
@@ -176,7 +185,7 @@ def task_from_record(rec: Any, *, kind: str | None = None, source: str = "<recor
     if not isinstance(rec, dict):
         raise TaskFormatError(f"a task record must be a JSON object, got {type(rec).__name__}", source=source, line=line)
     if kind is None:
-        kind = "backend" if ("test_cases" in rec or "hidden_information" in rec) else "frontend"
+        kind = record_kind(rec)
     default_id = f"{os.path.basename(source)}:{line}" if line is not None else ""
     task_id = rec.get("task_id", default_id)
     if not isinstance(task_id, (str, int)):

@@ -44,9 +44,6 @@ def test_agent_specs():
 
 def test_table_with_a_served_lm_agent_and_the_compact_prompt(tmp_path):
     """An OpenAI-compatible policy (the local test server) in the table, with the prompt options."""
-    import os
-
-    sys.path.insert(0, os.path.dirname(__file__))
     from openai_test_server import OpenAITestServer
 
     from wrappers.prompting import agent_instructions

@@ -68,7 +68,8 @@ def test_pipeline_reports_methods_without_training_data(tmp_path, tiny_model):
     report = run_pipeline(cfg, preset="test")
     rft = report["rows"][1]
     assert rft["tests_passed_pct"] is None and "not trained" in rft["note"]
-    assert "no learning signal" in rft["note"] or "rft" in rft["note"]
+    # a 4-token random policy passes no test: every rollout scores 0, so RFT has nothing to imitate
+    assert rft["note"] == "not trained: every rollout has reward 0 (no learning signal)"
     assert "not trained" in (tmp_path / "q" / "results.md").read_text()
     with pytest.raises(ValueError, match="methods: unknown"):
         PipelineConfig(methods=("dqn",))
@@ -78,7 +79,10 @@ def test_policy_probe_runs(tiny_model):
     from benchmarks.probe_policy import run
 
     r = run(model=tiny_model, difficulty=1, n=2, max_new_tokens=4)
-    assert r["n"] == 2 and len(r["per_task"]) == 2 and 0.0 <= r["tests_passed_pct"] <= 100.0
+    assert r["n"] == 2 and len(r["per_task"]) == 2
+    # the percentage is the mean per-task reward; 4 random tokens define no function: every task 0
+    assert r["tests_passed_pct"] == 100 * sum(r["per_task"].values()) / 2
+    assert set(r["per_task"].values()) == {0.0} and r["success_rate"] == 0.0
     assert r["unparsable"] <= 2
     r = run(model=tiny_model, difficulty=1, n=2, max_new_tokens=4, family="rate", prompt_style="compact")
     assert all(k.startswith("gen-rate-d1-") for k in r["per_task"]) and r["prompt_style"] == "compact"

@@ -1,7 +1,7 @@
 """Trainers on a tiny random Llama with SmolLM2's tokenizer: masks, directions of the updates,
 parameters actually changing, checkpoints/resume, the CLI, collection from the real env.
 
-Helpers (conftest_trainers) live in this file rather than a shared conftest.py.
+The tokenizer, the tiny model and the sample trajectories are shared fixtures (``conftest.py``).
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 
 import pytest
 import torch
-from tiny_models import smollm2_tokenizer, tiny_llama
+from samples import BAD, GOOD, MID, traj
 
 from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig, trajectory_pairs
 from agents.ppo import PPO, PPOConfig
@@ -17,40 +17,6 @@ from agents.rft import RejectionFineTuning, RFTConfig
 from agents.sweet_rl import SweetRL, SweetRLConfig
 from agents.tokenize import agent_turns, collate, tokenize_trajectory, tokenize_turn
 from agents.trainer_base import ConfigError
-
-
-@pytest.fixture(scope="module")
-def tok():
-    torch.set_num_threads(1)
-    return smollm2_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tok, tmp_path_factory):
-    d = tmp_path_factory.mktemp("tiny_llama")
-    tiny_llama(tok, 0).save_pretrained(d)
-    tok.save_pretrained(d)
-    return str(d)
-
-
-TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
-        "ground_truth": "def f(x):\n    return x + 7", "hidden_information": "def f(x):\n    return x + 7",
-        "test_cases": {"test1": "f(1)"}}
-
-
-def traj(actions, replies, reward, task=TASK):
-    dh = []
-    for k, a in enumerate(actions):
-        dh.append({"role": "assistant", "content": a.split("OUTPUT:")[-1].strip(), "output": a})
-        if k < len(replies):
-            dh.append({"role": "user", "content": replies[k]})
-    return {"task": task, "dialogue_history": dh, "answer": actions[-1], "reward": reward}
-
-
-GOOD = traj(["What should be added? OUTPUT: What number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],
-            ["I add seven."], 1.0)
-BAD = traj(["I WANT TO ANSWER: def f(x): return x"], [], 0.0)
-MID = traj(["Hmm. OUTPUT: Is it a sum?", "I WANT TO ANSWER: def f(x): return x + 1"], ["Yes it is a sum."], 0.3)
 
 
 def changed(before: dict, after: dict) -> bool:
