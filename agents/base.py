@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 from colbench_env.lm.base import LMBackend, SamplingParams
 from colbench_env.protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
-from wrappers.prompting import observation_to_messages
+from colbench_env.prompting import observation_to_messages
 
 __all__ = ["Agent", "CallableAgent", "ScriptedAgent", "LMAgent", "as_agent"]
 
@@ -90,7 +90,7 @@ class ScriptedAgent(Agent):
 
 
 class LMAgent(Agent):
-    """An LM-backed agent with the paper's agent prompt (:mod:`wrappers.prompting`).
+    """An LM-backed agent with the paper's agent prompt (:mod:`colbench_env.prompting`).
 
     Args:
         lm: the language model: an :class:`~colbench_env.lm.base.LMBackend`, or a name for
@@ -100,13 +100,13 @@ class LMAgent(Agent):
         max_turns: told to the agent in its instructions.
         sampling: generation settings (greedy, 512 new tokens by default).
         prompt_style: ``"paper"`` (default) or ``"compact"`` (a worked example, for very small
-            policies; :data:`wrappers.prompting.PROMPT_STYLES`).
+            policies; :data:`colbench_env.prompting.PROMPT_STYLES`).
         lm_kwargs: passed to :func:`make_backend` when ``lm`` is a name.
     """
 
     def __init__(self, lm: Any = "smollm2", *, kind: str = "backend", max_turns: int = MAX_TURNS,
                  sampling: SamplingParams | None = None, prompt_style: str = "paper", **lm_kwargs: Any):
-        from wrappers.prompting import PROMPT_STYLES
+        from colbench_env.prompting import PROMPT_STYLES
 
         if prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {prompt_style!r}")

@@ -1,7 +1,7 @@
-"""The agent's prompts (defined once in :mod:`wrappers.prompting`, re-exported for agents/trainers)."""
+"""The agent's prompts (defined once in :mod:`colbench_env.prompting`, re-exported for agents/trainers)."""
 from colbench_env.protocol import MAX_TURNS
 from colbench_env.records import record_kind
-from wrappers.prompting import (  # noqa: F401
+from colbench_env.prompting import (  # noqa: F401
     BACKEND_AGENT_INSTRUCTIONS,
     FRONTEND_AGENT_INSTRUCTIONS,
     PROMPT_STYLES,

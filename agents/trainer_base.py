@@ -114,7 +114,7 @@ class TrainerConfig:
         _check(self.learning_rate > 0, "learning_rate", f"must be > 0, got {self.learning_rate!r}")
         _check(self.weight_decay >= 0, "weight_decay", f"must be >= 0, got {self.weight_decay!r}")
         _check(self.max_grad_norm is None or self.max_grad_norm >= 0, "max_grad_norm", "must be >= 0 or None")
-        from wrappers.prompting import PROMPT_STYLES
+        from colbench_env.prompting import PROMPT_STYLES
 
         _check(self.prompt_style in PROMPT_STYLES, "prompt_style", f"must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         for name in ("batch_size", "gradient_accumulation_steps", "epochs", "max_length", "max_new_tokens", "max_turns"):

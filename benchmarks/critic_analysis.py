@@ -51,7 +51,7 @@ import torch
 from agents.losses import bradley_terry_loss
 from agents.sweet_rl import SweetRL, SweetRLConfig, all_ordered_pairs, critic_messages, training_info
 from colbench_env.protocol import MAX_TURNS
-from wrappers.prompting import PROMPT_STYLES
+from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["COLOURS", "colour_task", "colour_rollout", "colour_data", "short_formatter", "ValueHeadCritic",
            "pairwise_accuracy", "trajectory_split", "run", "add_arguments", "main"]

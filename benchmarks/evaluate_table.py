@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from colbench_env.evaluation.frontend_cli import win_rate
-from wrappers.prompting import PROMPT_STYLES
+from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["add_arguments", "main", "parse_agent_spec", "write_table", "win_rate"]
 

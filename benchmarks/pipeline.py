@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wrappers.prompting import PROMPT_STYLES
+from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["PipelineConfig", "PRESETS", "add_arguments", "main", "run_pipeline"]
 

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from wrappers.prompting import PROMPT_STYLES
+from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["add_arguments", "main", "make_agent", "summarize", "format_summary", "run", "run_to_file"]
 

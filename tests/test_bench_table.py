@@ -46,7 +46,7 @@ def test_table_with_a_served_lm_agent_and_the_compact_prompt(tmp_path):
     """An OpenAI-compatible policy (the local test server) in the table, with the prompt options."""
     from openai_test_server import OpenAITestServer
 
-    from wrappers.prompting import agent_instructions
+    from colbench_env.prompting import agent_instructions
 
     with OpenAITestServer() as server:
         colbench("table", "--agents", f"openai:echo@{server.url}", "--episodes", "2", "--max-turns", "2",

@@ -97,7 +97,7 @@ def test_lm_agent_over_openai_compatible_server():
 
 
 def test_lm_agent_prompt_styles_reach_the_server():
-    from wrappers.prompting import agent_instructions
+    from colbench_env.prompting import agent_instructions
 
     with OpenAITestServer() as server:
         env = gym.make("ColBench-Backend-v0", split="test", max_turns=3)

@@ -252,7 +252,7 @@ def test_trainer_contexts_are_the_agents_contexts(model_dir):
     import gymnasium as gym
 
     import colbench_env  # noqa: F401
-    from wrappers.prompting import agent_instructions, observation_to_messages, trajectory_turns
+    from colbench_env.prompting import agent_instructions, observation_to_messages, trajectory_turns
 
     env = gym.make("ColBench-Backend-v0", split="test", max_turns=3)
     obs, _ = env.reset(seed=0)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from colbench_env.protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
-from colbench_env.records import record_kind
+from .protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
+from .records import record_kind
 
 __all__ = ["BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
            "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "PROMPT_STYLES", "agent_instructions", "format_agent_messages",
