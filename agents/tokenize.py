@@ -6,7 +6,7 @@ A trajectory record (official format, see :mod:`colbench_env.trajectories`) beco
 * ``action_t`` is the ``t``-th assistant entry's ``"output"`` (the raw generation, thought included),
   falling back to its ``"content"``;
 * ``context_t = format_messages(task, dialogue_history[:i])`` with ``i`` the index of that entry
-  (default formatter: :func:`agents.prompts.format_agent_messages`, the paper's agent prompt).
+  (default formatter: :func:`colbench_env.prompting.record_messages`, the paper's agent prompt).
 
 The chat template renders ``context_t`` with the generation prompt; the *completion* is what the
 template adds when the action is appended as an assistant message (the action text and the
@@ -46,10 +46,10 @@ class TokenizationError(ValueError):
 
 
 def default_formatter() -> Formatter:
-    """:func:`agents.prompts.format_agent_messages` (imported lazily)."""
-    from agents.prompts import format_agent_messages
+    """:func:`colbench_env.prompting.record_messages` (imported lazily)."""
+    from colbench_env.prompting import record_messages
 
-    return format_agent_messages
+    return record_messages
 
 
 def action_text(entry: dict) -> str:

@@ -388,10 +388,10 @@ class LMTrainer(abc.ABC):
         model: overrides ``config.model`` with a model object (or path).
         tokenizer: tokenizer to use (loaded from the model path when ``None``).
         formatter: ``(task_record, dialogue_history) -> chat messages`` (default:
-            :func:`agents.prompts.format_agent_messages` with the config's ``max_turns`` and
+            :func:`colbench_env.prompting.record_messages` with the config's ``max_turns`` and
             ``prompt_style``).
         prompt: ``observation -> chat messages`` used by ``act`` (default:
-            :func:`agents.prompts.format_agent_prompt`, likewise).
+            :func:`colbench_env.prompting.observation_to_messages`, likewise).
         accelerator: an :class:`accelerate.Accelerator` (one is created from the config otherwise).
     """
 
@@ -414,11 +414,11 @@ class LMTrainer(abc.ABC):
         if formatter is None or prompt is None:
             import functools
 
-            from agents.prompts import format_agent_messages, format_agent_prompt
+            from colbench_env.prompting import observation_to_messages, record_messages
 
-            formatter = formatter or functools.partial(format_agent_messages, max_turns=config.max_turns,
+            formatter = formatter or functools.partial(record_messages, max_turns=config.max_turns,
                                                        style=config.prompt_style)
-            prompt = prompt or functools.partial(format_agent_prompt, max_turns=config.max_turns,
+            prompt = prompt or functools.partial(observation_to_messages, max_turns=config.max_turns,
                                                  style=config.prompt_style)
         self.formatter = formatter
         self.prompt = prompt

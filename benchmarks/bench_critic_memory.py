@@ -91,7 +91,7 @@ def _child(mode: str, seq_turns: int = 2) -> dict:
     from accelerate import Accelerator
 
     from agents.losses import bradley_terry_loss, masked_mean
-    from agents.prompts import format_agent_messages
+    from colbench_env.prompting import record_messages
     from agents.sweet_rl import critic_messages
     from agents.tokenize import tokenize_trajectory, turn_masks
     from agents.trainer_base import TrainableLM
@@ -129,7 +129,7 @@ def _child(mode: str, seq_turns: int = 2) -> dict:
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     with _PeakRSS() as meter:
-        fmt = lambda t, h: critic_messages(format_agent_messages(t, h), task["ground_truth"])  # noqa: E731
+        fmt = lambda t, h: critic_messages(record_messages(t, h), task["ground_truth"])  # noqa: E731
         seqs = [s for r in (traj("x + 7", 1.0), traj("x", 0.0)) for s in tokenize_trajectory(lm.tokenizer, r, formatter=fmt)]
         with torch.no_grad():
             b = lm.batch(seqs)

@@ -94,7 +94,7 @@ def colour_data(indices, seed: int) -> list[list[dict]]:
 
 
 def short_formatter(task: dict, history: list) -> list[dict]:
-    """A short agent prompt (same shape as :mod:`agents.prompts`: instructions, problem, then the turns)."""
+    """A short agent prompt (same shape as :func:`colbench_env.prompting.record_messages`: instructions, problem, then the turns)."""
     msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
     for m in history:
         msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
@@ -301,7 +301,7 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
     else:
         import functools
 
-        from agents.prompts import format_agent_messages
+        from colbench_env.prompting import record_messages
         from colbench_env.trajectories import read_jsonl, validate_trajectory
 
         records = []
@@ -313,7 +313,7 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
             records.append(rec)
         train, test_pairs, counts = trajectory_split(records, holdout_every)
         n_train_tasks, n_test_tasks = counts["n_train_tasks"], counts["n_test_tasks"]
-        formatter = functools.partial(format_agent_messages, max_turns=max_turns, style=prompt_style)
+        formatter = functools.partial(record_messages, max_turns=max_turns, style=prompt_style)
         data = {"data": str(trajectories), "n_records": counts["n_records"], "holdout_every": holdout_every,
                 "prompt_style": prompt_style, "max_turns": max_turns}
     train_pairs = all_ordered_pairs(train, 0.0)

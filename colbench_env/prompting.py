@@ -16,7 +16,7 @@ from .records import record_kind
 
 __all__ = ["BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
            "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "PROMPT_STYLES", "agent_instructions", "format_agent_messages",
-           "observation_to_messages"]
+           "observation_to_messages", "record_messages", "trajectory_turns"]
 
 BACKEND_AGENT_INSTRUCTIONS = f"""You are a helpful LLM agent. You help a human user write a Python function.
 The request is personalised: the human has exact rules, numbers and preferences in mind that they did not state.
@@ -122,6 +122,15 @@ def observation_to_messages(observation: dict, *, kind: str = "backend", max_tur
     return format_agent_messages(problem, dialogue, kind=kind, max_turns=max_turns, style=style)
 
 
+def record_messages(task_record: dict, dialogue_history: Sequence[dict], *, max_turns: int = MAX_TURNS,
+                    style: str = "paper") -> list[dict]:
+    """The chat the policy sees before its next turn, from an official task record (its kind by
+    :func:`colbench_env.records.record_kind`) and the ``dialogue_history`` so far: the trainers'
+    default formatter ``(task_record, dialogue_history) -> messages``."""
+    return format_agent_messages(task_record["problem_description"], dialogue_history, kind=record_kind(task_record),
+                                 max_turns=max_turns, style=style)
+
+
 def trajectory_turns(record: dict, *, kind: str | None = None, max_turns: int = MAX_TURNS,
                      style: str = "paper") -> list[tuple[list[dict], str]]:
     """``[(context_messages, action), ...]`` for each agent turn of an official trajectory record."""
@@ -136,5 +145,3 @@ def trajectory_turns(record: dict, *, kind: str | None = None, max_turns: int = 
             out.append((ctx, m.get("output") or m.get("content", "")))
     return out
 
-
-__all__.append("trajectory_turns")

@@ -79,7 +79,7 @@ def test_critic_messages_put_info_before_the_dialogue():
 
 
 def short_formatter(task: dict, history: list) -> list[dict]:
-    """A short agent prompt (same shape as agents.prompts': instructions, problem, then the turns)."""
+    """A short agent prompt (same shape as colbench_env.prompting.record_messages: instructions, problem, then the turns)."""
     msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
     for m in history:
         msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
