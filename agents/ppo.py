@@ -41,7 +41,8 @@ class PPOConfig(TrainerConfig):
         kl_coef: weight of the KL-to-reference penalty.
         kl_estimator: ``"k3"`` (non-negative) or ``"k1"``.
         norm_adv: normalise advantages over the batch of turns.
-        update_epochs: PPO epochs over each batch of trajectories (``epochs`` is ignored).
+        update_epochs: PPO epochs over each batch of trajectories (CleanRL's name; the inherited
+            ``epochs`` must stay 1, it has no meaning here).
         target_kl: stop the epochs early when ``approx_kl`` exceeds it (``None``: never).
         value_learning_rate: learning rate of the value head.
         batch_size: trajectories per minibatch.
@@ -70,6 +71,8 @@ class PPOConfig(TrainerConfig):
         _check(self.kl_estimator in ("k1", "k3"), "kl_estimator", f"must be 'k1' or 'k3', got {self.kl_estimator!r}")
         _check(isinstance(self.update_epochs, int) and self.update_epochs > 0, "update_epochs",
                f"must be a positive int, got {self.update_epochs!r}")
+        _check(self.epochs == 1, "epochs", f"PPO's passes over the data are 'update_epochs'; leave 'epochs' at 1, "
+               f"got {self.epochs!r}")
         _check(self.target_kl is None or self.target_kl > 0, "target_kl", "must be > 0 or None")
         _check(self.value_learning_rate > 0, "value_learning_rate", f"must be > 0, got {self.value_learning_rate!r}")
 
@@ -124,7 +127,7 @@ class PPO(LMTrainer):
                 k += 1
         return out
 
-    def rollout_batch(self, trajectories) -> list[dict]:
+    def prepare_batch(self, trajectories) -> list[dict]:
         """Tokenise trajectories and compute collection-time log-probs, reference log-probs, values,
         GAE advantages and returns (one entry per trajectory)."""
         c = self.config
@@ -163,7 +166,7 @@ class PPO(LMTrainer):
         """
         c = self.config
         records = load_trajectories(trajectories)
-        items = self.rollout_batch(records)
+        items = self.prepare_batch(records)
         lm = self.policy
         lm.train()
         self.value_head.train()

@@ -53,7 +53,8 @@ import torch
 from .losses import bradley_terry_loss, masked_mean, turn_advantage
 from .mt_dpo import PreferencePair, train_preference_pairs
 from .tokenize import TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn, turn_masks
-from .trainer_base import LMTrainer, TrainableLM, TrainerConfig, _check, load_trajectories, task_key, trajectory_reward
+from .trainer_base import (LMTrainer, ModelSettings, TrainableLM, TrainerConfig, _check, load_trajectories, task_key,
+                           trajectory_reward)
 
 __all__ = ["SweetRLConfig", "SweetRL", "critic_messages", "training_info"]
 
@@ -130,6 +131,11 @@ class SweetRLConfig(TrainerConfig):
         _check(self.critic_model is None or isinstance(self.critic_model, str), "critic_model", "must be a path or None")
         _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")
 
+    def critic_settings(self) -> ModelSettings:
+        """The critic's LoRA, quantisation and learning rate (the ``critic_*`` fields)."""
+        return ModelSettings(lora_r=self.critic_lora_r, lora_alpha=self.critic_lora_alpha,
+                             load_in_4bit=self.critic_load_in_4bit, learning_rate=self.critic_learning_rate)
+
 
 def training_info(task: dict, fields: Sequence[str]) -> str:
     """The training-time information of a task record: the listed fields that are present."""
@@ -176,7 +182,7 @@ class SweetRL(LMTrainer):
         tok = self._critic_tokenizer
         if tok is None and not isinstance(source, str):
             tok = self.tokenizer
-        self.critic = self._make_lm(source, tok, prefix="critic_")
+        self.critic = self._make_lm(source, tok, c.critic_settings())
         self.critic_tokenizer = self.critic.tokenizer
         self._rng = random.Random(c.seed)
 

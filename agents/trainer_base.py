@@ -127,6 +127,23 @@ class TrainerConfig:
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+    def policy_settings(self) -> ModelSettings:
+        """The policy's LoRA, quantisation and learning rate."""
+        return ModelSettings(lora_r=self.lora_r, lora_alpha=self.lora_alpha, load_in_4bit=self.load_in_4bit,
+                             learning_rate=self.learning_rate)
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """What differs between the models a trainer builds (the policy; SWEET-RL's critic): read from
+    the trainer's config by :meth:`TrainerConfig.policy_settings` /
+    ``SweetRLConfig.critic_settings``; every other setting is shared."""
+
+    lora_r: int
+    lora_alpha: int
+    load_in_4bit: bool
+    learning_rate: float
+
 
 def config_from_dict(cls: type, data: dict, *, source: str = "<config>"):
     """Build config ``cls`` from a dict, naming unknown fields."""
@@ -427,17 +444,16 @@ class LMTrainer(abc.ABC):
         source = model if model is not None else config.model
         if source is None:
             raise ConfigError("field 'model': no model given (set config.model to a path or pass model=...)")
-        self.policy = self._make_lm(source, tokenizer, prefix="")
+        self.policy = self._make_lm(source, tokenizer, config.policy_settings())
         self.tokenizer = self.policy.tokenizer
         self._build()
 
-    def _make_lm(self, source, tokenizer, *, prefix: str) -> TrainableLM:
+    def _make_lm(self, source, tokenizer, settings: ModelSettings) -> TrainableLM:
         c = self.config
-        get = lambda name: getattr(c, prefix + name)  # noqa: E731
         return TrainableLM(
-            self.accelerator, source, tokenizer, lora_r=get("lora_r"), lora_alpha=get("lora_alpha"),
+            self.accelerator, source, tokenizer, lora_r=settings.lora_r, lora_alpha=settings.lora_alpha,
             lora_dropout=c.lora_dropout, lora_target_modules=c.lora_target_modules,
-            load_in_4bit=get("load_in_4bit"), compute_dtype=c.compute_dtype, learning_rate=get("learning_rate"),
+            load_in_4bit=settings.load_in_4bit, compute_dtype=c.compute_dtype, learning_rate=settings.learning_rate,
             weight_decay=c.weight_decay, max_grad_norm=c.max_grad_norm,
             gradient_accumulation_steps=c.gradient_accumulation_steps,
             gradient_checkpointing=c.gradient_checkpointing)

@@ -102,6 +102,13 @@ class PipelineConfig:
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         self.methods = tuple(self.methods)
+        from agents.trainer_base import config_from_dict
+
+        for method, overrides in self.trainer_overrides.items():  # the same validation as `colbench train`
+            if method not in METHODS:
+                raise ValueError(f"trainer_overrides: unknown method {method!r}; choose from {METHODS}")
+            config_from_dict(_trainer_class(method).config_class, dict(overrides),
+                             source=f"trainer_overrides[{method!r}]")
 
 
 _SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048}
@@ -110,7 +117,7 @@ _SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048}
 PRESETS: dict[str, dict] = {
     "small": {"trainer_overrides": {
         "rft": dict(_SMALL_TRAINING), "mt-dpo": dict(_SMALL_TRAINING),
-        "ppo": dict(_SMALL_TRAINING, update_epochs=1),
+        "ppo": dict(_SMALL_TRAINING, epochs=1, update_epochs=1),  # PPO's passes are update_epochs
         "sweet-rl": dict(_SMALL_TRAINING, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
                          critic_learning_rate=1e-4, critic_epochs=2)}},
     "paper": {
@@ -189,11 +196,9 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
     if marker.exists():
         return json.loads(marker.read_text())
     cls = _trainer_class(method)
-    fields = {f.name for f in dataclasses.fields(cls.config_class)}
     conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True,
             "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
-    conf.update(cfg.trainer_overrides.get(method, {}))
-    conf = {k: v for k, v in conf.items() if k in fields}
+    conf.update(cfg.trainer_overrides.get(method, {}))  # checked in PipelineConfig.__post_init__
     _log(f"train {method}: {len(rollouts)} rollouts, config {conf}")
     t0 = time.perf_counter()
     trainer = cls(conf)

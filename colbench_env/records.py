@@ -56,6 +56,16 @@ class TaskFormatError(ValueError):
         super().__init__(f"{where}:{what} {message}")
 
 
+def _with_metadata(task: Any, rec: dict) -> dict:
+    """``rec`` plus the task's ``task_id`` / ``split`` (when set) and its extra fields."""
+    if task.task_id:
+        rec["task_id"] = task.task_id
+    if task.split is not None:
+        rec["split"] = task.split
+    rec.update(task.extra)
+    return rec
+
+
 @dataclass(frozen=True)
 class BackendTask:
     """A backend-programming task: write a personalised Python function.
@@ -82,18 +92,12 @@ class BackendTask:
 
     def to_record(self) -> dict:
         """The official-format record (plus ``task_id``/``split``/extra fields when set)."""
-        rec: dict[str, Any] = {
+        return _with_metadata(self, {
             "problem_description": self.problem_description,
             "ground_truth": self.ground_truth,
             "test_cases": dict(self.test_cases),
             "hidden_information": self.hidden_information,
-        }
-        if self.task_id:
-            rec["task_id"] = self.task_id
-        if self.split is not None:
-            rec["split"] = self.split
-        rec.update(self.extra)
-        return rec
+        })
 
     @property
     def training_info(self) -> dict:
@@ -124,13 +128,7 @@ class FrontendTask:
     kind = "frontend"
 
     def to_record(self) -> dict:
-        rec: dict[str, Any] = {"problem_description": self.problem_description, "ground_truth": self.ground_truth}
-        if self.task_id:
-            rec["task_id"] = self.task_id
-        if self.split is not None:
-            rec["split"] = self.split
-        rec.update(self.extra)
-        return rec
+        return _with_metadata(self, {"problem_description": self.problem_description, "ground_truth": self.ground_truth})
 
     @property
     def hidden_information(self) -> str:

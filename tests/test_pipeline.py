@@ -104,3 +104,31 @@ def test_small_preset_is_what_the_readme_says():
         PipelineConfig(family="easy")
     with pytest.raises(ValueError, match="prompt_style must be one of"):
         PipelineConfig(prompt_style="tiny")
+
+
+def test_trainer_overrides_are_validated_like_colbench_train():
+    """One validation path: the pipeline's per-method overrides go through config_from_dict (as
+    `colbench train --config-json` does), so a typo is an error naming the field, not a silent drop."""
+    from agents.trainer_base import ConfigError
+
+    with pytest.raises(ConfigError, match=r"trainer_overrides\['rft'\]: unknown field\(s\) \['n_candidates'\] "
+                                          r"for RFTConfig"):
+        PipelineConfig(trainer_overrides={"rft": {"n_candidates": 4}})
+    with pytest.raises(ConfigError, match=r"trainer_overrides\['sweet-rl'\]: field 'critic_epochs': must be a positive"):
+        PipelineConfig(trainer_overrides={"sweet-rl": {"critic_epochs": 0}})
+    with pytest.raises(ValueError, match="trainer_overrides: unknown method 'dqn'"):
+        PipelineConfig(trainer_overrides={"dqn": {}})
+    # PPO's passes are update_epochs: the inherited epochs may not be set to something it ignores
+    with pytest.raises(ConfigError, match="field 'epochs': PPO's passes over the data are 'update_epochs'"):
+        PipelineConfig(trainer_overrides={"ppo": {"epochs": 2}})
+    PipelineConfig(**{k: v for k, v in PRESETS["small"].items()})  # the shipped presets pass
+
+
+def test_policy_and_critic_settings_are_read_explicitly():
+    from agents.sweet_rl import SweetRLConfig
+    from agents.trainer_base import ModelSettings
+
+    c = SweetRLConfig(lora_r=8, learning_rate=1e-4, critic_lora_r=4, critic_lora_alpha=8, critic_learning_rate=3e-4,
+                      critic_load_in_4bit=True)
+    assert c.policy_settings() == ModelSettings(lora_r=8, lora_alpha=32, load_in_4bit=False, learning_rate=1e-4)
+    assert c.critic_settings() == ModelSettings(lora_r=4, lora_alpha=8, load_in_4bit=True, learning_rate=3e-4)
