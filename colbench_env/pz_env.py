@@ -300,17 +300,6 @@ class ColBenchAECEnv(AECEnv):
             raise RuntimeError("call reset() first")
         return self.task, [dict(m) for m in self.dialogue], self.scorer.simulator_renders()
 
-    def score(self, task: Any, answer: str) -> EpisodeResult:
-        """Score a final answer for ``task`` with the env's scorer."""
-        return self.scorer.score(task, answer)
-
-    @property
-    def renders(self) -> dict | None:
-        """Frontend: ``{"agent": PIL.Image | None, "target": PIL.Image}`` (what the human sees)."""
-        if self.task is None:
-            return None
-        return self.scorer.simulator_renders()
-
     # ------------------------------------------------------------ trajectory
     def trajectory_record(self) -> dict:
         """The episode so far in the official trajectory format (see :mod:`colbench_env.trajectories`)."""

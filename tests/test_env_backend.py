@@ -178,3 +178,30 @@ def test_aec_factory_enforces_order_and_exposes_the_public_api(evaluator):
     assert env.episode_over and env.outcome(AGENT)[:3] == (1.0, True, False)
     assert env.outcome(HUMAN)[3]["tests_passed"] == 3 and env.trajectory_record()["reward"] == 1.0
     aec.close()
+
+
+def test_a_scorer_object_is_the_only_kind_specific_part(evaluator):
+    """The env takes a scorer object; the default backend one is the sandboxed evaluator's score, and
+    a scorer of the other kind is refused."""
+    from colbench_env.scoring import BackendScorer, EpisodeResult, FrontendScorer
+
+    class ExactAnswer(BackendScorer):
+        def score(self, task, answer):
+            ok = answer.strip() == task.ground_truth.strip()
+            return EpisodeResult(reward=float(ok), success=ok)
+
+    env = gym.make("ColBench-Backend-v0", tasks=RECS, scorer=ExactAnswer())
+    env.reset(options={"task_id": "tip"})
+    _, r, term, _, info = env.step(f"OUTPUT: I WANT TO ANSWER: {RECS[1]['ground_truth']}")
+    assert (r, term, info["success"]) == (1.0, True, True) and "tests_passed" not in info
+    env.close()
+    default = BackendScorer(evaluator)
+    task = colbench_env.load_tasks(RECS)[0]
+    answer = "def ship(total):\n    return 4.99"
+    expected = evaluator.score(task, answer)
+    assert default.score(task, answer) == {"reward": expected.reward, "success": expected.success,
+                                           "tests_passed": expected.passed, "tests_total": 3,
+                                           "eval_reason": expected.reason}
+    assert expected.passed == 1  # only ship(10) costs 4.99
+    with pytest.raises(ValueError, match="a backend env got a frontend scorer"):
+        colbench_env.aec_env("backend", tasks=RECS, scorer=FrontendScorer())
