@@ -20,13 +20,14 @@ Replies are at most two sentences and 400 characters.
 """
 from __future__ import annotations
 
-import ast
+import math
 import re
 from typing import Any, Sequence
 
 from .base import BACKEND_REPLY_LIMIT, Simulator
+from .code_words import Fact, code_facts, sentences
 
-__all__ = ["ScriptedBackendSimulator", "extract_facts", "code_to_facts"]
+__all__ = ["ScriptedBackendSimulator", "extract_facts", "code_to_facts", "asks_something", "NO_QUESTION_REPLY"]
 
 _STOP = set("""a an the and or but if then of to in on at for with by from as is are was were be been being do does did
 i you we they he she it me my your our their this that these those what which who whom how when where why
@@ -36,7 +37,7 @@ make use using much many most very really ok okay thanks thank hi hello one ques
 
 _SYNONYMS = {
     "cost": "price", "costs": "price", "fee": "price", "fees": "price", "charge": "price", "charged": "price",
-    "percentage": "percent", "rate": "percent", "%": "percent", "pct": "percent",
+    "percentage": "percent", "percentages": "percent", "rate": "percent", "rates": "percent", "%": "percent", "pct": "percent",
     "decimal": "round", "decimals": "round", "rounding": "round", "rounded": "round", "precision": "round",
     "limit": "threshold", "cutoff": "threshold", "minimum": "threshold", "maximum": "threshold",
     "min": "threshold", "max": "threshold", "above": "threshold", "below": "threshold", "over": "threshold",
@@ -59,6 +60,12 @@ _CODE_REQUEST = re.compile(r"\b(paste|show|send|share|give|reveal|provide|copy|s
 _REFUSAL = ("I can't share any code or tests; I only know what I want in plain words. "
             "Ask me about the specific rules or numbers you need.")
 _DONT_KNOW = "I don't know about that. I don't have any preference on it."
+#: The reply of a ``volunteer=False`` human to a message that asks nothing.
+NO_QUESTION_REPLY = "Okay. Ask me if there is anything you need to know about what I want."
+#: A second fact joins a reply on code facts only when it scores at least this share of the best.
+_SECOND_FACT_SHARE = 0.5
+#: A fact already told in the dialogue scores this share of its relevance.
+_TOLD_WEIGHT = 0.1
 
 
 def _stem(w: str) -> str:
@@ -89,92 +96,43 @@ def _content_words(text: str) -> set[str]:
 
 
 def _sentences(text: str) -> list[str]:
-    text = re.sub(r"\s+", " ", text).strip()
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9'\"(])", text)
-    return [p.strip() for p in parts if len(p.strip()) > 1]
+    return sentences(text)
 
 
 def _looks_like_code(text: str) -> bool:
     return bool(re.search(r"^\s*def \w+\s*\(|^\s*return\b|^\s*(if|for|while) .+:\s*$", text, re.M))
 
 
-def _expr(node: ast.AST) -> str:
-    try:
-        return ast.unparse(node)
-    except Exception:  # pragma: no cover - ast.unparse handles all parsed nodes
-        return "?"
+_ASKS = re.compile(r"\?|(^|[.!\n]\s*)(what|which|how|when|where|why|who|whom|whose|should|shall|do|does|did|is|are|"
+                   r"can|could|would|will|may|tell me|let me know|please (tell|describe|explain|list|specify|confirm|"
+                   r"clarify|say|share))\b|\b(tell me|let me know|can you (tell|say|confirm|describe|explain)|"
+                   r"could you (tell|say|confirm|describe|explain)|i('d| would) like to know|i (want|need) to know|"
+                   r"wondering)\b", re.I)
 
 
-def _cond_words(test: ast.AST) -> str:
-    s = _expr(test)
-    for op, words in ((" >= ", " is at least "), (" <= ", " is at most "), (" == ", " is "), (" != ", " is not "),
-                      (" > ", " is more than "), (" < ", " is less than "), (" not in ", " is not one of "),
-                      (" in ", " is one of ")):
-        s = s.replace(op, words)
-    return s
+def asks_something(message: str) -> bool:
+    """Whether ``message`` asks the human anything (a question mark, a sentence opening with a
+    question word or an auxiliary verb, or "tell me" / "let me know" / "could you explain" ...)."""
+    return bool(_ASKS.search(message))
 
 
 def code_to_facts(source: str) -> list[str]:
-    """Plain-words facts read off Python source: conditions with their outcomes, constants,
-    comments and docstrings. Unparsable source yields its comment lines only."""
-    facts: list[str] = []
-    for line in source.splitlines():
-        m = re.match(r"\s*#\s*(.+)", line)
-        if m and len(m.group(1).split()) >= 2:
-            facts.append(m.group(1).strip().rstrip(".") + ".")
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return facts
+    """Plain-words facts read off Python source (:func:`~.code_words.code_facts`), as sentences.
+    Unparsable source yields its comment lines only."""
+    return [f.text for f in code_facts(source)]
 
-    def outcome(body: Sequence[ast.stmt]) -> str | None:
-        for st in body:
-            if isinstance(st, ast.Return) and st.value is not None:
-                return f"the result is {_expr(st.value)}"
-            if isinstance(st, (ast.Assign, ast.AugAssign)):
-                tgt = st.targets[0] if isinstance(st, ast.Assign) else st.target
-                op = "=" if isinstance(st, ast.Assign) else {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=",
-                                                              ast.Div: "/="}.get(type(st.op), "is updated by")
-                verb = "becomes" if op == "=" else {"+=": "goes up by", "-=": "goes down by", "*=": "is multiplied by",
-                                                    "/=": "is divided by"}.get(op, op)
-                return f"{_expr(tgt)} {verb} {_expr(st.value)}"
-        return None
 
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            doc = ast.get_docstring(node)
-            if doc:
-                facts.extend(_sentences(doc))
-        elif isinstance(node, ast.If):
-            out = outcome(node.body)
-            if out:
-                facts.append(f"When {_cond_words(node.test)}, {out}.")
-            if node.orelse and not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)):
-                out = outcome(node.orelse)
-                if out:
-                    facts.append(f"Otherwise (when not {_cond_words(node.test)}), {out}.")
-        elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Constant, ast.Dict, ast.List, ast.Tuple,
-                                                                       ast.Set, ast.BinOp)):
-            facts.append(f"{_expr(node.targets[0])} is {_expr(node.value)}.")
-        elif isinstance(node, ast.Return) and node.value is not None and not any(
-                f"the result is {_expr(node.value)}" in f for f in facts):
-            facts.append(f"In the end the result is {_expr(node.value)}.")
-    seen: set[str] = set()
-    unique = []
-    for f in facts:
-        if f not in seen:
-            seen.add(f)
-            unique.append(f)
-    return unique
+def _task_facts(task: Any) -> tuple[list[Fact], bool]:
+    hidden = getattr(task, "hidden_information", "") or ""
+    if hidden.strip() and not _looks_like_code(hidden):
+        return [Fact(s) for s in _sentences(hidden)], False
+    source = hidden if hidden.strip() else getattr(task, "ground_truth", "")
+    return code_facts(source), True
 
 
 def extract_facts(task: Any) -> list[str]:
     """The facts the human can tell, in plain words (see the module docstring)."""
-    hidden = getattr(task, "hidden_information", "") or ""
-    if hidden.strip() and not _looks_like_code(hidden):
-        return _sentences(hidden)
-    source = hidden if hidden.strip() else getattr(task, "ground_truth", "")
-    return code_to_facts(source)
+    return [f.text for f in _task_facts(task)[0]]
 
 
 class ScriptedBackendSimulator(Simulator):
@@ -182,52 +140,89 @@ class ScriptedBackendSimulator(Simulator):
 
     Args:
         max_facts: facts per reply (two sentences in ColBench).
+        volunteer: when True (the default), a message that asks nothing (an answer attempt, a plan)
+            still gets the facts that its words touch, as a person would correct a draft that goes
+            against what they want; when False, a fact is revealed only in reply to a question about
+            it, as the reference's simulator prompt says ("only answer questions"), and a message
+            without a question gets :data:`NO_QUESTION_REPLY`.
     """
 
     kind = "backend"
 
-    def __init__(self, max_facts: int = 2):
-        if max_facts < 1:
-            raise ValueError(f"max_facts must be >= 1, got {max_facts}")
+    def __init__(self, max_facts: int = 2, volunteer: bool = True):
+        if not isinstance(max_facts, int) or isinstance(max_facts, bool) or max_facts < 1:
+            raise ValueError(f"max_facts must be an integer >= 1, got {max_facts!r}")
+        if not isinstance(volunteer, bool):
+            raise ValueError(f"volunteer must be True or False, got {volunteer!r}")
         self.max_facts = max_facts
-        self._facts_cache: dict[int, tuple[Any, list[str], list[set[str]]]] = {}
+        self.volunteer = volunteer
+        self._facts_cache: dict[int, tuple] = {}
 
     def config(self) -> dict:
-        return {"class": type(self).__name__, "max_facts": self.max_facts, "version": 1}
+        return {"class": type(self).__name__, "max_facts": self.max_facts, "volunteer": self.volunteer, "version": 2}
 
-    def _facts(self, task: Any) -> tuple[list[str], list[set[str]]]:
+    def _facts(self, task: Any) -> tuple[list[Fact], list[set[str]], bool, dict[str, float], list[float]]:
         key = id(task)
         hit = self._facts_cache.get(key)
         if hit is None or hit[0] is not task:
-            facts = extract_facts(task)
-            hit = (task, facts, [_content_words(f) for f in facts])
+            facts, from_code = _task_facts(task)
+            words = [_content_words(f.text) | _content_words(" ".join(sorted(f.topics))) for f in facts]
+            df: dict[str, int] = {}
+            for ws in words:
+                for w in ws:
+                    df[w] = df.get(w, 0) + 1
+            idf = {w: math.log((len(facts) + 1) / n) + 0.1 for w, n in df.items()}
+            mean = sum(len(ws) for ws in words) / max(len(words), 1)
+            norms = [0.5 + 0.5 * len(ws) / mean if mean else 1.0 for ws in words]
+            hit = (task, facts, words, from_code, idf, norms)
             if len(self._facts_cache) > 4096:
                 self._facts_cache.clear()
             self._facts_cache[key] = hit
-        return hit[1], hit[2]
+        return hit[1], hit[2], hit[3], hit[4], hit[5]
 
     def reply(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> str:
         message = dialogue[-1]["content"] if dialogue else ""
         if _CODE_REQUEST.search(message):
             return _REFUSAL
-        facts, fact_words = self._facts(task)
+        if not self.volunteer and not asks_something(message):
+            return NO_QUESTION_REPLY
+        facts, fact_words, from_code, idf, norms = self._facts(task)
         if not facts:
             return _DONT_KNOW
         told = " ".join(m["content"] for m in dialogue if m.get("role") == "user")
         q_words = _content_words(message)
-        scored = []
-        for i, words in enumerate(fact_words):
-            overlap = len(q_words & words)
-            if overlap:
-                scored.append((-overlap, i))
-        scored.sort()
-        chosen = [i for _, i in scored[: self.max_facts]]
+        if from_code:
+            chosen = self._choose_weighted(facts, fact_words, idf, norms, q_words, told)
+            if chosen:
+                return self._compose([facts[i].text for i in chosen])
+        else:
+            scored = sorted((-len(q_words & words), i) for i, words in enumerate(fact_words) if q_words & words)
+            chosen = [i for _, i in scored[: self.max_facts]]
         if not chosen and _BROAD.search(message):
-            untold = [i for i, f in enumerate(facts) if f not in told]
+            untold = [i for i, f in enumerate(facts) if f.text not in told]
             chosen = (untold or list(range(len(facts))))[: self.max_facts]
         if not chosen:
             return _DONT_KNOW
-        return self._compose([facts[i] for i in sorted(chosen)])
+        return self._compose([facts[i].text for i in sorted(chosen)])
+
+    def _choose_weighted(self, facts: list[Fact], fact_words: list[set[str]], idf: dict[str, float],
+                         norms: list[float], q_words: set[str], told: str) -> list[int]:
+        """Facts read off code, most relevant first: each question word counts by how specific it is
+        to few facts (idf), a long fact counts a little less (as BM25 does),
+        facts already told count a tenth (so a new question moves on to new facts), and a second fact joins only when it is nearly as relevant
+        as the first (so different questions get different answers)."""
+        scored = []
+        for i, words in enumerate(fact_words):
+            score = sum(idf[w] for w in q_words & words) / norms[i]
+            if score > 0:
+                if facts[i].text in told:
+                    score *= _TOLD_WEIGHT
+                scored.append((-score, i))
+        if not scored:
+            return []
+        scored.sort()
+        best = -scored[0][0]
+        return [i for s, i in scored[: self.max_facts] if -s >= _SECOND_FACT_SHARE * best]
 
     def _compose(self, sentences: list[str]) -> str:
         reply = ""
