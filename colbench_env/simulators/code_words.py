@@ -605,7 +605,7 @@ class _FactWriter:
             clauses = [*clauses, f"to work out the {self.d.name(fn.name)} of {self.d.listing([humanise(p) for p in params])}"]
         self.block(fn.body, clauses)
         outs = []
-        for node in ast.walk(fn):
+        for node in sorted((n for n in ast.walk(fn) if isinstance(n, ast.Return)), key=lambda n: (n.lineno, n.col_offset)):
             if isinstance(node, ast.Return) and self._is_str(node.value) and node.value.value not in outs:
                 outs.append(node.value.value)
         if len(outs) >= 3:
