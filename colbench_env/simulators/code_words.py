@@ -600,6 +600,7 @@ class _FactWriter:
         for arg, default in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):], fn.args.defaults):
             self.d.topic("default", "otherwise", "optional")
             self.add(clauses, f"when no {humanise(arg.arg)} is given, it is {self.d.expr(default)}")
+        first = len(self.facts)
         if clauses:  # a helper inside the main function
             self.d.topic("helper")
             clauses = [*clauses, f"to work out the {self.d.name(fn.name)} of {self.d.listing([humanise(p) for p in params])}"]
@@ -612,6 +613,12 @@ class _FactWriter:
             listing = self.d.listing([self.d.const(v) for v in outs])
             self.add(clauses, f"the possible results are {listing}",
                      {"category", "categories", "type", "kind", "label", "option", "possible", "result", "return", "group"})
+        # the last word of the function's name says what it returns: "Which zones?" finds heart_rate_zone's returns
+        named = set(humanise(fn.name).split()[-1:])
+        for j in range(first, len(self.facts)):
+            f = self.facts[j]
+            if "return" in f.topics:
+                self.facts[j] = Fact(f.text, f.topics | named)
 
     def block(self, body: Sequence[ast.stmt], clauses: list[str], lead: str = "") -> None:  # noqa: C901
         otherwise = False

@@ -70,6 +70,8 @@ _TOLD_WEIGHT = 0.1
 
 def _stem(w: str) -> str:
     for suf in ("ing", "ies", "es", "ed", "s"):
+        if suf == "es" and not re.search(r"(s|x|z|ch|sh)es$", w):
+            continue  # "zones" -> "zone" (by the plain "s" rule), "boxes" -> "box"
         if len(w) > 4 and w.endswith(suf) and not w.endswith("ss"):
             w = w[: -len(suf)] + ("y" if suf == "ies" else "")
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":  # shipping -> shipp -> ship
@@ -93,6 +95,10 @@ def _content_words(text: str) -> set[str]:
                 continue
             words.add(_SYNONYMS.get(_stem(p), _stem(p)))
     return words
+
+
+def _numbers(text: str) -> set[str]:
+    return {"#" + n for n in re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?", text)}
 
 
 def _sentences(text: str) -> list[str]:
@@ -167,6 +173,8 @@ class ScriptedBackendSimulator(Simulator):
         if hit is None or hit[0] is not task:
             facts, from_code = _task_facts(task)
             words = [_content_words(f.text) | _content_words(" ".join(sorted(f.topics))) for f in facts]
+            if from_code:  # numbers are specific on code facts ("What if I am above 85 percent?")
+                words = [ws | _numbers(f.text) for ws, f in zip(words, facts)]
             df: dict[str, int] = {}
             for ws in words:
                 for w in ws:
@@ -192,6 +200,7 @@ class ScriptedBackendSimulator(Simulator):
         told = " ".join(m["content"] for m in dialogue if m.get("role") == "user")
         q_words = _content_words(message)
         if from_code:
+            q_words |= _numbers(message)
             chosen = self._choose_weighted(facts, fact_words, idf, norms, q_words, told)
             if chosen:
                 return self._compose([facts[i].text for i in chosen])
