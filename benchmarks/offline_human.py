@@ -11,7 +11,9 @@ human is asked the same five generic questions (:data:`QUESTIONS`) in one dialog
 * ``longest_span``: the longest such span over all replies;
 * ``literal_recall``: the share of the code's informative literals (numbers other than 0, 1 and 2,
   strings of three or more characters, docstrings excluded) that appear in the replies (a number
-  counts in any of its written forms: ``0.25``, ``25 percent``).
+  counts in any of its written forms: ``0.25``, ``25 percent``);
+* ``same_reply_pairs``: asked one at a time (no dialogue), the share of pairs of different questions
+  that get the identical reply.
 
 ``python -m benchmarks.offline_human [--json]``
 """
@@ -24,7 +26,7 @@ import io
 import json
 import re
 import tokenize
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 __all__ = ["QUESTIONS", "LEAK_CHARS", "official_style", "masked_code", "longest_shared_span", "informative_literals",
            "literal_revealed", "measure", "main"]
@@ -110,13 +112,13 @@ def literal_revealed(literal: Any, text: str) -> bool:
     return any(re.search(r"(?<![\d.])" + re.escape(f) + r"(?![\d])", text) for f in forms)
 
 
-def measure(tasks: Iterable[Any], simulator: Any = None, questions: Iterable[str] = QUESTIONS) -> dict:
+def measure(tasks: Iterable[Any], simulator: Any = None, questions: Sequence[str] = QUESTIONS) -> dict:
     """Leak rate, longest span and literal recall of ``simulator`` (scripted by default) on the
     official-style versions of ``tasks``; ``dialogues`` holds every exchange."""
     from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator
 
     sim = simulator or ScriptedBackendSimulator()
-    n_tasks = leaky = hits = total = 0
+    n_tasks = leaky = hits = total = same = pairs = 0
     longest = ""
     dialogues = []
     for task in tasks:
@@ -138,11 +140,14 @@ def measure(tasks: Iterable[Any], simulator: Any = None, questions: Iterable[str
         total += len(literals)
         n_tasks += 1
         leaky += leaked
+        alone = [sim.reply(rec, [{"role": "assistant", "content": q}]) for q in questions]
+        same += sum(a == b for i, a in enumerate(alone) for b in alone[i + 1:])
+        pairs += len(alone) * (len(alone) - 1) // 2
         dialogues.append({"task_id": rec.task_id, "dialogue": dialogue,
                           "missing": sorted(map(repr, (x for x in literals if not literal_revealed(x, told))))})
     return {"tasks": n_tasks, "leak_rate": leaky / max(n_tasks, 1), "longest_span": longest,
             "longest_span_chars": len(longest), "literals": total, "literal_recall": hits / max(total, 1),
-            "dialogues": dialogues}
+            "same_reply_pairs": same / max(pairs, 1), "dialogues": dialogues}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         results[name] = r
         print(f"{name:18s} tasks {r['tasks']:4d}  leak rate {r['leak_rate']:.3f}  longest shared span "
               f"{r['longest_span_chars']} chars ({r['longest_span']!r})  literal recall {r['literal_recall']:.3f} "
-              f"of {r['literals']}")
+              f"of {r['literals']}  same-reply pairs {r['same_reply_pairs']:.3f}")
     if a.json:
         print(json.dumps(results))
     return 0

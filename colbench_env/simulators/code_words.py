@@ -424,7 +424,7 @@ class _Describer:
             if len(args) == 2 and len(consts) == 1:
                 self.topic("threshold", "cap", "limit", "maximum" if fname == "min" else "minimum")
                 bound = self.expr(consts[0])
-                return f"{self.expr(others[0])}, but {'at most' if fname == 'min' else 'at least'} {bound}"
+                return f"{self.expr(others[0])} {'capped at' if fname == 'min' else 'but no less than'} {bound}"
             word = "smallest" if fname == "min" else "largest"
             self.topic("threshold", "minimum" if fname == "min" else "maximum")
             key = f" by {self.expr(kw['key'])}" if "key" in kw else ""
@@ -609,16 +609,23 @@ class _FactWriter:
         for node in sorted((n for n in ast.walk(fn) if isinstance(n, ast.Return)), key=lambda n: (n.lineno, n.col_offset)):
             if isinstance(node, ast.Return) and self._is_str(node.value) and node.value.value not in outs:
                 outs.append(node.value.value)
+        if not clauses and not any(isinstance(n, (ast.If, ast.IfExp, ast.Compare, ast.Try, ast.While, ast.Raise)) or (
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("min", "max"))
+                for n in ast.walk(fn)):
+            self.facts.append(Fact("The same rule applies to every input; there are no special cases.",
+                                   frozenset({"condition", "case", "special", "edge", "exception", "when", "if"})))
+        # the last word of the function's name says what it returns ("Which zones?" -> heart_rate_zone's
+        # results): the summary of its string results carries it, or else each fact about a return
+        named = set(humanise(fn.name).split()[-1:])
         if len(outs) >= 3:
             listing = self.d.listing([self.d.const(v) for v in outs])
-            self.add(clauses, f"the possible results are {listing}",
-                     {"category", "categories", "type", "kind", "label", "option", "possible", "result", "return", "group"})
-        # the last word of the function's name says what it returns: "Which zones?" finds heart_rate_zone's returns
-        named = set(humanise(fn.name).split()[-1:])
-        for j in range(first, len(self.facts)):
-            f = self.facts[j]
-            if "return" in f.topics:
-                self.facts[j] = Fact(f.text, f.topics | named)
+            self.add(clauses, f"the possible results are {listing}", named | {
+                "category", "categories", "type", "kind", "label", "option", "possible", "result", "return", "group"})
+        else:
+            for j in range(first, len(self.facts)):
+                f = self.facts[j]
+                if "return" in f.topics:
+                    self.facts[j] = Fact(f.text, f.topics | named)
 
     def block(self, body: Sequence[ast.stmt], clauses: list[str], lead: str = "") -> None:  # noqa: C901
         otherwise = False

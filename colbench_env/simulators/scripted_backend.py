@@ -4,17 +4,26 @@ It answers the agent's last message from the task's hidden information:
 
 1. The hidden information is split into *facts*. Plain-language hidden information (the embedded and
    generated tasks: one fact per sentence) is split into sentences. Hidden information that is code
-   (official ColBench records often hold the ground-truth function itself) is turned into plain
-   words by reading the code: each condition with its outcome, each named constant, each comment or
-   docstring line becomes one fact ("When service_quality is 'excellent', the result is
-   bill * 0.25.").
+   (official ColBench records hold the ground-truth function itself) is told in plain words by
+   :mod:`.code_words`: each constant with what it is for, each condition as a sentence with its
+   outcome, arithmetic in words, what is returned and when, rounding and formatting, the string
+   values the function outputs. No code span is read out ("If service is 'excellent', the function
+   returns 25 percent of bill.").
 2. The message is matched to the facts by shared content words (lower-cased, crudely stemmed,
-   stop-words dropped, a few synonyms folded: "price"/"cost", "percent"/"rate", ...), and by the
-   identifiers of the function. The two best-matching facts form the reply.
-3. A broad question ("what are your requirements?", "anything else?") gets the first facts the
-   human has not told yet. A question that matches no fact gets "I don't know".
+   stop-words dropped, a few synonyms folded: "price"/"cost", "percent"/"rate", ...). On text facts
+   the two facts sharing most words form the reply (the behaviour recorded runs were made with). On
+   code facts each fact also carries topics (identifier words, string values, role words such as
+   "threshold", "round", "otherwise", "category") and numbers; words count by how specific they are
+   (idf), facts already told count a tenth, and a second fact joins only when it is at least half as
+   relevant as the first: the reply answers the question that was asked, and a different question
+   gets a different answer.
+3. A broad question ("what are your requirements?", "anything else?") that matches nothing gets the
+   first facts the human has not told yet. A question that matches no fact gets "I don't know".
 4. Requests for the code, the function body or the tests are refused: the human describes what they
    want in plain words and never pastes code or test calls.
+5. ``volunteer`` (default True) decides what a message that asks nothing gets (an answer attempt, a
+   plan): with True the facts its words touch, as a person corrects a draft; with False only
+   :data:`NO_QUESTION_REPLY`, as the reference simulator's prompt says ("only answer questions").
 
 Replies are at most two sentences and 400 characters.
 """
@@ -202,6 +211,8 @@ class ScriptedBackendSimulator(Simulator):
         if from_code:
             q_words |= _numbers(message)
             chosen = self._choose_weighted(facts, fact_words, idf, norms, q_words, told)
+            if chosen and all(facts[i].text in told for i in chosen) and _BROAD.search(message):
+                chosen = []  # a broad question whose matches were all told moves on to untold facts
             if chosen:
                 return self._compose([facts[i].text for i in chosen])
         else:
