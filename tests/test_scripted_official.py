@@ -225,3 +225,47 @@ def test_volunteer_through_gym_make():
     assert "'toddler'" in obs["dialogue"]
     env.close()
     assert make_simulator("scripted", volunteer=False).volunteer is False
+
+
+@pytest.mark.parametrize("source, facts", [
+    ("def total(prices, member=False):\n    # members pay less on every item\n    # price = price * 0.9\n    out = 0\n"
+     "    for p in prices:\n        if p > 100:\n            continue\n        out += p\n    if member:\n"
+     "        out *= 0.9\n    return round(out, 2)\n",
+     ["members pay less on every item.", "When no member is given, it is false.", "The out is 0.",
+      "For each of prices, if the item is over 100, that item is skipped.",
+      "For each of prices, the out goes up by the item.", "If member, the out is multiplied by 0.9.",
+      "The function returns out rounded to 2 decimal places."]),  # the comment holding code is not said
+    ("def parse(text):\n    try:\n        value = float(text.strip())\n    except ValueError:\n        return None\n"
+     "    return max(value, 0)\n",
+     ["The value is text with the spaces around it removed as a number.",
+      "If that fails, the function returns nothing.", "The function returns value but no less than 0."]),
+    ('def label(name, score):\n    return f"{name.title()}: {score:.1f} points"\n',
+     ["The function returns the text '<name with each word capitalised>: <score with 1 decimals> points'.",
+      "The same rule applies to every input; there are no special cases."]),
+    ("def top(words):\n    return sorted(set(w.lower() for w in words), key=len, reverse=True)[:3]\n",
+     ["The function returns the first 3 items of the item in lower case for each item of words without duplicates "
+      "sorted by length from largest to smallest.",
+      "The same rule applies to every input; there are no special cases."]),
+    ("def bill(kwh):\n    return round(9.5 + min(kwh, 100) * 0.12 + max(kwh - 100, 0) * 0.18, 2)\n",
+     ["The function returns a weighted sum where kwh capped at 100 counts for 12 percent and kwh minus 100 but no "
+      "less than 0 counts for 18 percent, plus 9.5 rounded to 2 decimal places.",
+      "The kwh part counts for 12 percent of it, worked out as kwh capped at 100.",
+      "The kwh part counts for 18 percent of it, worked out as kwh minus 100 but no less than 0."]),
+])
+def test_code_in_words(source, facts):
+    assert [f.text for f in code_facts(source)] == facts
+
+
+def test_asking_again_moves_on_or_says_it_was_said():
+    task = record(CHILD)
+    q = "What categories of child do you want?"
+    first = ask(task, q)
+    history = [{"role": "assistant", "content": q}, {"role": "user", "content": first}]
+    second = ask(task, q, history=history)
+    assert second != first and "don't know" not in second
+    one = record("def f(bill):\n    return round(bill * 1.18, 2)\n")
+    r1 = ask(one, "What should the function return?")
+    assert r1 == "The function returns bill times 1.18 rounded to 2 decimal places."
+    r2 = ask(one, "How should it be rounded?", history=[{"role": "assistant", "content": "What should it return?"},
+                                                        {"role": "user", "content": r1}])
+    assert r2 == "As I said, the function returns bill times 1.18 rounded to 2 decimal places."

@@ -43,6 +43,14 @@ class Fact:
     topics: frozenset = field(default_factory=frozenset)
 
 
+#: A comment or docstring sentence that holds code (operators, brackets, calls) is not said.
+_CODEISH = re.compile(r"==|\*\*|[\[\]{}=`<>]|\w\(|\.\w+\(")
+
+
+def _prose(text: str) -> bool:
+    return not _CODEISH.search(text)
+
+
 def sentences(text: str) -> list[str]:
     """Split prose into sentences (one fact each)."""
     text = re.sub(r"\s+", " ", text).strip()
@@ -221,7 +229,9 @@ class _Describer:
                         parts.append(f"{words} counts {'against it ' if sign < 0 else ''}for {share}")
                         self.const(value)
                         if not isinstance(other, (ast.Name, ast.Attribute, ast.Constant)):
-                            main = next((x.id for x in ast.walk(other) if isinstance(x, ast.Name)), None)
+                            called = {id(c.func) for c in ast.walk(other) if isinstance(c, ast.Call)}
+                            main = next((x.id for x in ast.walk(other) if isinstance(x, ast.Name) and id(x) not in called),
+                                        None)
                             label = f"the {humanise(main)} part" if main else "one part"
                             self.details.append(f"{label} counts for {share} of it, worked out as {words}")
                     else:
@@ -347,6 +357,12 @@ class _Describer:
     def _DictComp(self, n: ast.DictComp) -> str:
         return self._comprehension(n, n.value, "a mapping to ")
 
+    def _key(self, n: ast.AST) -> str:
+        """A sort key: ``len`` is the length, ``abs`` the size, else the words of the key."""
+        if isinstance(n, ast.Name) and n.id in ("len", "abs", "str.lower"):
+            return {"len": "length", "abs": "size"}[n.id]
+        return self.expr(n)
+
     def _Lambda(self, n: ast.Lambda) -> str:
         return self.expr(n.body)
 
@@ -367,8 +383,7 @@ class _Describer:
             if step == -1 and s.lower is None and s.upper is None:
                 return f"{v} reversed"
             if s.lower is None and hi is not None and hi < 0:
-                return f"all but the last {'' if hi == -1 else str(-hi) + ' of '}{v}".replace("last of", "last item of") \
-                    if hi != -1 else f"all but the last item of {v}"
+                return f"all but the last item of {v}" if hi == -1 else f"all but the last {-hi} items of {v}"
             if hi is None and s.upper is None and lo is not None and lo > 0:
                 return f"all but the first item of {v}" if lo == 1 else f"{v} without its first {lo} items"
             if s.lower is None and hi is not None and hi > 0:
@@ -408,7 +423,7 @@ class _Describer:
         if fname == "round":
             self.topic("round", "decimal", "precision")
             if len(args) > 1:
-                return f"{a[0]} rounded to {a[1]} decimal places"
+                return f"{a[0]} rounded to {a[1]} decimal place{'' if a[1] == '1' else 's'}"
             return f"{a[0]} rounded to a whole number"
         if fname == "int" and a:
             self.topic("round", "whole")
@@ -427,7 +442,7 @@ class _Describer:
                 return f"{self.expr(others[0])} {'capped at' if fname == 'min' else 'but no less than'} {bound}"
             word = "smallest" if fname == "min" else "largest"
             self.topic("threshold", "minimum" if fname == "min" else "maximum")
-            key = f" by {self.expr(kw['key'])}" if "key" in kw else ""
+            key = f" by {self._key(kw['key'])}" if "key" in kw else ""
             return f"the {word} of {self.listing(a)}{key}"
         if fname == "abs" and a:
             return f"the size of {a[0]} ignoring its sign"
@@ -441,7 +456,7 @@ class _Describer:
             self.topic("order", "sort")
             rev = kw.get("reverse")
             desc = isinstance(rev, ast.Constant) and rev.value is True
-            key = f" by {self.expr(kw['key'])}" if "key" in kw else ""
+            key = f" by {self._key(kw['key'])}" if "key" in kw else ""
             if fname == "reversed":
                 return f"{a[0] if a else 'the items'} in reverse order"
             return f"{a[0] if a else 'the items'} sorted{key} from {'largest to smallest' if desc else 'smallest to largest'}"
@@ -546,7 +561,7 @@ class _Describer:
             self.topic("order", "sort")
             rev = kw.get("reverse")
             desc = isinstance(rev, ast.Constant) and rev.value is True
-            key = f" by {self.expr(kw['key'])}" if "key" in kw else ""
+            key = f" by {self._key(kw['key'])}" if "key" in kw else ""
             return f"{obj} is sorted{key} from {'largest to smallest' if desc else 'smallest to largest'}"
         name = self.name(m)
         return f"the {name} of {obj}" + (f" with {self.listing(a)}" if a else "")
@@ -562,10 +577,6 @@ class _Describer:
 
 def _capital(s: str) -> str:
     return s[:1].upper() + s[1:] if s else s
-
-
-def _ends_in_exit(body: Sequence[ast.stmt]) -> bool:
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
 
 
 class _FactWriter:
@@ -595,7 +606,8 @@ class _FactWriter:
         doc = ast.get_docstring(fn)
         if doc:
             for s in sentences(doc):
-                self.facts.append(Fact(s if s.endswith((".", "!", "?")) else s + ".", frozenset()))
+                if _prose(s):
+                    self.facts.append(Fact(s if s.endswith((".", "!", "?")) else s + ".", frozenset()))
         params = [x.arg for x in fn.args.args]
         for arg, default in zip(fn.args.args[len(fn.args.args) - len(fn.args.defaults):], fn.args.defaults):
             self.d.topic("default", "otherwise", "optional")
@@ -641,8 +653,8 @@ class _FactWriter:
                     cl.append("in any other case")
             if isinstance(st, ast.If):
                 self.if_chain(st, cl)
-                if _ends_in_exit(st.body) and not st.orelse:
-                    otherwise = True
+                if st.body and isinstance(st.body[-1], (ast.Return, ast.Raise)) and not st.orelse:
+                    otherwise = True  # what follows runs only when that condition did not hold
                 continue
             self.statement(st, cl)
 
@@ -694,7 +706,11 @@ class _FactWriter:
                 return
             if self._is_str(st.value) or isinstance(st.value, ast.JoinedStr):
                 d.topic("category", "label", "word", "message", "text")
-            self.add(cl, f"the function returns {d.expr(st.value)}", {"return", "result", "output"})
+            what = d.expr(st.value)
+            if isinstance(st.value, (ast.Compare, ast.BoolOp)) or (
+                    isinstance(st.value, ast.UnaryOp) and isinstance(st.value.op, ast.Not)):
+                what = f"whether {what}"  # a yes/no answer
+            self.add(cl, f"the function returns {what}", {"return", "result", "output"})
             return
         if isinstance(st, (ast.Assign, ast.AnnAssign)):
             tgt_node = st.targets[0] if isinstance(st, ast.Assign) else st.target
@@ -703,7 +719,8 @@ class _FactWriter:
             tgt = self.target(tgt_node)
             names = {n.id for n in ast.walk(tgt_node) if isinstance(n, ast.Name)}
             uses_self = any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(st.value))
-            plural = isinstance(tgt_node, (ast.Tuple, ast.List)) or (tgt.endswith("s") and not tgt.endswith("ss"))
+            plural = isinstance(tgt_node, (ast.Tuple, ast.List)) or (
+                isinstance(tgt_node, ast.Name) and tgt.endswith("s") and not tgt.endswith("ss"))
             verb = "becomes" if uses_self else ("are" if plural else "is")
             self.add(cl, f"{tgt} {verb} {d.expr(st.value)}")
             return
@@ -793,12 +810,12 @@ class _FactWriter:
 
 def code_facts(source: str) -> list[Fact]:
     """Plain-words facts read off Python source (see the module docstring), in source order:
-    comments, docstrings, then one fact per statement of each top-level function. Source that does
-    not parse yields its comments only."""
+    comments and docstring sentences in prose (those holding code are left out), then one fact per
+    statement of each top-level function. Source that does not parse yields its comments only."""
     facts: list[Fact] = []
     for line in source.splitlines():
         m = re.match(r"\s*#\s*(.+)", line)
-        if m and len(m.group(1).split()) >= 2:
+        if m and len(m.group(1).split()) >= 2 and _prose(m.group(1)):
             facts.append(Fact(m.group(1).strip().rstrip(".") + ".", frozenset()))
     try:
         tree = ast.parse(source)

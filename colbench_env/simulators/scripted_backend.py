@@ -211,10 +211,16 @@ class ScriptedBackendSimulator(Simulator):
         if from_code:
             q_words |= _numbers(message)
             chosen = self._choose_weighted(facts, fact_words, idf, norms, q_words, told)
-            if chosen and all(facts[i].text in told for i in chosen) and _BROAD.search(message):
-                chosen = []  # a broad question whose matches were all told moves on to untold facts
-            if chosen:
-                return self._compose([facts[i].text for i in chosen])
+            if all(facts[i].text in told for i in chosen) and _BROAD.search(message):
+                # a broad question whose matches were all told (or that matches nothing) gets untold facts
+                untold = [i for i, f in enumerate(facts) if f.text not in told]
+                chosen = untold[: self.max_facts] or chosen or list(range(len(facts)))[: self.max_facts]
+            if not chosen:
+                return _DONT_KNOW
+            reply = self._compose([facts[i].text for i in chosen])
+            if all(facts[i].text in told for i in chosen):  # nothing new answers it: say so
+                reply = self._compose(["As I said, " + reply[:1].lower() + reply[1:]])
+            return reply
         else:
             scored = sorted((-len(q_words & words), i) for i, words in enumerate(fact_words) if q_words & words)
             chosen = [i for _, i in scored[: self.max_facts]]
