@@ -150,7 +150,8 @@ class _Describer:
         return ", ".join(items[:-1]) + " and " + items[-1]
 
     # -- expressions -----------------------------------------------------------------------
-    def expr(self, node: ast.AST) -> str:  # noqa: C901 - one case per node type, read top to bottom
+    def expr(self, node: ast.AST) -> str:
+        """The words for ``node``: one ``_<NodeType>`` method per kind; an unknown kind is "a computed value"."""
         m = getattr(self, "_" + type(node).__name__, None)
         if m is None:
             return "a computed value"
@@ -639,7 +640,7 @@ class _FactWriter:
                 if "return" in f.topics:
                     self.facts[j] = Fact(f.text, f.topics | named)
 
-    def block(self, body: Sequence[ast.stmt], clauses: list[str], lead: str = "") -> None:  # noqa: C901
+    def block(self, body: Sequence[ast.stmt], clauses: list[str]) -> None:
         otherwise = False
         for i, st in enumerate(body):
             if i == 0 and isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
@@ -667,14 +668,21 @@ class _FactWriter:
                 continue
             final = cur.orelse
             break
+        outer = self.d.topics  # topics meant for the first fact of this chain ("otherwise" after a ladder)
         for k, (test, body) in enumerate(branches):
+            self.d.topics = set()
             cond = self.d.expr(test)
-            self.d.topic("condition", "case", "when")
+            cond_topics = self.d.topics | {"condition", "case", "when"} | (outer if k == 0 else set())
+            self.d.topics = set()
             cl = list(clauses)
             if k > 0 and (not cl or cl[-1] != "otherwise"):
                 cl.append("otherwise")
             cl.append(f"if {cond}")
+            first = len(self.facts)
             self.block(body, cl)
+            for j in range(first, len(self.facts)):  # every fact of the branch is about its condition
+                f = self.facts[j]
+                self.facts[j] = Fact(f.text, f.topics | cond_topics)
         if final:
             self.d.topics = set()
             tail = "in any other case"
