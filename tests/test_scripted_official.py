@@ -213,6 +213,12 @@ def test_volunteer_option():
     assert eager.config()["volunteer"] is True and strict.config() != eager.config()
     with pytest.raises(ValueError, match="volunteer must be True or False"):
         ScriptedBackendSimulator(volunteer="no")
+    # the same on prose hidden information (embedded task a001)
+    prose = next(t for t in default_tasks("backend") if t.task_id == "a001")
+    plan = "I'll tip 15 percent for bad service."
+    assert "I tip 5 percent for bad service." in ask(prose, plan, eager)
+    assert ask(prose, plan, strict) == NO_QUESTION_REPLY
+    assert "I tip 5 percent for bad service." in ask(prose, "How much do you tip for bad service?", strict)
 
 
 def test_volunteer_through_gym_make():
