@@ -234,9 +234,9 @@ class ScriptedBackendSimulator(Simulator):
     def _choose_weighted(self, facts: list[Fact], fact_words: list[set[str]], idf: dict[str, float],
                          norms: list[float], q_words: set[str], told: str) -> list[int]:
         """Facts read off code, most relevant first: each question word counts by how specific it is
-        to few facts (idf), a long fact counts a little less (as BM25 does),
-        facts already told count a tenth (so a new question moves on to new facts), and a second fact joins only when it is nearly as relevant
-        as the first (so different questions get different answers)."""
+        to few facts (idf), a long fact counts a little less (as BM25 does), facts already told count
+        a tenth (so a new question moves on to new facts), and a second fact joins only when it is at
+        least half as relevant as the first (so different questions get different answers)."""
         scored = []
         for i, words in enumerate(fact_words):
             score = sum(idf[w] for w in q_words & words) / norms[i]
