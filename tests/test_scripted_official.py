@@ -275,3 +275,24 @@ def test_asking_again_moves_on_or_says_it_was_said():
     r2 = ask(one, "How should it be rounded?", history=[{"role": "assistant", "content": "What should it return?"},
                                                         {"role": "user", "content": r1}])
     assert r2 == "As I said, the function returns bill times 1.18 rounded to 2 decimal places."
+
+
+def test_same_replies_in_a_fresh_process_with_another_hash_seed():
+    """Sets of words are iterated in hash order; the replies must not depend on it."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json\nfrom benchmarks.offline_human import measure\nfrom colbench_env.tasks import default_tasks\n"
+            "r = measure(default_tasks('backend')[:40])\n"
+            "print(json.dumps([d['dialogue'] for d in r['dialogues']]))\n")
+    outs = []
+    for seed in ("1", "987"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(json.loads(proc.stdout))
+    assert outs[0] == outs[1]
+    here = measure(default_tasks("backend")[:40])
+    assert [d["dialogue"] for d in here["dialogues"]] == outs[0]

@@ -239,7 +239,7 @@ class ScriptedBackendSimulator(Simulator):
         least half as relevant as the first (so different questions get different answers)."""
         scored = []
         for i, words in enumerate(fact_words):
-            score = sum(idf[w] for w in q_words & words) / norms[i]
+            score = math.fsum(idf[w] for w in q_words & words) / norms[i]  # fsum: the same whatever the set order
             if score > 0:
                 if facts[i].text in told:
                     score *= _TOLD_WEIGHT
