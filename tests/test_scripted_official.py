@@ -257,6 +257,11 @@ def test_volunteer_through_gym_make():
       "less than 0 counts for 18 percent, plus 9.5 rounded to 2 decimal places.",
       "The kwh part counts for 12 percent of it, worked out as kwh capped at 100.",
       "The kwh part counts for 18 percent of it, worked out as kwh minus 100 but no less than 0."]),
+    ("def square(x):\n    return x ** 2\n\ndef tax(income, is_married):\n    if is_married:\n        rate = 0.25\n"
+     "    else:\n        rate = 0.3\n    return {'tax': round(income * rate, 2), 'rate': rate}\n",
+     ["If married, the rate is 0.25.", "If not married, the rate is 0.3.",
+      "The function returns 'tax' set to income times rate rounded to 2 decimal places and 'rate' set to rate.",
+      "In a helper step, to work out the square of x, the function returns x squared."]),  # main first
 ])
 def test_code_in_words(source, facts):
     assert [f.text for f in code_facts(source)] == facts
@@ -296,3 +301,14 @@ def test_same_replies_in_a_fresh_process_with_another_hash_seed():
     assert outs[0] == outs[1]
     here = measure(default_tasks("backend")[:40])
     assert [d["dialogue"] for d in here["dialogues"]] == outs[0]
+
+
+def test_main_function_comes_from_the_signature():
+    source = "def total(xs):\n    return sum(xs)\n\ndef helper(x):\n    return x * 3\n"
+    assert [f.text for f in code_facts(source)][0].startswith("The function returns x times 3.")  # last def
+    facts = [f.text for f in code_facts(source, main="total")]
+    assert facts[0] == "The function returns the total of xs."
+    assert "In a helper step, to work out the helper of x, the function returns x times 3." in facts
+    task = task_from_record({"problem_description": "Sum. The signature of the function is: def total(xs)",
+                             "ground_truth": source, "test_cases": {"test1": "total([1])"}, "hidden_information": source})
+    assert ask(task, "What should the function return?").startswith("The function returns the total of xs.")

@@ -119,6 +119,8 @@ class _Describer:
         if ident in self.alias:
             return self.alias[ident]
         h = humanise(ident)
+        if h.startswith("is ") and len(h) > 3:  # is_married: "if married", "not married"
+            h = h[3:]
         self.topics.update(h.split())
         self.topics.add(ident.lower())
         return h
@@ -174,6 +176,8 @@ class _Describer:
         if isinstance(n.op, ast.USub) and isinstance(n.operand, ast.Constant) and isinstance(n.operand.value, (int, float)):
             return self.const(-n.operand.value)
         if isinstance(n.op, ast.Not):
+            if isinstance(n.operand, ast.Name) and n.operand.id.startswith("is_"):
+                return f"not {self.expr(n.operand)}"  # not is_member -> "not member"
             if isinstance(n.operand, (ast.Name, ast.Attribute, ast.Subscript)):
                 self.topic("empty", "missing", "edge")
                 return f"{self.expr(n.operand)} is empty or missing"
@@ -308,7 +312,11 @@ class _Describer:
             return "an empty mapping"
         if any(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in n.keys):
             self.topic("category", "type", "kind", "option")
-        pairs = [f"{self.expr(k) if k is not None else 'everything else'} {self.expr(v)}" for k, v in zip(n.keys, n.values)]
+        data = all(isinstance(v, ast.Constant) or (isinstance(v, (ast.Tuple, ast.List)) and all(
+            isinstance(e, ast.Constant) for e in v.elts)) or isinstance(v, ast.UnaryOp) for v in n.values)
+        joint = " " if data else " set to "  # 'bad' 0.05 (a table), 'rating' set to the rating (a result)
+        pairs = [f"{self.expr(k) if k is not None else 'everything else'}{joint}{self.expr(v)}"
+                 for k, v in zip(n.keys, n.values)]
         return self.listing(pairs)
 
     def _JoinedStr(self, n: ast.JoinedStr) -> str:
@@ -804,6 +812,8 @@ class _FactWriter:
             return self.d.expr(flipped)
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             return self.d.expr(test.operand)
+        if isinstance(test, ast.Name) and test.id.startswith("is_"):
+            return f"not {self.d.expr(test)}"
         if isinstance(test, (ast.Name, ast.Attribute)):
             return f"{self.d.expr(test)} is empty or missing"
         return None
@@ -816,10 +826,12 @@ class _FactWriter:
         return self.d._is_text(n)
 
 
-def code_facts(source: str) -> list[Fact]:
-    """Plain-words facts read off Python source (see the module docstring), in source order:
-    comments and docstring sentences in prose (those holding code are left out), then one fact per
-    statement of each top-level function. Source that does not parse yields its comments only."""
+def code_facts(source: str, main: str | None = None) -> list[Fact]:
+    """Plain-words facts read off Python source (see the module docstring): comments and docstring
+    sentences in prose (those holding code are left out), then one fact per statement of the main
+    function, then those of the other top-level functions, each said as a helper step. The main
+    function is ``main`` when the source defines it, else the last top-level function. Source that
+    does not parse yields its comments only."""
     facts: list[Fact] = []
     for line in source.splitlines():
         m = re.match(r"\s*#\s*(.+)", line)
@@ -830,9 +842,14 @@ def code_facts(source: str) -> list[Fact]:
     except SyntaxError:
         return facts
     writer = _FactWriter()
+    defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    chosen = next((n for n in defs if n.name == main), defs[-1] if defs else None)
+    if chosen is not None:
+        writer.function(chosen, [])
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            writer.function(node, [])
+            if node is not chosen:
+                writer.function(node, ["in a helper step"])
         elif isinstance(node, ast.ClassDef):
             for s in node.body:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):

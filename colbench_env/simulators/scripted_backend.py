@@ -142,7 +142,8 @@ def _task_facts(task: Any) -> tuple[list[Fact], bool]:
     if hidden.strip() and not _looks_like_code(hidden):
         return [Fact(s) for s in _sentences(hidden)], False
     source = hidden if hidden.strip() else getattr(task, "ground_truth", "")
-    return code_facts(source), True
+    signature = re.search(r"\bdef\s+(\w+)\s*\(", getattr(task, "problem_description", "") or "")
+    return code_facts(source, signature.group(1) if signature else None), True
 
 
 def extract_facts(task: Any) -> list[str]:
