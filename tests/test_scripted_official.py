@@ -312,3 +312,13 @@ def test_main_function_comes_from_the_signature():
     task = task_from_record({"problem_description": "Sum. The signature of the function is: def total(xs)",
                              "ground_truth": source, "test_cases": {"test1": "total([1])"}, "hidden_information": source})
     assert ask(task, "What should the function return?").startswith("The function returns the total of xs.")
+
+
+def test_what_if_and_limit_questions():
+    task = record("def add_tip(bill):\n    if bill <= 0:\n        return 0\n    tip = max(bill * 0.18, 3)\n"
+                  "    return round(bill + tip)\n")
+    assert ask(task, "What if the bill is negative?") == "If bill is at most 0, the function returns 0."
+    assert "18 percent of bill but no less than 3" in ask(task, "What is the smallest tip?")
+    assert ask(task, "What tip percentage do you use?") == "The tip is 18 percent of bill but no less than 3."
+    assert ask(task, "Should I round?") == \
+        "In any other case, the function returns bill plus tip rounded to a whole number."

@@ -279,6 +279,8 @@ class _Describer:
                 a, b, o = b, a, _FLIP[o]
             if isinstance(b, ast.Constant) and isinstance(b.value, (int, float)) and not isinstance(b.value, bool):
                 self.topic("threshold", "condition", "case", "when")
+                if b.value <= 0:  # "what if the bill is zero or negative?"
+                    self.topic("edge", "negative", "zero")
             elif isinstance(b, ast.Constant) and isinstance(b.value, str) or isinstance(b, (ast.List, ast.Tuple, ast.Set)):
                 self.topic("category", "case", "condition", "when", "type")
             if isinstance(b, ast.Constant) and b.value == 0 and isinstance(a, ast.Call) and \

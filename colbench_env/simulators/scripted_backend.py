@@ -46,7 +46,7 @@ make use using much many most very really ok okay thanks thank hi hello one ques
 
 _SYNONYMS = {
     "cost": "price", "costs": "price", "fee": "price", "fees": "price", "charge": "price", "charged": "price",
-    "percentage": "percent", "percentages": "percent", "rate": "percent", "rates": "percent", "%": "percent", "pct": "percent",
+    "percentage": "percent", "rate": "percent", "%": "percent", "pct": "percent",
     "decimal": "round", "decimals": "round", "rounding": "round", "rounded": "round", "precision": "round",
     "limit": "threshold", "cutoff": "threshold", "minimum": "threshold", "maximum": "threshold",
     "min": "threshold", "max": "threshold", "above": "threshold", "below": "threshold", "over": "threshold",
@@ -59,6 +59,12 @@ _SYNONYMS = {
     "discounts": "discount", "off": "discount", "reduction": "discount",
 }
 
+#: More folds for facts read off code (the prose path keeps the map above unchanged, so replies on
+#: prose hidden information stay what recorded runs saw).
+_CODE_SYNONYMS = {**_SYNONYMS, "percentages": "percent", "rates": "percent", "smallest": "threshold",
+                  "lowest": "threshold", "largest": "threshold", "highest": "threshold", "cap": "threshold",
+                  "capped": "threshold"}
+
 _BROAD = re.compile(r"\b(requirement|requirements|rules?|details?|specifics?|specific|constraints?|preferences?|"
                     r"anything else|more about|more info|information|clarify|conditions?|what else|"
                     r"how should it work|what do you want|what exactly|expect)\b", re.I)
@@ -69,6 +75,7 @@ _CODE_REQUEST = re.compile(r"\b(paste|show|send|share|give|reveal|provide|copy|s
 _REFUSAL = ("I can't share any code or tests; I only know what I want in plain words. "
             "Ask me about the specific rules or numbers you need.")
 _DONT_KNOW = "I don't know about that. I don't have any preference on it."
+_WHAT_IF = re.compile(r"\bwhat if\b|\bwhat happens\b|\bin case\b|\bsuppose\b|\bcases?\b", re.I)
 #: The reply of a ``volunteer=False`` human to a message that asks nothing.
 NO_QUESTION_REPLY = "Okay. Ask me if there is anything you need to know about what I want."
 #: A second fact joins a reply on code facts only when it scores at least this share of the best.
@@ -77,10 +84,10 @@ _SECOND_FACT_SHARE = 0.5
 _TOLD_WEIGHT = 0.1
 
 
-def _stem(w: str) -> str:
+def _stem(w: str, code: bool = False) -> str:
     for suf in ("ing", "ies", "es", "ed", "s"):
-        if suf == "es" and not re.search(r"(s|x|z|ch|sh)es$", w):
-            continue  # "zones" -> "zone" (by the plain "s" rule), "boxes" -> "box"
+        if code and suf == "es" and not re.search(r"(s|x|z|ch|sh)es$", w):
+            continue  # on code facts "zones" -> "zone" (by the plain "s" rule), "boxes" -> "box"
         if len(w) > 4 and w.endswith(suf) and not w.endswith("ss"):
             w = w[: -len(suf)] + ("y" if suf == "ies" else "")
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":  # shipping -> shipp -> ship
@@ -94,15 +101,19 @@ def _split_identifier(tok: str) -> list[str]:
     return [p.lower() for p in parts if p]
 
 
-def _content_words(text: str) -> set[str]:
+def _content_words(text: str, code: bool = False) -> set[str]:
+    """Lower-cased, stemmed content words with synonyms folded; ``code=True`` for facts read off code
+    and the questions matched to them (a few more folds, a stemmer that keeps "zones" -> "zone")."""
+    synonyms = _CODE_SYNONYMS if code else _SYNONYMS
     words: set[str] = set()
     for tok in re.findall(r"[A-Za-z_][A-Za-z0-9_]*|%", text):
         pieces = [tok.lower()] + (_split_identifier(tok) if "_" in tok or tok.lower() != tok else [])
         for p in pieces:
-            p = _SYNONYMS.get(p, p)
+            p = synonyms.get(p, p)
             if p in _STOP or len(p) < 2:
                 continue
-            words.add(_SYNONYMS.get(_stem(p), _stem(p)))
+            stem = _stem(p, code)
+            words.add(synonyms.get(stem, stem))
     return words
 
 
@@ -182,7 +193,8 @@ class ScriptedBackendSimulator(Simulator):
         hit = self._facts_cache.get(key)
         if hit is None or hit[0] is not task:
             facts, from_code = _task_facts(task)
-            words = [_content_words(f.text) | _content_words(" ".join(sorted(f.topics))) for f in facts]
+            words = [_content_words(f.text, from_code) | _content_words(" ".join(sorted(f.topics)), from_code)
+                     for f in facts]
             if from_code:  # numbers are specific on code facts ("What if I am above 85 percent?")
                 words = [ws | _numbers(f.text) for ws, f in zip(words, facts)]
             df: dict[str, int] = {}
@@ -208,9 +220,11 @@ class ScriptedBackendSimulator(Simulator):
         if not facts:
             return _DONT_KNOW
         told = " ".join(m["content"] for m in dialogue if m.get("role") == "user")
-        q_words = _content_words(message)
+        q_words = _content_words(message, from_code)
         if from_code:
             q_words |= _numbers(message)
+            if _WHAT_IF.search(message):
+                q_words.add("condition")
             chosen = self._choose_weighted(facts, fact_words, idf, norms, q_words, told)
             if all(facts[i].text in told for i in chosen) and _BROAD.search(message):
                 # a broad question whose matches were all told (or that matches nothing) gets untold facts
