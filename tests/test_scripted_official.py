@@ -112,6 +112,8 @@ def test_five_generic_questions_reveal_the_literals():
     assert embedded["leak_rate"] == 0 and generated["leak_rate"] == 0
     assert embedded["literals"] > 500 and embedded["literal_recall"] >= 0.9, embedded["literal_recall"]
     assert generated["literal_recall"] >= 0.95, generated["literal_recall"]
+    # the five questions asked one at a time mostly get different answers (0.239 before issue 14)
+    assert embedded["same_reply_pairs"] <= 0.2, embedded["same_reply_pairs"]
 
 
 def test_main_reference_numbers_of_one_task():
