@@ -240,8 +240,8 @@ def test_volunteer_through_gym_make():
      "    for p in prices:\n        if p > 100:\n            continue\n        out += p\n    if member:\n"
      "        out *= 0.9\n    return round(out, 2)\n",
      ["members pay less on every item.", "When no member is given, it is false.", "The out is 0.",
-      "For each of prices, if the item is over 100, that item is skipped.",
-      "For each of prices, the out goes up by the item.", "If member, the out is multiplied by 0.9.",
+      "For each item of prices, if the item is over 100, that item is skipped.",
+      "For each item of prices, the out goes up by the item.", "If member, the out is multiplied by 0.9.",
       "The function returns out rounded to 2 decimal places."]),  # the comment holding code is not said
     ("def parse(text):\n    try:\n        value = float(text.strip())\n    except ValueError:\n        return None\n"
      "    return max(value, 0)\n",
@@ -324,3 +324,14 @@ def test_what_if_and_limit_questions():
     assert ask(task, "What tip percentage do you use?") == "The tip is 18 percent of bill but no less than 3."
     assert ask(task, "Should I round?") == \
         "In any other case, the function returns bill plus tip rounded to a whole number."
+
+
+def test_loop_variables_stay_apart():
+    source = ("def conflicts(events):\n    pairs = []\n    for i in range(len(events)):\n"
+              "        for j in range(i + 1, len(events)):\n            a, b = events[i], events[j]\n"
+              "            pairs.append((a, b))\n    return pairs | set()\n")
+    facts = [f.text for f in code_facts(source)]
+    assert "For each item of the counts up to the number of events, for each inner item of the counts from the item " \
+           "plus 1 up to the number of events, a and b are the entry of events for the item and the entry of events " \
+           "for the inner item." in facts
+    assert "The function returns everything in pairs or in the set." in facts

@@ -112,6 +112,17 @@ class _Describer:
         self.details: list[str] = []
 
     # -- helpers ---------------------------------------------------------------------------
+    def loop_alias(self, target: ast.AST) -> None:
+        """Name a loop variable: a one- or two-letter variable alone is "the item" ("the inner item"
+        inside another loop); in a tuple (``for s, e in busy``) each letter stays itself."""
+        if isinstance(target, ast.Name):
+            if len(target.id) <= 2:
+                self.alias[target.id] = "the inner item" if "the item" in self.alias.values() else "the item"
+            return
+        for t in ast.walk(target):
+            if isinstance(t, ast.Name) and len(t.id) <= 2:
+                self.alias[t.id] = t.id
+
     def topic(self, *words: str) -> None:
         self.topics.update(words)
 
@@ -263,6 +274,10 @@ class _Describer:
                 self.topic("format", "text")
                 return f"the text {self.expr(n.left)} filled in with {self.expr(n.right)}"
             return f"the remainder of {self._operand(n.left)} divided by {self._operand(n.right)}"
+        if isinstance(op, ast.BitOr):
+            return f"everything in {self.expr(n.left)} or in {self.expr(n.right)}"
+        if isinstance(op, ast.BitAnd):
+            return f"what is in both {self.expr(n.left)} and {self.expr(n.right)}"
         if isinstance(op, ast.Pow):
             if isinstance(n.right, ast.Constant) and n.right.value == 2:
                 return f"{self._operand(n.left)} squared"
@@ -344,14 +359,14 @@ class _Describer:
         self.topic("each")
         src = self.expr(gen.iter)
         saved = dict(self.alias)
-        for t in ast.walk(gen.target):
-            if isinstance(t, ast.Name):
-                self.alias[t.id] = self.name(t.id) if len(t.id) > 2 else "the item"
+        self.loop_alias(gen.target)
         conds = [self.expr(c) for c in gen.ifs]
         if elt is None or (isinstance(elt, ast.Name) and isinstance(gen.target, ast.Name) and elt.id == gen.target.id):
             body = f"the items of {src}"
         else:
-            body = f"{self.expr(elt)} for each item of {src}"
+            names = [t.id for t in ast.walk(gen.target) if isinstance(t, ast.Name)]
+            each = "item" if isinstance(gen.target, ast.Name) else self.listing([self.name(x) for x in names])
+            body = f"{self.expr(elt)} for each {each} of {src}"
         self.alias = saved
         if conds:
             body += ", keeping only those where " + " and ".join(conds)
@@ -608,7 +623,9 @@ class _FactWriter:
 
     def target(self, t: ast.AST) -> str:
         if isinstance(t, ast.Name):
-            return "the " + self.d.name(t.id) if t.id not in self.d.alias else self.d.alias[t.id]
+            if t.id in self.d.alias:
+                return self.d.alias[t.id]
+            return self.d.name(t.id) if len(t.id) <= 2 else "the " + self.d.name(t.id)
         if isinstance(t, (ast.Tuple, ast.List)):
             return self.d.listing([self.target(e) for e in t.elts])
         return self.d.expr(t)
@@ -770,15 +787,14 @@ class _FactWriter:
             return
         if isinstance(st, (ast.For, ast.AsyncFor)):
             saved = dict(d.alias)
-            for t in ast.walk(st.target):
-                if isinstance(t, ast.Name) and len(t.id) <= 2:
-                    d.alias[t.id] = "the item"
             src = d.expr(st.iter)
+            d.loop_alias(st.target)
             tgt = self.target(st.target)
             d.topic("each")
             topics = set(d.topics)
             first = len(self.facts)
-            self.block(st.body, [*cl, f"for each of {src}" if tgt == "the item" else f"for {tgt.replace('the ', 'each ', 1)} of {src}"])
+            each = f"for each {tgt[4:]} of {src}" if tgt.startswith("the ") else f"for each {tgt} of {src}"
+            self.block(st.body, [*cl, each])
             for j in range(first, len(self.facts)):
                 f = self.facts[j]
                 self.facts[j] = Fact(f.text, f.topics | topics)
