@@ -206,7 +206,8 @@ def test_volunteer_option():
     draft = "Here is my plan: ages under 2 are 'infant' and everything else is 'child'."
     assert not asks_something(draft)
     assert asks_something("Got it. What about teenagers") and asks_something("Please tell me the ranges.")
-    assert asks_something("Is 13 a teenager") and asks_something("ok?")
+    assert asks_something("Is 13 a teenager") and asks_something("ok?") and asks_something("Thanks: what about teens")
+    assert not asks_something("I think what you want is a list.") and not asks_something("")
     eager, strict = ScriptedBackendSimulator(), ScriptedBackendSimulator(volunteer=False)
     assert "'infant'" in ask(task, draft, eager)  # default: corrects a draft with what it touches
     assert ask(task, draft, strict) == NO_QUESTION_REPLY

@@ -129,7 +129,7 @@ def _looks_like_code(text: str) -> bool:
     return bool(re.search(r"^\s*def \w+\s*\(|^\s*return\b|^\s*(if|for|while) .+:\s*$", text, re.M))
 
 
-_ASKS = re.compile(r"\?|(^|[.!\n]\s*)(what|which|how|when|where|why|who|whom|whose|should|shall|do|does|did|is|are|"
+_ASKS = re.compile(r"\?|(^|[.!:;\n]\s*)(what|which|how|when|where|why|who|whom|whose|should|shall|do|does|did|is|are|"
                    r"can|could|would|will|may|tell me|let me know|please (tell|describe|explain|list|specify|confirm|"
                    r"clarify|say|share))\b|\b(tell me|let me know|can you (tell|say|confirm|describe|explain)|"
                    r"could you (tell|say|confirm|describe|explain)|i('d| would) like to know|i (want|need) to know|"
