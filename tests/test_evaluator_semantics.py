@@ -1,4 +1,6 @@
-"""Reference semantics of the sandboxed backend evaluator, on official-format records."""
+"""Python (module) semantics of the sandboxed backend evaluator, on official-format records.
+
+Reference semantics (the default) are pinned in tests/test_evaluator_reference.py."""
 from __future__ import annotations
 
 import json
@@ -26,7 +28,7 @@ def ans(code: str) -> str:
 
 @pytest.fixture(scope="module")
 def ev():
-    with BackendEvaluator(workers=2, timeout_s=5.0) as e:
+    with BackendEvaluator(workers=2, timeout_s=5.0, semantics="python") as e:
         yield e
 
 
