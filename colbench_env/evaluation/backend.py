@@ -61,7 +61,7 @@ from ..tasks import BackendTask, task_from_record
 from .reference import reference_code
 from .sandbox import Isolation, JobResult, SandboxLimits, WorkerPool, probe_isolation
 
-__all__ = ["BackendEvaluator", "BackendScore", "TestOutcome", "SEMANTICS", "STATUSES"]
+__all__ = ["BackendEvaluator", "BackendScore", "TestOutcome", "SEMANTICS", "STATUSES", "explain_table"]
 
 #: the scoring semantics (see the module docstring)
 SEMANTICS = ("reference", "python")
@@ -179,20 +179,28 @@ class BackendScore:
 
     def explain(self) -> str:
         """A per-test table (one line per test) under a header with the reward and the reason."""
-        lines = [f"reward {self.reward:.3f} ({self.passed}/{self.total} tests passed, {self.semantics} semantics)"]
-        if self.reason:
-            lines.append(f"reason: {self.reason}")
-        width = max([len(t.name) for t in self.tests] + [4])
-        lines.append(f"{'test':<{width}}  {'status':<18}  detail")
-        for t in self.tests:
-            if t.status == "passed":
-                detail = f"got {t.got}" if t.got is not None else ""
-            elif t.status == "wrong_output":
-                detail = f"expected {t.expected}, got {t.got}"
-            else:
-                detail = t.message or ""
-            lines.append(f"{t.name:<{width}}  {t.status:<18}  {detail}")
-        return "\n".join(lines)
+        return explain_table(self.tests, reward=self.reward, reason=self.reason, semantics=self.semantics)
+
+
+def explain_table(tests: Iterable[TestOutcome], *, reward: float, reason: str | None, semantics: str | None) -> str:
+    """The text of :meth:`BackendScore.explain` (also for outcomes read back from a scored file)."""
+    tests = list(tests)
+    passed = sum(t.passed for t in tests)
+    how = f", {semantics} semantics" if semantics else ""
+    lines = [f"reward {reward:.3f} ({passed}/{len(tests)} tests passed{how})"]
+    if reason:
+        lines.append(f"reason: {reason}")
+    width = max([len(t.name) for t in tests] + [4])
+    lines.append(f"{'test':<{width}}  {'status':<18}  detail")
+    for t in tests:
+        if t.status == "passed":
+            detail = f"got {t.got}" if t.got is not None else ""
+        elif t.status == "wrong_output":
+            detail = f"expected {t.expected}, got {t.got}" + (f" ({t.message})" if t.message else "")
+        else:
+            detail = t.message or ""
+        lines.append(f"{t.name:<{width}}  {t.status:<18}  {detail}")
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
