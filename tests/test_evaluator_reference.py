@@ -9,6 +9,7 @@ from reference_scorer import reference_reward
 
 from colbench_env.evaluation import BackendEvaluator
 from colbench_env.evaluation.backend import STATUSES
+from colbench_env.evaluation.inprocess import InProcessEvaluator
 from colbench_env.generator import generate_tasks
 from colbench_env.tasks import BackendTask, default_tasks, task_from_record
 
@@ -130,6 +131,9 @@ def test_agreement_with_the_reference_scorer_on_realistic_answers(ev):
     for c in ("gt_fenced_in_prose", "gt_bare", "gt_two_fences"):
         assert min(by_cat[c]) == 1.0, c
     assert 0 < sum(by_cat["mutant"]) < len(by_cat["mutant"])
+    # the benchmark's in-process baseline is reference-style too
+    base = InProcessEvaluator().score_many([(t, a) for _, t, a in pairs[::7]])
+    assert [b.reward for b in base] == theirs[::7]
 
 
 def test_python_semantics_differs_where_the_issue_says(ev):

@@ -139,7 +139,7 @@ def test_score_many_preserves_order_and_caches_truth(ev):
 
 
 def test_same_scores_as_inprocess_reference_on_honest_answers(ev):
-    ref = InProcessEvaluator(timeout_s=5)
+    ref = InProcessEvaluator()  # reference semantics; these answers behave the same under both
     cases = [
         (make_task(GT, TESTS), ans("def price(n, vip=False):\n    return n * 2.5")),
         (make_task(GT, TESTS), ans(GT)),
