@@ -364,8 +364,16 @@ def _finish(out):
             stream.flush()
         except BaseException:
             pass
+    try:  # this process's CPU time (it started at 0 at fork): set-up, then running the job
+        out.line('["P",%d,%d]' % (_SETUP_NS[0], max(_ptime() - _SETUP_NS[0], 0)))
+    except BaseException:
+        pass
     out.line('["D"]')
     os._exit(0)
+
+
+_SETUP_NS = [0]
+_ptime = None
 
 
 # ---------------------------------------------------------------- one job (the forked child)
@@ -398,6 +406,7 @@ def _child(ctx, ctrl_fd, job_fd, res_fd, out_fd):
         os.close(0)
         code, tests = job["code"], job["tests"]
         mode, test_timeout = job.get("mode", "python"), job.get("test_timeout")
+        _SETUP_NS[0] = _ptime()
         del job, ctx, libc, setrlimit
     except BaseException:
         os._exit(70)
@@ -598,7 +607,12 @@ def _serve(cfg, libc, ruleset, keep_fds):
     import select
     import signal
     import socket
+    import time
 
+    global _ptime
+    _ptime = time.process_time_ns
+    thread_ns = time.thread_time_ns
+    fork_ns = 0
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(sig, signal.SIG_DFL)
     for name in cfg["preload"]:
@@ -642,9 +656,11 @@ def _serve(cfg, libc, ruleset, keep_fds):
         if msg == b"J" and len(fds) == 3 and child is None:
             sys.stdout.flush()
             sys.stderr.flush()
+            t0 = thread_ns()
             pid = os.fork()
             if pid == 0:
                 _child(ctx, ctrl_fd, *fds)
+            fork_ns = thread_ns() - t0
             child = pid
             for fd in fds:
                 os.close(fd)
@@ -655,6 +671,7 @@ def _serve(cfg, libc, ruleset, keep_fds):
         elif (msg is None or msg == b"K") and not fds:
             if child is None:  # a K that crossed the report of the job's end: already answered
                 continue
+            t0 = thread_ns()
             status = _kill_all(child)
             child = None
             if pidfd is not None:
@@ -664,7 +681,8 @@ def _serve(cfg, libc, ruleset, keep_fds):
                 clean = _wipe(work) and (not cfg["ipcns"] or _wipe_ipc(libc, ctypes))
             except BaseException:
                 clean = False
-            ctrl.sendall(b"%s%d" % (b"k" if clean else b"d", status))
+            # the job's end: exit status, then this zygote's CPU ns for the fork and for the sweep
+            ctrl.sendall(b"%s%d %d %d" % (b"k" if clean else b"d", status, fork_ns, thread_ns() - t0))
         else:  # the parent hung up (b"") or broke the protocol
             _kill_all(child)
             os._exit(0 if msg == b"" else 3)

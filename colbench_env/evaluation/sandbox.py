@@ -432,6 +432,12 @@ class JobResult:
         exit_status: how the child ended (``returncode`` of the outermost process).
         output: the first ``max_output_kb`` of its stdout+stderr.
         elapsed_s: seconds from handing over the job to the job's processes being dead.
+        cpu_ns: CPU nanoseconds by stage, as far as reported: ``fork`` (the zygote's ``fork``),
+            ``setup`` (the child until the job is read: confinement, rlimits, fds, copy-on-write
+            faults), ``exec`` (the child running the code and the tests, encoding the results),
+            ``sweep`` (the zygote killing and reaping the job's processes, emptying the work
+            directory and IPC objects), ``transfer`` (this process handing over the job and
+            decoding the results).
         worker_id: ``TAG:N``: the tag in the worker's (zygote's) command line (``colbench-sbx-...``)
             and the job's serial number in that worker.
     """
@@ -446,6 +452,7 @@ class JobResult:
     output: str = ""
     elapsed_s: float = 0.0
     worker_id: str = ""
+    cpu_ns: dict[str, int] = field(default_factory=dict)
 
 
 _FAIL_KINDS = ("exception", "timeout", "memory", "output", "unsupported")
@@ -461,6 +468,11 @@ def _parse_line(line: bytes, n_tests: int, res: JobResult) -> None:
     if type(msg) is not list or not msg or type(msg[0]) is not str:
         raise ProtocolError("malformed result line")
     kind = msg[0]
+    if kind == "P" and len(msg) == 3 and all(type(v) is int and 0 <= v < 1 << 62 for v in msg[1:]):
+        if "setup" in res.cpu_ns:
+            raise ProtocolError("duplicate profile line")
+        res.cpu_ns["setup"], res.cpu_ns["exec"] = msg[1], msg[2]
+        return
     if kind == "D" and len(msg) == 1:
         res.finished = True
         return
@@ -647,6 +659,7 @@ class _Worker:
             SandboxError: the job could not be handed over (the worker is dead); nothing ran.
         """
         self.wait_ready()
+        c0 = time.thread_time_ns()
         self.serial += 1
         res = JobResult(worker_id=f"{self.tag}:{self.serial}")
         payload = marshal.dumps({"code": code, "tests": list(tests), "mode": mode, "test_timeout": test_timeout})
@@ -675,7 +688,9 @@ class _Worker:
                 self.kill()  # no answer: SIGKILL the zygote from here, its PID namespace goes with it
             else:
                 try:
-                    res.exit_status = int(reply[1:])
+                    status, fork_ns, sweep_ns = (int(v) for v in reply[1:].split())
+                    res.exit_status = status
+                    res.cpu_ns.update(fork=fork_ns, sweep=sweep_ns)
                 except ValueError:
                     healthy = False
             res.elapsed_s = time.monotonic() - t0
@@ -684,6 +699,7 @@ class _Worker:
                 res.timed_out = False
             size = min(os.fstat(out_fd).st_size, self.limits.max_output_kb * 1024)
             res.output = os.pread(out_fd, size, 0).decode("utf-8", "replace") if size else ""
+            res.cpu_ns["transfer"] = time.thread_time_ns() - c0
             return res, healthy
         finally:
             for fd in fds:
@@ -745,6 +761,8 @@ class WorkerPool:
         self.ro_paths = self.sys_path + [p for p in libs if os.path.isdir(p)]
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
+        #: CPU nanoseconds by stage summed over the jobs run (see :attr:`JobResult.cpu_ns`), and ``jobs``
+        self.cpu_totals: dict[str, int] = {"jobs": 0}
         self._cond = threading.Condition()
         self._closed = False
 
@@ -826,6 +844,10 @@ class WorkerPool:
             except BaseException:
                 self._retire(w)
                 raise
+            with self._cond:
+                self.cpu_totals["jobs"] += 1
+                for k, v in res.cpu_ns.items():
+                    self.cpu_totals[k] = self.cpu_totals.get(k, 0) + v
             if healthy:
                 self._release(w)
             else:
