@@ -20,9 +20,10 @@ their children: ``RUSAGE_CHILDREN`` after the pool is closed and reaped, minus a
 timed part). ``cpu_breakdown_ms_per_job`` splits the sandbox's per-job CPU into ``fork`` (the
 zygote's ``fork``), ``setup`` (the child's confinement, rlimits, fds and copy-on-write faults until
 the job is read), ``exec`` (running the code and tests, encoding results), ``sweep`` (the zygote
-killing/reaping the job's processes, emptying its directory and IPC objects), ``transfer`` (the
-evaluator handing the job over and decoding results), ``evaluator_other`` (the evaluator's thread
-pool, scoring and comparison) and ``exit_and_rest`` (child teardown and everything not attributed).
+killing/reaping the job's processes, emptying its directory and IPC objects), ``exit`` (the job's
+processes' CPU after the child's own measurements: process teardown), ``transfer`` (the evaluator
+handing the job over and decoding results), ``evaluator_other`` (the evaluator's thread pool,
+scoring and comparison) and ``zygote_other`` (the zygote's loop and everything not attributed).
 Run::
 
     python -m benchmarks.bench_evaluator [--tasks N] [--rl-tasks N] [--workers W] [--json]
@@ -114,8 +115,9 @@ def _compare(items, workers: int, timeout_s: float) -> dict:
     n = len(items)
     jobs = max(prof.get("jobs", 0), 1)
     ms = {k: prof.get(k, 0) / jobs / 1e6 for k in ("fork", "setup", "exec", "sweep", "transfer")}
+    ms["exit"] = max(prof.get("job_processes", 0) / jobs / 1e6 - ms["setup"] - ms["exec"], 0.0)
     ms["evaluator_other"] = max(1e3 * cpu_self / jobs - ms["transfer"], 0.0)
-    ms["exit_and_rest"] = max(1e3 * kids / jobs - ms["fork"] - ms["setup"] - ms["exec"] - ms["sweep"], 0.0)
+    ms["zygote_other"] = max(1e3 * kids / jobs - ms["fork"] - ms["setup"] - ms["exec"] - ms["exit"] - ms["sweep"], 0.0)
     cpu_sb = cpu_self + kids
     return {
         "n_answers": n, "jobs": prof.get("jobs", 0), "truth_runs": truth_runs,

@@ -672,7 +672,10 @@ def _serve(cfg, libc, ruleset, keep_fds):
             if child is None:  # a K that crossed the report of the job's end: already answered
                 continue
             t0 = thread_ns()
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             status = _kill_all(child)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            kids_ns = int(1e9 * ((r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)))
             child = None
             if pidfd is not None:
                 os.close(pidfd)
@@ -681,8 +684,9 @@ def _serve(cfg, libc, ruleset, keep_fds):
                 clean = _wipe(work) and (not cfg["ipcns"] or _wipe_ipc(libc, ctypes))
             except BaseException:
                 clean = False
-            # the job's end: exit status, then this zygote's CPU ns for the fork and for the sweep
-            ctrl.sendall(b"%s%d %d %d" % (b"k" if clean else b"d", status, fork_ns, thread_ns() - t0))
+            # the job's end: exit status, this zygote's CPU ns for the fork and for the sweep, and
+            # the CPU ns of the job's processes (all of their life, exit included)
+            ctrl.sendall(b"%s%d %d %d %d" % (b"k" if clean else b"d", status, fork_ns, thread_ns() - t0, kids_ns))
         else:  # the parent hung up (b"") or broke the protocol
             _kill_all(child)
             os._exit(0 if msg == b"" else 3)

@@ -436,8 +436,9 @@ class JobResult:
             ``setup`` (the child until the job is read: confinement, rlimits, fds, copy-on-write
             faults), ``exec`` (the child running the code and the tests, encoding the results),
             ``sweep`` (the zygote killing and reaping the job's processes, emptying the work
-            directory and IPC objects), ``transfer`` (this process handing over the job and
-            decoding the results).
+            directory and IPC objects), ``job_processes`` (all the CPU of the job's processes,
+            their exit included; rusage granularity), ``transfer`` (this process handing over the
+            job and decoding the results).
         worker_id: ``TAG:N``: the tag in the worker's (zygote's) command line (``colbench-sbx-...``)
             and the job's serial number in that worker.
     """
@@ -688,9 +689,9 @@ class _Worker:
                 self.kill()  # no answer: SIGKILL the zygote from here, its PID namespace goes with it
             else:
                 try:
-                    status, fork_ns, sweep_ns = (int(v) for v in reply[1:].split())
+                    status, fork_ns, sweep_ns, job_ns = (int(v) for v in reply[1:].split())
                     res.exit_status = status
-                    res.cpu_ns.update(fork=fork_ns, sweep=sweep_ns)
+                    res.cpu_ns.update(fork=fork_ns, sweep=sweep_ns, job_processes=job_ns)
                 except ValueError:
                     healthy = False
             res.elapsed_s = time.monotonic() - t0
