@@ -26,9 +26,10 @@ tests or results (they travel in file descriptors that only the child reads or w
      worker's PID namespace, ``kill(-1, SIGKILL)`` reaches every other process of the namespace
      (the kernel makes this atomic with respect to ``fork``); without a PID namespace, the child's
      process group -- reaps them all, empties the work directory and (in its own IPC namespace)
-     the SysV IPC objects, and answers ``b"k<exit status>"`` (``b"d<status>"`` when the work
-     directory could not be emptied: the parent then retires this worker). A ``b"K"`` that arrives
-     after that answer is ignored.
+     the SysV IPC objects, and answers ``b"k<exit status> <fork ns> <sweep ns> <job ns>"``
+     (``b"d..."`` when the work directory could not be emptied: the parent then retires this
+     worker; the three numbers are CPU nanoseconds: the zygote's ``fork``, its kill/reap/wipe, and
+     all of the job's processes). A ``b"K"`` that arrives after that answer is ignored.
 
 3. The **child**, before any untrusted code: ``landlock_restrict_self`` with the same rule set
    again (a new, nested Landlock domain: it cannot signal or ptrace the zygote nor any other
@@ -36,21 +37,40 @@ tests or results (they travel in file descriptors that only the child reads or w
    ``PR_SET_PDEATHSIG`` (without a PID namespace), the per-job rlimits, fds rearranged to job=0,
    output=1/2, result=3 and
    every other fd closed (the control socket included). It then reads the job (a ``marshal``-ed
-   ``{"code": str, "tests": [str, ...]}``) from fd 0, ``exec``-s the code in a fresh namespace
-   (``__name__ == "__colbench_answer__"``), ``eval``-s each test call in order in that namespace
-   and streams one line per event on fd 3 in a tagged plain-data JSON encoding built by hand
-   (exact ``type(x) is ...`` checks: subclasses and foreign objects are rejected, never asked to
-   compare or serialise themselves)::
+   ``{"code": str, "tests": [str, ...], "mode": "python"|"reference", "test_timeout": float|None}``)
+   from fd 0 and runs it:
 
-       ["v", index, VALUE]      test ``index`` returned VALUE
-       ["e", index, "HEX"]      test ``index`` raised / returned something unencodable (message)
-       ["L", "HEX"]             the code failed to compile or to execute (message)
-       ["D"]                    done
+   * ``"python"``: ``exec`` the code once in a fresh module namespace (``__name__ ==
+     "__colbench_answer__"``), ``eval`` each test call in order in that namespace;
+   * ``"reference"`` (the reference scorer's semantics): for each test call, ``exec`` the compiled
+     code with one globals dict (shared by the calls, as the reference's module globals) and a
+     **fresh locals dict** (as ``exec`` inside a function), then ``eval`` the call with both; names
+     bound at the code's top level are thus invisible inside its functions. ``test_timeout``
+     arms a ``SIGALRM`` per call that raises ``TimeoutError`` in it.
 
-   VALUE is ``null``/``true``/``false`` or ``["i", hex]`` int, ``["f", float.hex()]`` float,
-   ``["c", re, im]`` complex, ``["s", utf-8 hex]`` str, ``["y", hex]`` bytes, ``["l"|"t"|"S"|"F",
-   [VALUE...]]`` list/tuple/set/frozenset, ``["d", [[K, V]...]]`` dict. Strings are hex so no
-   escaping is needed.
+   It streams one line per event on fd 3 in a tagged plain-data JSON encoding built by hand
+   (exact ``type(x) is ...`` checks: foreign objects are rejected, never asked to compare or
+   serialise themselves)::
+
+       ["v", index, VALUE]        test ``index`` returned VALUE
+       ["e", index, "HEX", KIND]  test ``index`` raised / returned something unencodable (message);
+                                  KIND: exception | timeout | memory | output | unsupported
+       ["L", "HEX"]               the code failed to compile (or, python mode, to execute)
+       ["P", setup_ns, exec_ns]   the child's CPU time: until the job was read, then running it
+       ["D"]                      done
+
+   VALUE is ``null``/``true``/``false`` or ``["i", hex]`` int, ``["f", float.hex()]`` float
+   (``["n", "math"|"numpy"]``: that module's very ``nan`` object), ``["c", re, im]`` complex,
+   ``["s", utf-8 hex]`` str, ``["y", hex]`` bytes, ``["Y", hex]`` bytearray, ``["l"|"t"|"S"|"F",
+   [VALUE...]]`` list/tuple/set/frozenset, ``["d", [[K, V]...]]`` dict, ``["C"|"O", [[K, V]...]]``
+   Counter/OrderedDict, ``["Q", [VALUE...]]`` deque, ``["K", [...]]``/``["I", [[K, V]...]]`` dict
+   keys/items views, ``["r", [start, stop, step]]`` range, ``["dt", [y, mo, d, h, mi, s, us,
+   fold], TZ]`` datetime, ``["da", [y, m, d]]`` date, ``["ti", [h, mi, s, us, fold], TZ]`` time,
+   ``["td", [days, seconds, us]]`` timedelta, TZ = ``null`` or ``["tz", [days, seconds, us],
+   name-hex|null]`` (datetime.timezone only), ``["D", str-hex]`` Decimal, ``["R", num, den]``
+   Fraction, ``["T", module-hex, qualname-hex]`` a type its module holds under that name.
+   Subclasses of the plain types that inherit their ``__eq__`` (namedtuple, IntEnum,
+   defaultdict, ...) cross as the plain value. Strings are hex so no escaping is needed.
 
 Every child is a copy of the zygote as it was before any job: nothing an earlier job did to
 modules, builtins, memory or the work directory reaches it. The parent trusts none of this: it
