@@ -462,6 +462,8 @@ class BackendEvaluator:
                 status = {"timeout": "timeout", "memory": "memory", "output": "output_limit",
                           "unsupported": "unsupported_result"}.get(kind, "exception")
                 message = got[1]
+                if status == "memory":
+                    message = f"{message.rstrip(': ')} (address-space limit {self.limits.memory_mb} MiB)"
                 missing = _name_error(message) if status == "exception" else None
                 if missing is not None:
                     if defined is None:
