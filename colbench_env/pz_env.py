@@ -77,8 +77,11 @@ class ColBenchAECEnv(AECEnv):
       ``"generated:N:d:family"``, or a list of tasks/records (:func:`colbench_env.tasks.load_tasks`).
     * ``split``: ``"train"`` / ``"test"`` / ``None`` (all).
     * ``max_turns``: agent turns per episode (:data:`MAX_TURNS` = 10 in ColBench).
-    * ``evaluator``: backend, a :class:`~colbench_env.evaluation.backend.BackendEvaluator` to share
-      (default: a single-worker pool started on first use and closed with the env).
+    * ``evaluator``: backend, a :class:`~colbench_env.evaluation.backend.BackendEvaluator` to share,
+      or ``"reference"`` / ``"python"``: the semantics of the env's own evaluator (a single-worker
+      pool started on first use and closed with the env; ``None`` = ``"reference"``, comparable with
+      published numbers). The final ``info`` carries ``eval_reason`` (why the reward is below 1),
+      ``eval_tests`` (one outcome per test) and ``eval_semantics``.
     * ``renderer``: frontend, a :class:`~colbench_env.evaluation.render.Renderer` to share.
     * ``similarity``: frontend, ``"visual"`` (offline default), ``"clip"``, or a callable
       ``(img, img) -> float``.

@@ -28,8 +28,13 @@ __all__ = ["Scorer", "BackendScorer", "FrontendScorer", "EpisodeResult", "make_s
 
 class EpisodeResult(dict):
     """The score of a finished episode: ``reward``, ``success`` and kind-specific details
-    (backend: ``tests_passed``, ``tests_total``, ``eval_reason``; frontend: ``eval_reason`` when the
-    answer has no page)."""
+    (backend: ``tests_passed``, ``tests_total``, ``eval_reason``, ``eval_semantics``, ``eval_tests``;
+    frontend: ``eval_reason`` when the answer has no page)."""
+
+
+def _check_evaluator(evaluator: Any) -> None:
+    if isinstance(evaluator, str) and evaluator not in ("reference", "python"):
+        raise ValueError(f"evaluator must be a BackendEvaluator, 'reference' or 'python', got {evaluator!r}")
 
 
 class Scorer:
@@ -81,14 +86,17 @@ class BackendScorer(Scorer):
     """Backend programming: the answer's function against the hidden tests, in the sandbox.
 
     Args:
-        evaluator: a :class:`~colbench_env.evaluation.backend.BackendEvaluator` to share; by default
-            a single-worker pool is started on first use and closed by :meth:`close`.
+        evaluator: a :class:`~colbench_env.evaluation.backend.BackendEvaluator` to share, or
+            ``"reference"`` / ``"python"`` (``None``: ``"reference"``): the semantics of this scorer's
+            own single-worker pool, started on first use and closed by :meth:`close`.
     """
 
     kind = "backend"
 
     def __init__(self, evaluator: Any = None):
-        self._evaluator = evaluator
+        _check_evaluator(evaluator)
+        self._semantics = evaluator if isinstance(evaluator, str) else "reference"
+        self._evaluator = None if isinstance(evaluator, str) else evaluator
         self._own_evaluator = False
 
     @property
@@ -96,7 +104,7 @@ class BackendScorer(Scorer):
         if self._evaluator is None:
             from .evaluation.backend import BackendEvaluator
 
-            self._evaluator = BackendEvaluator(workers=1)
+            self._evaluator = BackendEvaluator(workers=1, semantics=self._semantics)
             self._own_evaluator = True
         return self._evaluator
 
@@ -106,7 +114,8 @@ class BackendScorer(Scorer):
     def score(self, task: Any, answer: str) -> EpisodeResult:
         s = self.evaluator.score(task, answer)
         return EpisodeResult(reward=float(s.reward), success=bool(s.success), tests_passed=s.passed,
-                             tests_total=s.total, eval_reason=s.reason)
+                             tests_total=s.total, eval_reason=s.reason, eval_semantics=s.semantics,
+                             eval_tests=[t.as_dict() for t in s.tests])
 
     def close(self) -> None:
         if self._own_evaluator and self._evaluator is not None:
@@ -221,6 +230,7 @@ def make_scorer(kind: str, *, evaluator: Any = None, renderer: Any = None, simil
                 render_obs_size: tuple = (256, 320)) -> Scorer:
     """The scorer of a task kind (``"backend"``: ``evaluator``; ``"frontend"``: ``renderer``,
     ``similarity``, ``render_obs_size``)."""
+    _check_evaluator(evaluator)
     if kind == "backend":
         return BackendScorer(evaluator)
     if kind == "frontend":

@@ -201,7 +201,33 @@ def test_a_scorer_object_is_the_only_kind_specific_part(evaluator):
     expected = evaluator.score(task, answer)
     assert default.score(task, answer) == {"reward": expected.reward, "success": expected.success,
                                            "tests_passed": expected.passed, "tests_total": 3,
-                                           "eval_reason": expected.reason}
+                                           "eval_reason": expected.reason, "eval_semantics": "reference",
+                                           "eval_tests": [t.as_dict() for t in expected.tests]}
     assert expected.passed == 1  # only ship(10) costs 4.99
     with pytest.raises(ValueError, match="a backend env got a frontend scorer"):
         colbench_env.aec_env("backend", tasks=RECS, scorer=FrontendScorer())
+
+
+def test_final_info_explains_the_score_and_semantics_are_selectable():
+    helper = ("```python\ndef _free(t):\n    return t >= 50\n\ndef ship(total):\n"
+              "    return 0.0 if _free(total) else 4.99\n```")
+    for semantics, reward in (("reference", 0.0), ("python", 1.0)):
+        env = gym.make("ColBench-Backend-v0", tasks=RECS, evaluator=semantics, max_turns=2)
+        env.reset(options={"task_id": "ship"})
+        _, r, term, _, info = env.step("OUTPUT: I WANT TO ANSWER: " + helper)
+        env.close()
+        assert term and r == reward and info["eval_semantics"] == semantics
+        assert [t["status"] for t in info["eval_tests"]] == (["exception"] * 3 if reward == 0 else ["passed"] * 3)
+        if reward == 0:
+            assert info["eval_reason"].startswith("3/3 tests failed (exception 3); test1: exception: NameError: "
+                                                  "name '_free' is not defined")
+        else:
+            assert info["eval_reason"] is None
+    env = gym.make("ColBench-Backend-v0", tasks=RECS, max_turns=1)  # default: reference semantics
+    env.reset(options={"task_id": "ship"})
+    info = env.step("```python\ndef ship(total):\n    return 4.99\n```")[4]
+    env.close()
+    assert info["eval_semantics"] == "reference" and info["eval_tests"][1] == {
+        "test": "test2", "status": "wrong_output", "expected": "0.0", "got": "4.99"}
+    with pytest.raises(ValueError, match="evaluator must be a BackendEvaluator, 'reference' or 'python'"):
+        gym.make("ColBench-Backend-v0", evaluator="fast")

@@ -132,3 +132,9 @@ def test_policy_and_critic_settings_are_read_explicitly():
                       critic_load_in_4bit=True)
     assert c.policy_settings() == ModelSettings(lora_r=8, lora_alpha=32, load_in_4bit=False, learning_rate=1e-4)
     assert c.critic_settings() == ModelSettings(lora_r=4, lora_alpha=8, load_in_4bit=True, learning_rate=3e-4)
+
+
+def test_pipeline_config_selects_the_scoring_semantics():
+    assert PipelineConfig().semantics == "reference" and PipelineConfig(semantics="python").semantics == "python"
+    with pytest.raises(ValueError, match="semantics must be 'reference' or 'python', got 'js'"):
+        PipelineConfig(semantics="js")
