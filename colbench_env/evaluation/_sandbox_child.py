@@ -370,7 +370,12 @@ def _setup(cfg):
 
 
 def _read_all(fd):
-    chunks = []
+    """The whole job file (a memfd of known size: one read, no large intermediate buffers)."""
+    size = os.fstat(fd).st_size
+    data = os.read(fd, size) if size else b""
+    if len(data) == size:
+        return data
+    chunks = [data]
     while True:
         b = os.read(fd, 1 << 16)
         if not b:
@@ -519,14 +524,15 @@ def _run_reference(out, code, tests, test_timeout):
 
 # ---------------------------------------------------------------- the zygote (trusted, never runs jobs)
 
+_SIGKILL = 9
+
+
 def _kill_all(child):
     """SIGKILL ``child`` and everything it started, reap them; returns the child's exit status."""
-    import signal
-
     status = -9
     if os.getpid() == 1:  # init of the worker's PID namespace: -1 is every other process in it
         try:
-            os.kill(-1, signal.SIGKILL)
+            os.kill(-1, _SIGKILL)
         except ProcessLookupError:
             pass
         while True:
@@ -540,11 +546,11 @@ def _kill_all(child):
                 status = os.waitstatus_to_exitcode(st)
     elif child is not None:  # no PID namespace: the child's process group (setsid escapes)
         try:
-            os.killpg(child, signal.SIGKILL)
+            os.killpg(child, _SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         try:
-            os.kill(child, signal.SIGKILL)
+            os.kill(child, _SIGKILL)
         except ProcessLookupError:
             pass
         try:
@@ -557,6 +563,8 @@ def _kill_all(child):
 def _wipe(path):
     """Remove everything under directory ``path`` without following symlinks; True when empty."""
     os.chmod(path, 0o700)
+    if not os.listdir(path):  # the usual case: the job left nothing
+        return True
     stack = [path]
     while stack:
         d = stack[-1]
@@ -587,24 +595,33 @@ def _wipe(path):
     return not os.listdir(path)
 
 
-def _wipe_ipc(libc, ctypes):
-    """Remove the SysV shared memory segments, message queues and semaphore sets of this IPC
-    namespace (the worker's own: all created by jobs, the zygote makes none). True when none is
-    left. Only called when the worker has its own IPC namespace."""
+def _ipc_wiper(libc, ctypes):
+    """A function that removes the SysV shared memory segments, message queues and semaphore sets
+    of this IPC namespace (the worker's own: all created by jobs, the zygote makes none) and
+    returns True when none is left. Only used when the worker has its own IPC namespace.
+
+    Built once (functions and buffer bound here): after each job it makes three ``*_INFO`` calls
+    whose counts (segments, queues, semaphore sets in use) are all 0 unless the job made some."""
     buf = ctypes.create_string_buffer(512)
-    ok = True
-    # (ctl, INFO, STAT_ANY, IPC_RMID semantics): shmctl/msgctl(id, cmd, buf), semctl(id, 0, cmd, buf)
-    for ctl, info, stat, sem in ((libc.shmctl, 14, 15, False), (libc.msgctl, 12, 13, False),
-                                 (libc.semctl, 19, 20, True)):
-        top = ctl(0, 0, info, buf) if sem else ctl(0, info, buf)
-        if top < 0:
-            continue
-        for idx in range(top + 1):
-            ident = ctl(idx, 0, stat, buf) if sem else ctl(idx, stat, buf)
-            if ident >= 0:
-                rc = ctl(ident, 0, 0, None) if sem else ctl(ident, 0, None)  # IPC_RMID
-                ok = ok and rc == 0
-    return ok
+    ints = ctypes.cast(buf, ctypes.POINTER(ctypes.c_int))
+    # (ctl, INFO, STAT_ANY, is sem, index of the in-use count among the info struct's leading ints:
+    # shm_info.used_ids, msginfo.msgpool, seminfo.semusz)
+    kinds = ((libc.shmctl, 14, 15, False, 0), (libc.msgctl, 12, 13, False, 0), (libc.semctl, 19, 20, True, 7))
+
+    def wipe():
+        ok = True
+        for ctl, info, stat, sem, count in kinds:
+            top = ctl(0, 0, info, buf) if sem else ctl(0, info, buf)
+            if top < 0 or (top == 0 and ints[count] == 0):
+                continue
+            for idx in range(top + 1):
+                ident = ctl(idx, 0, stat, buf) if sem else ctl(idx, stat, buf)
+                if ident >= 0:
+                    rc = ctl(ident, 0, 0, None) if sem else ctl(ident, 0, None)  # IPC_RMID
+                    ok = ok and rc == 0
+        return ok
+
+    return wipe
 
 
 def _warm_up():
@@ -649,11 +666,15 @@ def _serve(cfg, libc, ruleset, keep_fds):
         "keep_fds": sorted(keep_fds), "max_fd": max(os.sysconf("SC_OPEN_MAX"), 1024),
         "pdeathsig": os.getpid() != 1,
     }
+    wipe_ipc = _ipc_wiper(libc, ctypes) if cfg["ipcns"] else None
+    getrusage, children = resource.getrusage, resource.RUSAGE_CHILDREN
     gc.collect()
     gc.freeze()  # children's gc leaves the zygote's objects (and their pages) alone
     ctrl.sendall(b"R")
     work = os.getcwd()
     child = pidfd = None
+    r0 = getrusage(children)
+    kids_before = r0.ru_utime + r0.ru_stime
     while True:
         if child is not None:  # wait for the child to exit, or for the parent's K (timeout)
             if pidfd is not None:
@@ -692,16 +713,16 @@ def _serve(cfg, libc, ruleset, keep_fds):
             if child is None:  # a K that crossed the report of the job's end: already answered
                 continue
             t0 = thread_ns()
-            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             status = _kill_all(child)
-            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            kids_ns = int(1e9 * ((r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)))
+            r1 = getrusage(children)  # (only the job's processes were reaped since the last job)
+            kids_s = r1.ru_utime + r1.ru_stime
+            kids_ns, kids_before = int(1e9 * (kids_s - kids_before)), kids_s
             child = None
             if pidfd is not None:
                 os.close(pidfd)
                 pidfd = None
             try:
-                clean = _wipe(work) and (not cfg["ipcns"] or _wipe_ipc(libc, ctypes))
+                clean = _wipe(work) and (wipe_ipc is None or wipe_ipc())
             except BaseException:
                 clean = False
             # the job's end: exit status, this zygote's CPU ns for the fork and for the sweep, and
