@@ -18,10 +18,11 @@ the same rewards (``same_rewards_*``). Wall-clock ratios depend on what else run
 CPU time is measured too: the evaluator process's own, and its sandbox processes' (zygotes and
 their children: ``RUSAGE_CHILDREN`` after the pool is closed and reaped, minus a run without the
 timed part). ``cpu_breakdown_ms_per_job`` splits the sandbox's per-job CPU into ``fork`` (the
-zygote's ``fork``), ``setup`` (the child's confinement, rlimits, fds and copy-on-write faults until
-the job is read), ``exec`` (running the code and tests, encoding results), ``sweep`` (the zygote
-killing/reaping the job's processes, emptying its directory and IPC objects), ``exit`` (the job's
-processes' CPU after the child's own measurements: process teardown), ``transfer`` (the evaluator
+zygote's ``fork``), ``setup`` (the child's main thread from ``fork`` until the job is read:
+confinement, rlimits, fds, copy-on-write faults), ``exec`` (its main thread running the code and
+tests, encoding results), ``sweep`` (the zygote killing/reaping the job's processes, emptying its
+directory and IPC objects), ``exit`` (the job's processes' CPU beyond the child's main thread's
+measurements: process teardown, and any thread or process the job started), ``transfer`` (the evaluator
 handing the job over and decoding results), ``evaluator_other`` (the evaluator's thread pool,
 scoring and comparison) and ``zygote_other`` (the zygote's loop and everything not attributed).
 Run::

@@ -56,7 +56,8 @@ tests or results (they travel in file descriptors that only the child reads or w
        ["e", index, "HEX", KIND]  test ``index`` raised / returned something unencodable (message);
                                   KIND: exception | timeout | memory | output | unsupported
        ["L", "HEX"]               the code failed to compile (or, python mode, to execute)
-       ["P", setup_ns, exec_ns]   the child's CPU time: until the job was read, then running it
+       ["P", setup_ns, exec_ns]   the child's main thread's CPU time: until the job was read, then
+                                  running it
        ["D"]                      done
 
    VALUE is ``null``/``true``/``false`` or ``["i", hex]`` int, ``["f", float.hex()]`` float
@@ -389,7 +390,7 @@ def _finish(out):
             stream.flush()
         except BaseException:
             pass
-    try:  # this process's CPU time (it started at 0 at fork): set-up, then running the job
+    try:  # the main thread's CPU time (it started at 0 at fork): set-up, then running the job
         out.line('["P",%d,%d]' % (_SETUP_NS[0], max(_ptime() - _SETUP_NS[0], 0)))
     except BaseException:
         pass
@@ -647,7 +648,11 @@ def _serve(cfg, libc, ruleset, keep_fds):
     import time
 
     global _ptime
-    _ptime = time.process_time_ns
+    # the child's CPU clock: its main thread's (it starts at 0 at fork). Not the process clock:
+    # once RLIMIT_CPU is set, the kernel's process CPU timer is armed and the process clock reads a
+    # sum updated only at scheduler ticks and switches -- it lags by up to a tick, which charged
+    # most of a job's CPU to "exit" in earlier measurements.
+    _ptime = time.thread_time_ns
     thread_ns = time.thread_time_ns
     fork_ns = 0
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
@@ -670,6 +675,8 @@ def _serve(cfg, libc, ruleset, keep_fds):
     getrusage, children = resource.getrusage, resource.RUSAGE_CHILDREN
     gc.collect()
     gc.freeze()  # children's gc leaves the zygote's objects (and their pages) alone
+    sys.stdout.flush()  # the zygote writes nothing after this: no buffered text is copied into a child
+    sys.stderr.flush()
     ctrl.sendall(b"R")
     work = os.getcwd()
     child = pidfd = None
@@ -695,8 +702,6 @@ def _serve(cfg, libc, ruleset, keep_fds):
         else:
             fds = []
         if msg == b"J" and len(fds) == 3 and child is None:
-            sys.stdout.flush()
-            sys.stderr.flush()
             t0 = thread_ns()
             pid = os.fork()
             if pid == 0:

@@ -433,8 +433,9 @@ class JobResult:
         output: the first ``max_output_kb`` of its stdout+stderr.
         elapsed_s: seconds from handing over the job to the job's processes being dead.
         cpu_ns: CPU nanoseconds by stage, as far as reported: ``fork`` (the zygote's ``fork``),
-            ``setup`` (the child until the job is read: confinement, rlimits, fds, copy-on-write
-            faults), ``exec`` (the child running the code and the tests, encoding the results),
+            ``setup`` (the child's main thread until the job is read: the return from ``fork``,
+            confinement, rlimits, fds, copy-on-write faults), ``exec`` (its main thread running
+            the code and the tests, encoding the results),
             ``sweep`` (the zygote killing and reaping the job's processes, emptying the work
             directory and IPC objects), ``job_processes`` (all the CPU of the job's processes,
             their exit included; rusage granularity), ``transfer`` (this process handing over the
