@@ -26,10 +26,12 @@ tests or results (they travel in file descriptors that only the child reads or w
      worker's PID namespace, ``kill(-1, SIGKILL)`` reaches every other process of the namespace
      (the kernel makes this atomic with respect to ``fork``); without a PID namespace, the child's
      process group -- reaps them all, empties the work directory and (in its own IPC namespace)
-     the SysV IPC objects, and answers ``b"k<exit status> <fork ns> <sweep ns> <job ns>"``
-     (``b"d..."`` when the work directory could not be emptied: the parent then retires this
-     worker; the three numbers are CPU nanoseconds: the zygote's ``fork``, its kill/reap/wipe, and
-     all of the job's processes). A ``b"K"`` that arrives after that answer is ignored.
+     the SysV IPC objects, and answers ``b"k<exit status> <fork ns> <sweep ns> <job ns> <job
+     faults> <zygote faults>"`` (``b"d..."`` when the work directory could not be emptied: the
+     parent then retires this worker; the next three numbers are CPU nanoseconds: the zygote's
+     ``fork``, its kill/reap/wipe, and all of the job's processes; the last two are minor page
+     faults -- mostly copy-on-write copies -- of the job's processes and of the zygote since the
+     previous job). A ``b"K"`` that arrives after that answer is ignored.
 
 3. The **child**, before any untrusted code: ``landlock_restrict_self`` with the same rule set
    again (a new, nested Landlock domain: it cannot signal or ptrace the zygote nor any other
@@ -672,7 +674,7 @@ def _serve(cfg, libc, ruleset, keep_fds):
         "pdeathsig": os.getpid() != 1,
     }
     wipe_ipc = _ipc_wiper(libc, ctypes) if cfg["ipcns"] else None
-    getrusage, children = resource.getrusage, resource.RUSAGE_CHILDREN
+    getrusage, children, myself = resource.getrusage, resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF
     gc.collect()
     gc.freeze()  # children's gc leaves the zygote's objects (and their pages) alone
     sys.stdout.flush()  # the zygote writes nothing after this: no buffered text is copied into a child
@@ -681,7 +683,8 @@ def _serve(cfg, libc, ruleset, keep_fds):
     work = os.getcwd()
     child = pidfd = None
     r0 = getrusage(children)
-    kids_before = r0.ru_utime + r0.ru_stime
+    kids_before, kids_faults_before = r0.ru_utime + r0.ru_stime, r0.ru_minflt
+    own_faults_before = getrusage(myself).ru_minflt
     while True:
         if child is not None:  # wait for the child to exit, or for the parent's K (timeout)
             if pidfd is not None:
@@ -722,6 +725,7 @@ def _serve(cfg, libc, ruleset, keep_fds):
             r1 = getrusage(children)  # (only the job's processes were reaped since the last job)
             kids_s = r1.ru_utime + r1.ru_stime
             kids_ns, kids_before = int(1e9 * (kids_s - kids_before)), kids_s
+            kids_faults, kids_faults_before = r1.ru_minflt - kids_faults_before, r1.ru_minflt
             child = None
             if pidfd is not None:
                 os.close(pidfd)
@@ -731,8 +735,11 @@ def _serve(cfg, libc, ruleset, keep_fds):
             except BaseException:
                 clean = False
             # the job's end: exit status, this zygote's CPU ns for the fork and for the sweep, and
-            # the CPU ns of the job's processes (all of their life, exit included)
-            ctrl.sendall(b"%s%d %d %d %d" % (b"k" if clean else b"d", status, fork_ns, thread_ns() - t0, kids_ns))
+            # the CPU ns of the job's processes (all of their life, exit included); page faults
+            own_faults = getrusage(myself).ru_minflt
+            ctrl.sendall(b"%s%d %d %d %d %d %d" % (b"k" if clean else b"d", status, fork_ns, thread_ns() - t0, kids_ns,
+                                                kids_faults, own_faults - own_faults_before))
+            own_faults_before = own_faults
         else:  # the parent hung up (b"") or broke the protocol
             _kill_all(child)
             os._exit(0 if msg == b"" else 3)

@@ -442,6 +442,9 @@ class JobResult:
             job and decoding the results).
         worker_id: ``TAG:N``: the tag in the worker's (zygote's) command line (``colbench-sbx-...``)
             and the job's serial number in that worker.
+        page_faults: minor page faults (mostly copy-on-write copies of the zygote's pages, the
+            main per-job cost of a fresh process): ``job_processes`` (all of the job's processes)
+            and ``zygote`` (the zygote between the previous job's end and this one's).
     """
 
     outcomes: dict[int, tuple[bool, Any]] = field(default_factory=dict)
@@ -455,6 +458,7 @@ class JobResult:
     elapsed_s: float = 0.0
     worker_id: str = ""
     cpu_ns: dict[str, int] = field(default_factory=dict)
+    page_faults: dict[str, int] = field(default_factory=dict)
 
 
 _FAIL_KINDS = ("exception", "timeout", "memory", "output", "unsupported")
@@ -690,9 +694,10 @@ class _Worker:
                 self.kill()  # no answer: SIGKILL the zygote from here, its PID namespace goes with it
             else:
                 try:
-                    status, fork_ns, sweep_ns, job_ns = (int(v) for v in reply[1:].split())
+                    status, fork_ns, sweep_ns, job_ns, job_faults, zygote_faults = (int(v) for v in reply[1:].split())
                     res.exit_status = status
                     res.cpu_ns.update(fork=fork_ns, sweep=sweep_ns, job_processes=job_ns)
+                    res.page_faults.update(job_processes=job_faults, zygote=zygote_faults)
                 except ValueError:
                     healthy = False
             res.elapsed_s = time.monotonic() - t0
@@ -765,6 +770,8 @@ class WorkerPool:
         self._all: set[_Worker] = set()
         #: CPU nanoseconds by stage summed over the jobs run (see :attr:`JobResult.cpu_ns`), and ``jobs``
         self.cpu_totals: dict[str, int] = {"jobs": 0}
+        #: page faults summed over the jobs run (see :attr:`JobResult.page_faults`)
+        self.fault_totals: dict[str, int] = {}
         self._cond = threading.Condition()
         self._closed = False
 
@@ -850,6 +857,8 @@ class WorkerPool:
                 self.cpu_totals["jobs"] += 1
                 for k, v in res.cpu_ns.items():
                     self.cpu_totals[k] = self.cpu_totals.get(k, 0) + v
+                for k, v in res.page_faults.items():
+                    self.fault_totals[k] = self.fault_totals.get(k, 0) + v
             if healthy:
                 self._release(w)
             else:
