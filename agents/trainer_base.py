@@ -33,6 +33,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import torch
 
+from colbench_env.protocol import MAX_TURNS
+
 from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate
 
@@ -101,7 +103,7 @@ class TrainerConfig:
     temperature: float = 1.0
     mixed_precision: str = "no"
     show_progress: bool = False
-    max_turns: int = 10
+    max_turns: int = MAX_TURNS
     prompt_style: str = "paper"
 
     def __post_init__(self) -> None:
