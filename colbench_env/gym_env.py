@@ -10,8 +10,9 @@ human. Registered as ``ColBench-Backend-v0`` and ``ColBench-Frontend-v0``.
   tests passed; frontend: similarity of the rendered answer to the target);
 * ``terminated``: the agent answered (``I WANT TO ANSWER:``, or its ``max_turns``-th turn);
 * ``truncated``: the simulator failed (``info["error"]`` says why);
-* ``info``: ``task_id``, ``turn``; at the end also ``answer``, ``reward``, ``success`` and the
-  evaluator's details. Training-time information is never here unless the env is wrapped in
+* ``info``: ``task_id``, ``turn`` (agent turns taken: 0 after ``reset``); at the end also
+  ``answer``, ``reward``, ``success`` (backend only: every test passed; the frontend's reward is a
+  similarity, with no pass/fail) and the evaluator's details. Training-time information is never here unless the env is wrapped in
   :class:`wrappers.HiddenInfoWrapper`.
 
 For batched rollouts (:mod:`colbench_env.rollout`) the step is also available in three phases:

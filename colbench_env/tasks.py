@@ -186,7 +186,8 @@ def task_from_record(rec: Any, *, kind: str | None = None, source: str = "<recor
         raise TaskFormatError(f"must be 'train' or 'test', got {split!r}", source=source, line=line, field="split")
     if kind == "backend":
         if "test_cases" not in rec:
-            raise TaskFormatError("is missing", source=source, line=line, field="test_cases")
+            hint = "" if "hidden_information" in rec else " (a frontend task? it has no hidden_information either)"
+            raise TaskFormatError("is missing" + hint, source=source, line=line, field="test_cases")
         extra = {k: v for k, v in rec.items() if k not in _BACKEND_KNOWN}
         return BackendTask(
             problem_description=_require_str(rec, "problem_description", source, line),
@@ -196,6 +197,9 @@ def task_from_record(rec: Any, *, kind: str | None = None, source: str = "<recor
             task_id=str(task_id), split=split, extra=extra,
         )
     if kind == "frontend":
+        if "test_cases" in rec:
+            raise TaskFormatError("is set: this is a backend task, not a frontend one", source=source, line=line,
+                                  field="test_cases")
         extra = {k: v for k, v in rec.items() if k not in _FRONTEND_KNOWN}
         return FrontendTask(
             problem_description=_require_str(rec, "problem_description", source, line),
@@ -214,7 +218,14 @@ def read_task_file(path: str | os.PathLike, *, kind: str | None = None) -> list[
     src = str(path)
     if not path.exists():
         raise FileNotFoundError(f"task file not found: {src}")
-    text = path.read_text(encoding="utf-8")
+    if path.is_dir():
+        raise TaskFormatError("is a directory, not a task file", source=src)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise TaskFormatError(f"not UTF-8 text (byte {e.start}; a binary file?)", source=src) from None
+    if not text.strip():
+        raise TaskFormatError("the file is empty (expected one task record per line)", source=src)
     tasks: list[Task] = []
     if path.suffix == ".json":
         try:

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from benchmarks.evaluate_table import parse_agent_spec
+from colbench.cli.table import parse_agent_spec
 
 
 def colbench(*args, timeout=600):

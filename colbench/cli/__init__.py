@@ -1,7 +1,13 @@
 """The ``colbench`` command line.
 
 Each subcommand lives in its own module exposing ``add_arguments(parser)`` and ``main(args) -> int``;
-only the chosen one is imported, so light commands (``colbench evaluate``) never import torch.
+``main`` only turns the parsed arguments into a call of the command's typed Python function
+(:func:`colbench.cli.run.run`, :func:`colbench.cli.table.table`, ...). Only the chosen module is
+imported, so light commands (``colbench evaluate``) never import torch.
+
+One error style: a user error (:class:`colbench.errors.UsageError`, a malformed task or trajectory
+file, an argparse error) prints one line ``colbench <command>: error: <message>`` naming the file,
+line and field, and exits with status 2, without a traceback. Ctrl-C exits with status 130.
 """
 from __future__ import annotations
 
@@ -9,48 +15,73 @@ import argparse
 import importlib
 import sys
 
+from colbench import __version__
+
+__all__ = ["COMMANDS", "main"]
+
 #: subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("benchmarks.run", "run episodes with an agent; write trajectories (jsonl) and print metrics"),
+    "run": ("colbench.cli.run", "run episodes with an agent; write trajectories (jsonl) and print metrics"),
     "evaluate": ("colbench_env.evaluation.cli", "score trajectories in the official format; print metrics"),
     "render": ("colbench_env.evaluation.render_cli", "render an HTML page to a PNG in headless Chromium"),
     "train": ("agents.cli", "train an agent: sweet-rl, mt-dpo, ppo or rft"),
-    "bench": ("benchmarks.bench", "performance benchmarks, measured side by side; prints ratios"),
+    "table": ("colbench.cli.table", "agents x envs -> the paper's table (Markdown, CSV, PNG)"),
     "pipeline": ("benchmarks.pipeline", "the SWEET-RL pipeline end to end: rollouts, training, evaluation"),
-    "table": ("benchmarks.evaluate_table", "agents x envs -> the paper's table (Markdown, CSV, PNG)"),
     "critic-analysis": ("benchmarks.critic_analysis",
                         "held-out ranking accuracy of critics: log-prob ratio with/without training-time info vs value head"),
+    "bench": ("benchmarks.bench", "performance benchmarks, measured side by side; prints ratios"),
 }
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows every option's default; keeps the description's line breaks."""
+
+    def _get_help_string(self, action):  # no "(default: None)" / "(default: False)" noise
+        if action.default in (None, False) or action.default == argparse.SUPPRESS or action.required:
+            return action.help
+        return super()._get_help_string(action)
 
 
 def _top_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="colbench",
         description="ColBench environments and SWEET-RL agents.",
-        epilog="commands:\n" + "\n".join(f"  {k:<10} {v[1]}" for k, v in COMMANDS.items())
+        epilog="commands:\n" + "\n".join(f"  {k:<16} {v[1]}" for k, v in COMMANDS.items())
         + "\n\n'colbench COMMAND --help' for a command's options.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"colbench {__version__}")
     p.add_argument("command", choices=sorted(COMMANDS), metavar="COMMAND")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
+    if not argv or argv[0] not in COMMANDS:
         top = _top_parser()
-        if not argv or argv[0] in ("-h", "--help"):
+        if not argv:
             top.print_help()
-            return 0 if argv else 2
-        top.parse_args(argv[:1])  # exits with a clear "invalid choice" error
+            return 2
+        top.parse_args(argv[:1])  # -h / --version exit 0; anything else is a clear "invalid choice"
         return 2
     name = argv[0]
     module_name, help_text = COMMANDS[name]
-    module = importlib.import_module(module_name)
-    parser = argparse.ArgumentParser(prog=f"colbench {name}", description=help_text)
-    module.add_arguments(parser)
-    args = parser.parse_args(argv[1:])
-    return int(module.main(args) or 0)
+    prog = f"colbench {name}"
+    from colbench.errors import user_error_types
+
+    try:
+        module = importlib.import_module(module_name)
+        parser = argparse.ArgumentParser(prog=prog, description=(module.__doc__ or help_text).strip(),
+                                         formatter_class=_HelpFormatter)
+        module.add_arguments(parser)
+        args = parser.parse_args(argv[1:])
+        return int(module.main(args) or 0)
+    except user_error_types() as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

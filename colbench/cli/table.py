@@ -7,23 +7,31 @@ paper's setting (e.g. ``--agents openai:meta-llama/Llama-3.1-8B-Instruct@http://
 --simulator openai --simulator-model meta-llama/Llama-3.1-70B-Instruct --simulator-base-url ...``).
 
 Agent specs: ``smollm2``, ``scripted``, ``hf:PATH`` (a local model directory, e.g. a trained
-checkpoint), ``openai:MODEL@BASE_URL``. Every run appends to its own trajectory file under
-``--out-dir`` and resumes.
+checkpoint), ``openai:MODEL@BASE_URL``, or a plug-in (``module:Name``, ``path/to/file.py:Name``, an
+entry point of group ``colbench.agents``; see ``colbench run --agent``). Every run appends to its own
+trajectory file under ``--out-dir`` and resumes (:func:`colbench.cli.run.run`: a changed setting stops
+with an error instead of mixing runs).
+
+Python: :func:`table` with a :class:`TableConfig`.
 """
 from __future__ import annotations
 
 import argparse
-import csv
+import dataclasses
 import json
-import os
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from colbench.cli.run import RunConfig, add_common_arguments, run
+from colbench.errors import UsageError
 from colbench_env.evaluation.frontend_cli import win_rate
-from wrappers.prompting import PROMPT_STYLES
 
-__all__ = ["add_arguments", "main", "parse_agent_spec", "write_table", "win_rate"]
+__all__ = ["TableConfig", "add_arguments", "main", "parse_agent_spec", "table", "write_table", "win_rate"]
+
+ENVS = ("ColBench-Backend-v0", "ColBench-Frontend-v0")
+COLUMNS = ["agent", "env", "episodes", "tests_passed_pct", "success_rate_pct", "similarity", "win_rate_pct"]
 
 
 def parse_agent_spec(spec: str) -> dict:
@@ -37,87 +45,65 @@ def parse_agent_spec(spec: str) -> dict:
     if m:
         return {"name": m.group(1).split("/")[-1], "agent": "openai", "agent_model": m.group(1),
                 "agent_base_url": m.group(2)}
-    raise ValueError(f"bad agent spec {spec!r}: expected smollm2, scripted, hf:PATH or openai:MODEL@BASE_URL")
+    if spec.startswith(("hf:", "openai:")) or not spec:
+        raise UsageError(f"--agents {spec!r}: expected smollm2, scripted, hf:PATH, openai:MODEL@BASE_URL "
+                         "or a plug-in (module:Name, path/to/file.py:Name, an entry point)")
+    name = spec.rpartition(":")[2] or spec
+    return {"name": name, "agent": spec, "agent_model": None, "agent_base_url": None}
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--agents", nargs="+", default=["smollm2"], help="agent specs (the first is the win-rate reference)")
-    p.add_argument("--envs", nargs="+", default=["ColBench-Backend-v0"],
-                   choices=["ColBench-Backend-v0", "ColBench-Frontend-v0"])
-    p.add_argument("--tasks", default="default")
-    p.add_argument("--split", default="test", choices=("train", "test"))
-    p.add_argument("--episodes", type=int, default=None, help="per agent and env (default: one per task)")
-    p.add_argument("--batch-size", type=int, default=4)
-    p.add_argument("--simulator", default="scripted")
-    p.add_argument("--simulator-model", default=None)
-    p.add_argument("--simulator-base-url", default=None)
-    p.add_argument("--simulator-cache", default=None)
-    p.add_argument("--max-new-tokens", type=int, default=384)
-    p.add_argument("--max-turns", type=int, default=10)
-    p.add_argument("--prompt-style", default="paper", choices=PROMPT_STYLES,
-                   help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
-    p.add_argument("--out-dir", default="benchmarks/results/table")
-    p.add_argument("--workers", type=int, default=2)
+@dataclass
+class TableConfig:
+    """``colbench table``: each agent on each env (same options as :class:`colbench.cli.run.RunConfig`).
+
+    Attributes:
+        agents: agent specs (:func:`parse_agent_spec`); the first is the frontend win-rate reference.
+        envs: env ids.
+        out_dir: one trajectory file per agent and env, and ``table.{md,csv,json,png}``.
+        run_settings: the :class:`RunConfig` fields shared by every run (its ``out``, ``env`` and ``agent`` are set per run).
+    """
+
+    agents: list = field(default_factory=lambda: ["smollm2"])
+    envs: list = field(default_factory=lambda: ["ColBench-Backend-v0"])
+    out_dir: str = "benchmarks/results/table"
+    run_settings: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.agents:
+            raise UsageError("--agents: give at least one agent")
+        bad = [e for e in self.envs if e not in ENVS]
+        if bad or not self.envs:
+            raise UsageError(f"--envs: unknown {bad or 'none given'}; choose from {', '.join(ENVS)}")
+        self.specs = [parse_agent_spec(s) for s in self.agents]
+        names = [s["name"] for s in self.specs]
+        if len(set(names)) != len(names):
+            raise UsageError(f"--agents: two agents have the same name ({names}); their files would collide")
+        self.run_configs = {(s["name"], e): RunConfig(**{**self.run_settings, "env": e, "agent": s["agent"],
+                                                          "agent_model": s["agent_model"],
+                                                          "agent_base_url": s["agent_base_url"],
+                                                          "out": str(Path(self.out_dir) / f"{s['name']}__{e}.jsonl")})
+                            for e in self.envs for s in self.specs}
 
 
-def write_table(rows: list[dict], out_dir: str | os.PathLike) -> dict:
-    """Write ``table.md``, ``table.csv`` and ``table.png``; returns their paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    cols = ["agent", "env", "episodes", "tests_passed_pct", "success_rate_pct", "similarity", "win_rate_pct"]
-    with open(out / "table.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
+def write_table(rows: list[dict], out_dir) -> dict:
+    """Write ``table.md``, ``table.csv``, ``table.json`` and ``table.png``; returns their paths."""
+    from colbench.report import write_report
 
-    def fmt(v):
-        return "" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
-
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
-    (out / "table.md").write_text("\n".join(lines) + "\n")
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    metrics = [c for c in ("tests_passed_pct", "success_rate_pct", "similarity", "win_rate_pct")
-               if any(r.get(c) is not None for r in rows)]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.5), squeeze=False)
-    for ax, m in zip(axes[0], metrics):
-        sub = [r for r in rows if r.get(m) is not None]
-        ax.bar([f"{r['agent']}\n{r['env'].replace('ColBench-', '').replace('-v0', '')}" for r in sub],
-               [r[m] for r in sub], color="#4c72b0")
-        ax.set_title(m)
-        ax.tick_params(axis="x", labelsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "table.png", dpi=110)
-    plt.close(fig)
-    return {"md": str(out / "table.md"), "csv": str(out / "table.csv"), "png": str(out / "table.png")}
+    return write_report(rows, out_dir, stem="table", columns=COLUMNS, label=("agent", "env"),
+                        metrics=("tests_passed_pct", "success_rate_pct", "similarity", "win_rate_pct"))
 
 
-def main(args: argparse.Namespace) -> int:
-    from benchmarks import run as run_mod
+def table(config: TableConfig) -> dict:
+    """Run (or resume) every agent on every env; write the table; returns ``{"rows", paths...}``."""
     from colbench_env.trajectories import read_trajectories
 
-    specs = [parse_agent_spec(s) for s in args.agents]
     rows, trajs = [], {}
-    for env_id in args.envs:
-        for spec in specs:
-            path = Path(args.out_dir) / f"{spec['name']}__{env_id}.jsonl"
-            ns = argparse.Namespace(
-                env=env_id, agent=spec["agent"], agent_model=spec["agent_model"], agent_base_url=spec["agent_base_url"],
-                agent_4bit=False, tasks=args.tasks, split=args.split, episodes=args.episodes,
-                batch_size=args.batch_size, out=str(path), simulator=args.simulator,
-                simulator_model=args.simulator_model, simulator_base_url=args.simulator_base_url,
-                simulator_cache=args.simulator_cache, max_turns=args.max_turns, max_new_tokens=args.max_new_tokens,
-                prompt_style=args.prompt_style,
-                temperature=0.0, seed=0, workers=args.workers, json=False)
+    for env_id in config.envs:
+        for spec in config.specs:
+            rc = config.run_configs[(spec["name"], env_id)]
             print(f"== {spec['name']} on {env_id}", file=sys.stderr)
-            m = run_mod.run(ns)
-            trajs[(spec["name"], env_id)] = read_trajectories(path, tolerate_partial_last_line=True)
+            m = run(rc)
+            trajs[(spec["name"], env_id)] = read_trajectories(rc.out, tolerate_partial_last_line=True)
             row = {"agent": spec["name"], "env": env_id, "episodes": m["count"]}
             if "similarity" in m:
                 row["similarity"] = m["similarity"]
@@ -125,11 +111,28 @@ def main(args: argparse.Namespace) -> int:
                 row["tests_passed_pct"] = m["tests_passed_pct"]
                 row["success_rate_pct"] = 100 * m["success_rate"]
             rows.append(row)
-    ref = specs[0]["name"]
+    ref = config.specs[0]["name"]
     for row in rows:
         if row["env"] == "ColBench-Frontend-v0":
             row["win_rate_pct"] = 100 * win_rate(trajs[(row["agent"], row["env"])], trajs[(ref, row["env"])])["win_rate"]
-    paths = write_table(rows, args.out_dir)
-    print(Path(paths["md"]).read_text())
-    print(json.dumps({"rows": rows, **paths}))
+    return {"rows": rows, **write_table(rows, config.out_dir)}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agents", nargs="+", default=["smollm2"],
+                   help="agent specs: smollm2, scripted, hf:PATH, openai:MODEL@BASE_URL, or a plug-in "
+                        "(module:Name, file.py:Name, entry point); the first is the win-rate reference")
+    p.add_argument("--envs", nargs="+", default=["ColBench-Backend-v0"], choices=ENVS, help="env ids")
+    p.add_argument("--out-dir", default="benchmarks/results/table",
+                   help="one trajectory file per agent and env (resumed), and table.{md,csv,json,png}")
+    add_common_arguments(p, defaults={"split": "test"})
+
+
+def main(args: argparse.Namespace) -> int:
+    run_fields = {f.name for f in dataclasses.fields(RunConfig)} - {"out", "env", "agent"}
+    config = TableConfig(agents=args.agents, envs=args.envs, out_dir=args.out_dir,
+                         run_settings={k: v for k, v in vars(args).items() if k in run_fields})
+    result = table(config)
+    print(Path(result["md"]).read_text())
+    print(json.dumps(result))
     return 0
