@@ -13,9 +13,10 @@ name of an installed plug-in.
 What the spec names is turned into the object by :func:`build`:
 
 * a class is instantiated with the keyword arguments (``--agent-kwargs`` / ``--simulator-kwargs``);
-* a function with no required positional parameter is a factory, called with them;
-* a function (or other callable object) with one required positional parameter is the agent itself
-  (``observation -> str``); it takes no keyword arguments;
+* a function given keyword arguments, or with no required positional parameter, is a factory,
+  called with them (they must cover its required parameters);
+* a function with one required positional parameter and no keyword arguments is the agent itself
+  (``observation -> str``);
 * any other object (an :class:`agents.Agent` or :class:`~colbench_env.simulators.Simulator`
   instance) is used as is, and takes no keyword arguments either.
 
@@ -130,12 +131,13 @@ def build(obj: Any, kwargs: dict | None = None, *, context: dict | None = None, 
     if inspect.isclass(obj):
         factory = obj
     elif inspect.isfunction(obj) or inspect.ismethod(obj):
-        required = _required_positional(obj) or []
+        required = [n for n in (_required_positional(obj) or []) if n not in kwargs]
         if len(required) == 1 and not kwargs:
             return obj  # the policy itself: observation -> str
         if required:
-            raise UsageError(f"{option}: {obj.__qualname__}{inspect.signature(obj)} is neither a factory "
-                             "(no required positional parameter) nor a policy (one: the observation)")
+            raise UsageError(f"{kwargs_option}: {obj.__qualname__}{inspect.signature(obj)} needs "
+                             f"{', '.join(required)}: a factory gets every required parameter from "
+                             f"{kwargs_option}; a policy takes one (the observation) and no {kwargs_option}")
         factory = obj
     else:
         if kwargs:
