@@ -13,7 +13,7 @@ export COLBENCH_ASSETS := $(ASSETS)
 
 .PHONY: setup browser assets test demo bench clean
 
-$(VENV)/.stamp: setup.py
+$(VENV)/.stamp: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0            # first: the CPU wheel; anything else pulls CUDA

@@ -7,3 +7,12 @@ user agents and simulators (``module:Name``, ``path/to/file.py:Name``, entry poi
 :mod:`colbench.report` writes result tables.
 """
 __version__ = "0.1.0"
+__all__ = ["__version__", "configs_dir"]
+
+
+def configs_dir():
+    """The installed configuration files (``accelerate/deepspeed_zero3.yaml``, ``accelerate/fsdp.yaml``):
+    pass ``colbench.configs_dir() / "accelerate" / "fsdp.yaml"`` to ``accelerate launch --config_file``."""
+    from pathlib import Path
+
+    return Path(__file__).resolve().parent / "configs"

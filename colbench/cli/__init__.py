@@ -30,7 +30,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "critic-analysis": ("benchmarks.critic_analysis",
                         "held-out ranking accuracy of critics: log-prob ratio with/without training-time info vs value head"),
     "bench": ("benchmarks.bench", "performance benchmarks, measured side by side; prints ratios"),
+    "setup": ("colbench.cli.setup", "fetch the frontend's Tailwind stylesheet into the user cache; check the browser"),
 }
+
+
+#: third-party module -> the extra that installs it (pyproject.toml)
+EXTRAS = {"torch": "lm", "transformers": "lm", "gguf": "lm", "safetensors": "lm",
+          "selenium": "frontend", "PIL": "frontend", "psutil": "frontend",
+          "peft": "train", "trl": "train", "accelerate": "train", "bitsandbytes": "train",
+          "matplotlib": "bench"}
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -78,6 +86,13 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.main(args) or 0)
     except user_error_types() as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as e:
+        extra = EXTRAS.get((e.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(f"{prog}: error: this needs the '{extra}' extra ({e}): pip install 'colbench[{extra}]'",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)

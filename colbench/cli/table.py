@@ -45,7 +45,9 @@ def parse_agent_spec(spec: str) -> dict:
     if m:
         return {"name": m.group(1).split("/")[-1], "agent": "openai", "agent_model": m.group(1),
                 "agent_base_url": m.group(2)}
-    if spec.startswith(("hf:", "openai:")) or not spec:
+    from colbench.plugins import AGENT_GROUP, is_plugin_spec
+
+    if spec.startswith(("hf:", "openai:")) or not is_plugin_spec(spec, AGENT_GROUP):
         raise UsageError(f"--agents {spec!r}: expected smollm2, scripted, hf:PATH, openai:MODEL@BASE_URL "
                          "or a plug-in (module:Name, path/to/file.py:Name, an entry point)")
     name = spec.rpartition(":")[2] or spec
