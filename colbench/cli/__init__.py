@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "critic-analysis": ("benchmarks.critic_analysis",
                         "held-out ranking accuracy of critics: log-prob ratio with/without training-time info vs value head"),
     "bench": ("benchmarks.bench", "performance benchmarks, measured side by side; prints ratios"),
+    "demo": ("colbench.cli.demo", "a first look in ~2 minutes: one dialogue turn by turn, then lower bound vs "
+                                  "SmolLM2 vs upper bound"),
     "setup": ("colbench.cli.setup", "fetch the frontend's Tailwind stylesheet into the user cache; check the browser"),
 }
 

@@ -280,14 +280,15 @@ def make_run_simulator(config: RunConfig, kind: str):
     return make_simulator(config.simulator, kind=kind, **kw)
 
 
-def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str) -> list[dict]:
+def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str,
+                close_policy: bool = True) -> list[dict]:
     """Run the episodes of ``specs`` not yet completed in ``out`` (resume), appending each record
     as it finishes; returns the latest record of every episode of ``specs`` found in ``out``.
 
     Args:
         env_fn: makes one env (see :func:`colbench_env.rollout.run_episodes`).
         make_policy: builds the policy; called only when some episode is left to run (a policy
-            with ``close()`` is closed afterwards).
+            with ``close()`` is closed afterwards unless ``close_policy`` is false).
     """
     from tqdm import tqdm
 
@@ -310,7 +311,7 @@ def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str) 
                 run_episodes(env_fn, policy, todo, batch_size=batch_size, progress=bar,
                              on_episode=lambda rec: append_jsonl(out, [rec]))
         finally:
-            if hasattr(policy, "close"):
+            if close_policy and hasattr(policy, "close"):
                 policy.close()
     latest = latest_records(read_trajectories(out, tolerate_partial_last_line=True)) if Path(out).exists() else {}
     return [r for k, r in latest.items() if k in wanted]
@@ -360,7 +361,8 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     try:
         records = run_to_file(env_fn, (lambda: agent) if agent is not None else (lambda: make_agent(config, kind)),
                               episode_specs(n, n_tasks=len(tasks), seed=config.seed), config.out,
-                              batch_size=config.batch_size, desc=f"{config.agent} on {config.env}")
+                              batch_size=config.batch_size, desc=f"{config.agent} on {config.env}",
+                              close_policy=agent is None)  # an agent passed in is the caller's to close
     finally:
         for v in shared.values():
             v.close()
