@@ -290,26 +290,30 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
 # ------------------------------------------------------------------------------------------ CLI
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--small", action="store_true", help="CPU preset (default)")
+    g.add_argument("--small", action="store_true", help="CPU preset (default); every option below defaults to the preset's value")
     g.add_argument("--paper", action="store_true", help="the paper's 8B/70B setting (GPUs, vLLM)")
-    p.add_argument("--out-dir", default=None)
+    p.add_argument("--out-dir", default=None, help="where every stage writes and resumes from (preset's default)")
     p.add_argument("--policy", default=None, help="base policy (smollm2, a local path or hub id)")
-    p.add_argument("--tasks", default=None)
-    p.add_argument("--difficulty", type=int, default=None)
+    p.add_argument("--tasks", default=None,
+                   help="'generated' (procedural, see --difficulty/--family), 'default' or a task file")
+    p.add_argument("--difficulty", type=int, default=None, help="generated tasks' difficulty, 1..4")
     p.add_argument("--family", default=None, help="generated tasks' template family (rate, all)")
-    p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES)
-    p.add_argument("--rollout-temperature", type=float, default=None)
-    p.add_argument("--n-train-tasks", type=int, default=None)
-    p.add_argument("--n-test-tasks", type=int, default=None)
-    p.add_argument("--rollouts-per-task", type=int, default=None)
-    p.add_argument("--max-turns", type=int, default=None)
-    p.add_argument("--methods", nargs="+", choices=METHODS, default=None)
-    p.add_argument("--simulator", default=None)
-    p.add_argument("--simulator-base-url", default=None)
-    p.add_argument("--simulator-model", default=None)
+    p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES,
+                   help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
+    p.add_argument("--rollout-temperature", type=float, default=None, help="sampling temperature of the collection")
+    p.add_argument("--n-train-tasks", type=int, default=None, help="training tasks")
+    p.add_argument("--n-test-tasks", type=int, default=None, help="held-out evaluation tasks")
+    p.add_argument("--rollouts-per-task", type=int, default=None, help="k sampled rollouts per training task")
+    p.add_argument("--max-turns", type=int, default=None,
+                   help="agent turns per episode (the last one is taken as the answer)")
+    p.add_argument("--methods", nargs="+", choices=METHODS, default=None, help="trainers to run (default: all)")
+    p.add_argument("--simulator", default=None, help="the human: scripted (offline) or openai (a served LLM)")
+    p.add_argument("--simulator-base-url", default=None, help="LLM simulator's OpenAI-compatible base URL")
+    p.add_argument("--simulator-model", default=None, help="LLM simulator's model (served name)")
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
-    p.add_argument("--max-new-tokens", type=int, default=None)
-    p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--max-new-tokens", type=int, default=None, help="LM agents' tokens per turn")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="episodes in flight (one batched agent call per turn)")
 
 
 def main(args: argparse.Namespace) -> int:

@@ -289,3 +289,16 @@ def test_version_and_help_show_defaults():
         text = " ".join(p.stdout.split())
         assert "--batch-size BATCH_SIZE episodes in flight (one batched agent call per turn) (default: 4)" in text
         assert "--max-turns MAX_TURNS agent turns per episode (the last one is taken as the answer) (default: 10)" in text
+
+
+def test_every_option_of_every_command_has_help():
+    import argparse
+    import importlib
+
+    from colbench.cli import COMMANDS
+
+    for name, (module, _) in COMMANDS.items():
+        parser = argparse.ArgumentParser()
+        importlib.import_module(module).add_arguments(parser)
+        missing = [a.option_strings or a.dest for a in parser._actions if not a.help]
+        assert not missing, (name, missing)
