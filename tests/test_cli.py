@@ -272,6 +272,9 @@ def test_other_commands_share_the_error_style(tmp_path):
     traj = tmp_path / "t.jsonl"
     traj.write_bytes(b"\xff\xfe\x00garbage")
     assert_user_error(colbench("evaluate", traj), "evaluate", str(traj), "not UTF-8")
+    traj.write_text("\n")
+    assert_user_error(colbench("evaluate", traj), "evaluate", str(traj), "the file is empty")
+    assert_user_error(colbench("evaluate", tmp_path / "nope.jsonl"), "evaluate", "file not found")
     assert_user_error(colbench("train", "rft", "--trajectories", tmp_path / "none.jsonl", "--out", tmp_path / "ck"),
                       "train", "--trajectories", "no such file")
     p = colbench("run", "--episodes", "x", "--out", tmp_path / "x.jsonl")  # argparse's own errors: same prefix, exit 2

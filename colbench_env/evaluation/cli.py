@@ -130,6 +130,10 @@ def main(args: argparse.Namespace) -> int:
     except (TrajectoryFormatError, TaskFormatError) as e:
         print(f"colbench evaluate: error: {e}", file=sys.stderr)
         return 2
+    if not items:
+        print(f"colbench evaluate: error: {args.trajectories}: the file is empty (expected one trajectory per line)",
+              file=sys.stderr)
+        return 2
     backend = [it for it in items if isinstance(it[2], BackendTask)]
     frontend = [it for it in items if not isinstance(it[2], BackendTask)]
     if frontend:
