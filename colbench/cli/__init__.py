@@ -52,6 +52,14 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescrip
         return super()._get_help_string(action)
 
 
+def _plain(doc: str) -> str:
+    """A module docstring as plain text for ``--help`` (reST roles and literals unwrapped)."""
+    import re
+
+    doc = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", doc)
+    return doc.replace("``", "").replace("**", "").strip()
+
+
 def _top_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="colbench",
@@ -81,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         module = importlib.import_module(module_name)
-        parser = argparse.ArgumentParser(prog=prog, description=(module.__doc__ or help_text).strip(),
+        parser = argparse.ArgumentParser(prog=prog, description=_plain(module.__doc__ or help_text),
                                          formatter_class=_HelpFormatter)
         module.add_arguments(parser)
         args = parser.parse_args(argv[1:])
