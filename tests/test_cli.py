@@ -305,3 +305,16 @@ def test_every_option_of_every_command_has_help():
         importlib.import_module(module).add_arguments(parser)
         missing = [a.option_strings or a.dest for a in parser._actions if not a.help]
         assert not missing, (name, missing)
+
+
+def test_split_on_a_file_without_split_fields_is_said(tmp_path):
+    tasks = tmp_path / "official.jsonl"  # official files have no split field: the split is the file
+    lines = []
+    for raw in BACKEND_FILE.read_text().splitlines()[:2]:
+        rec = json.loads(raw)
+        rec.pop("split", None)
+        lines.append(json.dumps(rec))
+    tasks.write_text("\n".join(lines) + "\n")
+    p = colbench("run", "--agent", "scripted", "--tasks", tasks, "--split", "test", "--out", tmp_path / "o.jsonl", "--json")
+    assert last_json(p)["count"] == 2
+    assert f"colbench run: note: {tasks} has no 'split' fields; --split test keeps all 2 tasks" in p.stderr
