@@ -394,10 +394,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --trajectories: the agent prompt they were collected with")
     parser.add_argument("--max-turns", type=int, default=10, help="with --trajectories: their turn budget")
     parser.add_argument("--learning-rate", type=float, default=3e-3, help="critic learning rate (default 3e-3)")
-    parser.add_argument("--lora-r", type=int, default=8)
-    parser.add_argument("--batch-size", type=int, default=4)
+    parser.add_argument("--lora-r", type=int, default=8, help="LoRA rank of every critic")
+    parser.add_argument("--batch-size", type=int, default=4, help="training pairs per optimiser step")
     parser.add_argument("--max-length", type=int, default=4096, help="longest critic context (cut from the left)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seeds the data split and training")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     parser.add_argument("--out", default=None, help="directory to write critic_analysis.md and critic_analysis.json")
 

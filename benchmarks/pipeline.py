@@ -42,7 +42,9 @@ from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["PipelineConfig", "PRESETS", "add_arguments", "main", "run_pipeline"]
 
-METHODS = ("rft", "mt-dpo", "ppo", "sweet-rl")
+from agents.registry import TRAINERS
+
+METHODS = tuple(TRAINERS)
 
 
 @dataclass
@@ -165,7 +167,7 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
 
     import colbench_env  # noqa: F401
     from agents.base import LMAgent
-    from benchmarks.run import run_to_file
+    from colbench.cli.run import run_to_file
     from colbench_env.lm.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.rollout import episode_specs
@@ -189,9 +191,9 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
 
 
 def _trainer_class(method: str):
-    from agents import MultiTurnDPO, PPO, RejectionFineTuning, SweetRL
+    from agents.registry import trainer_class
 
-    return {"rft": RejectionFineTuning, "mt-dpo": MultiTurnDPO, "ppo": PPO, "sweet-rl": SweetRL}[method]
+    return trainer_class(method)
 
 
 def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
@@ -232,42 +234,18 @@ def _export_merged(trainer: Any, model_dir: Path) -> None:
 
 
 def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
-    import csv
+    from colbench.report import write_report
 
-    cols = ["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds", "note"]
-    with open(out / "results.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    fmt = lambda v: "" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))  # noqa: E731
-    md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    md += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
-    (out / "results.md").write_text("\n".join(md) + "\n")
-    (out / "results.json").write_text(json.dumps({"rows": rows, **meta}, indent=2, default=str) + "\n")
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-    names = [r["method"] for r in rows]
-    for ax, key, title in ((axes[0], "tests_passed_pct", "% tests passed"), (axes[1], "success_rate_pct", "success rate (%)")):
-        vals = [r[key] if r[key] is not None else 0.0 for r in rows]
-        ax.bar(names, vals, color=["#999999"] + ["#4c72b0"] * (len(rows) - 1))
-        ax.set_title(title)
-        ax.tick_params(axis="x", labelsize=8)
-        for i, r in enumerate(rows):
-            ax.text(i, vals[i], "n/a" if r[key] is None else f"{r[key]:.1f}", ha="center", va="bottom", fontsize=8)
-    fig.suptitle(f"ColBench backend, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out / "results.png", dpi=110)
-    plt.close(fig)
+    write_report(rows, out, stem="results", label=("method",),
+                 columns=["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds", "note"],
+                 metrics=("tests_passed_pct", "success_rate_pct"),
+                 titles={"tests_passed_pct": "% tests passed", "success_rate_pct": "success rate (%)"}, meta=meta,
+                 suptitle=f"ColBench backend, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})")
 
 
 def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     """Run (or resume) every stage; returns the report."""
-    from benchmarks.run import summarize
+    from colbench_env.metrics import summarize
 
     out = Path(cfg.out_dir)
     (out / "eval").mkdir(parents=True, exist_ok=True)
@@ -318,26 +296,30 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
 # ------------------------------------------------------------------------------------------ CLI
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--small", action="store_true", help="CPU preset (default)")
+    g.add_argument("--small", action="store_true", help="CPU preset (default); every option below defaults to the preset's value")
     g.add_argument("--paper", action="store_true", help="the paper's 8B/70B setting (GPUs, vLLM)")
-    p.add_argument("--out-dir", default=None)
+    p.add_argument("--out-dir", default=None, help="where every stage writes and resumes from (preset's default)")
     p.add_argument("--policy", default=None, help="base policy (smollm2, a local path or hub id)")
-    p.add_argument("--tasks", default=None)
-    p.add_argument("--difficulty", type=int, default=None)
+    p.add_argument("--tasks", default=None,
+                   help="'generated' (procedural, see --difficulty/--family), 'default' or a task file")
+    p.add_argument("--difficulty", type=int, default=None, help="generated tasks' difficulty, 1..4")
     p.add_argument("--family", default=None, help="generated tasks' template family (rate, all)")
-    p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES)
-    p.add_argument("--rollout-temperature", type=float, default=None)
-    p.add_argument("--n-train-tasks", type=int, default=None)
-    p.add_argument("--n-test-tasks", type=int, default=None)
-    p.add_argument("--rollouts-per-task", type=int, default=None)
-    p.add_argument("--max-turns", type=int, default=None)
-    p.add_argument("--methods", nargs="+", choices=METHODS, default=None)
-    p.add_argument("--simulator", default=None)
-    p.add_argument("--simulator-base-url", default=None)
-    p.add_argument("--simulator-model", default=None)
+    p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES,
+                   help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
+    p.add_argument("--rollout-temperature", type=float, default=None, help="sampling temperature of the collection")
+    p.add_argument("--n-train-tasks", type=int, default=None, help="training tasks")
+    p.add_argument("--n-test-tasks", type=int, default=None, help="held-out evaluation tasks")
+    p.add_argument("--rollouts-per-task", type=int, default=None, help="k sampled rollouts per training task")
+    p.add_argument("--max-turns", type=int, default=None,
+                   help="agent turns per episode (the last one is taken as the answer)")
+    p.add_argument("--methods", nargs="+", choices=METHODS, default=None, help="trainers to run (default: all)")
+    p.add_argument("--simulator", default=None, help="the human: scripted (offline) or openai (a served LLM)")
+    p.add_argument("--simulator-base-url", default=None, help="LLM simulator's OpenAI-compatible base URL")
+    p.add_argument("--simulator-model", default=None, help="LLM simulator's model (served name)")
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
-    p.add_argument("--max-new-tokens", type=int, default=None)
-    p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--max-new-tokens", type=int, default=None, help="LM agents' tokens per turn")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="episodes in flight (one batched agent call per turn)")
     p.add_argument("--semantics", choices=("reference", "python"), default=None,
                    help="backend scoring: reference (default, comparable with published numbers) or python")
 

@@ -20,7 +20,6 @@ __all__ = [
     "ANSWER_MARKER", "OUTPUT_MARKER", "MAX_TURNS", "parse_agent_turn", "extract_code", "extract_html",
     "aec_env", "parallel_env",
 ]
-__version__ = "0.1.0"
 
 for _kind in ("Backend", "Frontend"):
     _id = f"ColBench-{_kind}-v0"
@@ -41,8 +40,9 @@ def aec_env(kind: str = "backend", **kwargs):
 
 
 def parallel_env(kind: str = "backend", **kwargs):
-    """The PettingZoo Parallel form of :func:`aec_env`: PettingZoo's ``turn_based_aec_to_parallel``
-    (each parallel step applies the active agent's action; ``infos[a]["active_agent"]`` names it)."""
-    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+    """The PettingZoo Parallel form of :func:`aec_env` (:class:`colbench_env.parallel.ColBenchParallelEnv`):
+    each parallel step applies the active agent's action; ``infos[a]["active_agent"]`` names it,
+    from ``reset()`` on, and an action dict without it is a clear ``KeyError``."""
+    from .parallel import ColBenchParallelEnv
 
-    return turn_based_aec_to_parallel(aec_env(kind, **kwargs))
+    return ColBenchParallelEnv(aec_env(kind, **kwargs))

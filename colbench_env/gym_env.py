@@ -51,8 +51,8 @@ class ColBenchEnv(gym.Env):
       message is taken as the answer).
     * ``truncated``: the simulator failed or returned an empty reply (``info["error"]`` says why).
 
-    ``info``: ``task_id``, ``turn``; at the end also ``answer``, ``reward``, ``success`` and the
-    scorer's details (backend: ``tests_passed``, ``tests_total``, ``eval_reason``). Wrap the env in
+    ``info``: ``task_id``, ``turn`` (agent turns taken: 0 after ``reset``); at the end also
+    ``answer``, ``reward``, ``success`` (backend only) and the scorer's details (backend: ``tests_passed``, ``tests_total``, ``eval_reason``). Wrap the env in
     :class:`wrappers.HiddenInfoWrapper` to add the training-time information.
 
     ## Arguments

@@ -62,7 +62,7 @@ class ColBenchAECEnv(AECEnv):
     0 on every step but the last. When the agent answers, both agents receive the answer's score
     (the game is cooperative): backend, the fraction of the hidden tests passed in the sandboxed
     evaluator (``success`` when all pass); frontend, the similarity of the rendered answer to the
-    rendered target (``success`` is always False).
+    rendered target (no ``success`` key: a similarity has no pass/fail).
 
     ## Episode End
 
@@ -193,9 +193,9 @@ class ColBenchAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: self._base_info() for a in self.agents}
         self.dialogue = []
         self.turn = 0
+        self.infos = {a: self._base_info() for a in self.agents}
         self.answer = None
         self.result = None
         self.error = None
@@ -265,11 +265,15 @@ class ColBenchAECEnv(AECEnv):
         """End the episode without an answer (e.g. the simulator failed): reward 0, truncated,
         ``info["error"]`` set."""
         self.error = error
-        self.result = EpisodeResult(reward=0.0, success=False, error=error)
+        self.result = EpisodeResult(reward=0.0, error=error, **self._no_success())
         for a in self.agents:
             self.rewards[a] = 0.0
             self.truncations[a] = True
-        self.infos = {a: dict(self._base_info(), error=error, success=False, reward=0.0) for a in self.agents}
+        self.infos = {a: dict(self._base_info(), error=error, reward=0.0, **self._no_success()) for a in self.agents}
+
+    def _no_success(self) -> dict:
+        # frontend has no pass/fail (its score is a similarity): no ``success`` key at all
+        return {"success": False} if self.kind == "backend" else {}
 
     def _finish(self, result: EpisodeResult) -> None:
         self.result = result
@@ -277,7 +281,9 @@ class ColBenchAECEnv(AECEnv):
         for a in self.agents:
             self.rewards[a] = reward
             self.terminations[a] = True
-        info = dict(self._base_info(), answer=self.answer, reward=reward, success=bool(result["success"]))
+        info = dict(self._base_info(), answer=self.answer, reward=reward)
+        if "success" in result:
+            info["success"] = bool(result["success"])
         info.update({k: v for k, v in result.items() if k not in ("reward", "success")})
         self.infos = {a: dict(info) for a in self.agents}
 
@@ -313,7 +319,8 @@ class ColBenchAECEnv(AECEnv):
         }
         if self.result is not None:
             rec["reward"] = float(self.result["reward"])
-            rec["success"] = bool(self.result["success"])
+            if "success" in self.result:
+                rec["success"] = bool(self.result["success"])
         rec["task_id"] = self.task.task_id
         if self.seed_used is not None:
             rec["seed"] = self.seed_used
@@ -330,7 +337,8 @@ class ColBenchAECEnv(AECEnv):
             who = "AGENT" if m["role"] == "assistant" else "HUMAN"
             lines.append(f"{who}: {m['content']}")
         if self.result is not None:
-            lines.append(f"-> reward {self.result['reward']:.3f} success {self.result['success']}")
+            lines.append(f"-> reward {self.result['reward']:.3f}"
+                         + (f" success {self.result['success']}" if "success" in self.result else ""))
         return "\n".join(lines)
 
     def close(self) -> None:

@@ -193,7 +193,8 @@ def task_from_record(rec: Any, *, kind: str | None = None, source: str = "<recor
         raise TaskFormatError(f"must be 'train' or 'test', got {split!r}", source=source, line=line, field="split")
     if kind == "backend":
         if "test_cases" not in rec:
-            raise TaskFormatError("is missing", source=source, line=line, field="test_cases")
+            hint = "" if "hidden_information" in rec else " (a frontend task? it has no hidden_information either)"
+            raise TaskFormatError("is missing" + hint, source=source, line=line, field="test_cases")
         extra = {k: v for k, v in rec.items() if k not in _BACKEND_KNOWN}
         return BackendTask(
             problem_description=_require_str(rec, "problem_description", source, line),
@@ -203,6 +204,9 @@ def task_from_record(rec: Any, *, kind: str | None = None, source: str = "<recor
             task_id=str(task_id), split=split, extra=extra,
         )
     if kind == "frontend":
+        if "test_cases" in rec:
+            raise TaskFormatError("is set: this is a backend task, not a frontend one", source=source, line=line,
+                                  field="test_cases")
         extra = {k: v for k, v in rec.items() if k not in _FRONTEND_KNOWN}
         return FrontendTask(
             problem_description=_require_str(rec, "problem_description", source, line),

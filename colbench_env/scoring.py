@@ -7,8 +7,8 @@ the human sees beyond the dialogue, how a final answer is scored -- so that
 * :class:`BackendScorer`: the sandboxed :class:`~colbench_env.evaluation.backend.BackendEvaluator`
   (reward = fraction of the hidden tests passed, success = all passed);
 * :class:`FrontendScorer`: a :class:`~colbench_env.evaluation.render.Renderer` (headless Chromium)
-  and a similarity (reward = similarity of the rendered answer to the rendered target, success is
-  always False as in ColBench); it also keeps the episode's renders, which the human observes.
+  and a similarity (reward = similarity of the rendered answer to the rendered target; no ``success``
+  key: a similarity has no pass/fail); it also keeps the episode's renders, which the human observes.
 
 Heavy parts (an evaluator's worker pool, a Chromium driver, a CLIP model) are created on first use
 and closed by :meth:`Scorer.close`; parts passed in are shared and stay the caller's to close.
@@ -27,7 +27,8 @@ __all__ = ["Scorer", "BackendScorer", "FrontendScorer", "EpisodeResult", "make_s
 
 
 class EpisodeResult(dict):
-    """The score of a finished episode: ``reward``, ``success`` and kind-specific details
+    """The score of a finished episode: ``reward``, ``success`` (backend only: every test passed; the
+    frontend has no pass/fail, its reward is a similarity) and kind-specific details
     (backend: ``tests_passed``, ``tests_total``, ``eval_reason``, ``eval_semantics``, ``eval_tests``;
     frontend: ``eval_reason`` when the answer has no page)."""
 
@@ -214,9 +215,9 @@ class FrontendScorer(Scorer):
     def score(self, task: Any, answer: str) -> EpisodeResult:
         html = extract_html(answer)
         if not html:
-            return EpisodeResult(reward=0.0, success=False, eval_reason="no <html> or <body> in the answer")
+            return EpisodeResult(reward=0.0, eval_reason="no <html> or <body> in the answer")
         target = self.target_image() if task is self._task else self.renderer.render(task.ground_truth)
-        return EpisodeResult(reward=float(self.similarity(self.renderer.render(html), target)), success=False)
+        return EpisodeResult(reward=float(self.similarity(self.renderer.render(html), target)))
 
     def close(self) -> None:
         if self._own_renderer and self._renderer is not None:

@@ -38,7 +38,14 @@ def read_task_file(path: str | os.PathLike, *, kind: str | None = None) -> list[
     src = str(path)
     if not path.exists():
         raise FileNotFoundError(f"task file not found: {src}")
-    text = path.read_text(encoding="utf-8")
+    if path.is_dir():
+        raise TaskFormatError("is a directory, not a task file", source=src)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise TaskFormatError(f"not UTF-8 text (byte {e.start}; a binary file?)", source=src) from None
+    if not text.strip():
+        raise TaskFormatError("the file is empty (expected one task record per line)", source=src)
     tasks: list[Task] = []
     if path.suffix == ".json":
         try:

@@ -41,7 +41,7 @@ def _similarity(args: argparse.Namespace):
 
 def score_frontend(records: Sequence[dict], args: argparse.Namespace) -> list[dict]:
     """Records (same order) with ``reward`` = similarity of the answer's page to the target page
-    (``success`` stays False: ColBench's frontend has no pass/fail), ``eval_reason`` when 0."""
+    (no ``success``: ColBench's frontend has no pass/fail), ``eval_reason`` when 0."""
     from tqdm import tqdm
 
     from .render import Renderer
@@ -53,7 +53,7 @@ def score_frontend(records: Sequence[dict], args: argparse.Namespace) -> list[di
         todo = []
         for i, rec in enumerate(out):
             html = extract_html(rec.get("answer") or "")
-            rec["success"] = False
+            rec.pop("success", None)
             if not html:
                 rec["reward"], rec["eval_reason"] = 0.0, "no <html> or <body> page in the answer"
                 continue
