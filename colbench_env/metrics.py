@@ -1,7 +1,7 @@
 """Run metrics over scored trajectory records -- the one implementation behind ``colbench run``,
 ``colbench evaluate``, ``colbench table`` and the pipeline.
 
-* backend (the task has ``test_cases``): ``tests_passed_pct`` = 100 x mean ``reward`` (the mean
+* backend (:func:`colbench_env.records.record_kind` of the task): ``tests_passed_pct`` = 100 x mean ``reward`` (the mean
   fraction of unit tests passed), ``success_rate`` = fraction of records with ``success`` true
   (every test passed);
 * frontend: ``similarity`` = mean ``reward`` (visual similarity to the target page);
@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from .records import record_kind
+
 __all__ = ["summarize", "format_summary", "is_backend_record"]
 
 
 def is_backend_record(rec: dict) -> bool:
-    """A backend trajectory (its task has ``test_cases``)."""
-    return "test_cases" in rec["task"]
+    """A backend trajectory (:func:`colbench_env.records.record_kind` of its task)."""
+    return record_kind(rec["task"]) == "backend"
 
 
 def _mean(xs: list[float]) -> float:

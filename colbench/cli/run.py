@@ -293,8 +293,8 @@ def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str,
     from tqdm import tqdm
 
     from colbench_env.rollout import run_episodes
-    from colbench_env.trajectories import append_jsonl, read_trajectories
-    from wrappers.recorder import completed_episode_ids, latest_records
+    from colbench_env.trajectories import read_trajectories
+    from wrappers.recorder import TrajectoryRecorder, completed_episode_ids, latest_records
 
     done = completed_episode_ids(out)
     wanted = {s.episode_id for s in specs}
@@ -308,8 +308,8 @@ def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str,
         policy = make_policy()
         try:
             with tqdm(total=len(todo), desc=desc, unit="ep", file=sys.stderr) as bar:
-                run_episodes(env_fn, policy, todo, batch_size=batch_size, progress=bar,
-                             on_episode=lambda rec: append_jsonl(out, [rec]))
+                run_episodes(lambda: TrajectoryRecorder(env_fn(), out), policy, todo, batch_size=batch_size,
+                             progress=bar)
         finally:
             if close_policy and hasattr(policy, "close"):
                 policy.close()
