@@ -33,6 +33,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import torch
 
+from colbench_env.backends.quantization import keep_4bit_differentiable
+
 from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate
 
@@ -213,6 +215,9 @@ class TrainableLM:
             lcfg = peft.LoraConfig(r=lora_r, lora_alpha=lora_alpha, lora_dropout=lora_dropout,
                                    target_modules=lora_target_modules, task_type="CAUSAL_LM", bias="none")
             net = peft.get_peft_model(base, lcfg)
+        # a 4-bit base (loaded here or given) must never switch to bitsandbytes' CPU inference
+        # kernel, which has no backward (colbench_env.backends.quantization)
+        keep_4bit_differentiable(net)
         self.tokenizer = tokenizer
         params = [p for p in net.parameters() if p.requires_grad]
         if not params:
