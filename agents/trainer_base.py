@@ -301,7 +301,9 @@ class TrainableLM:
         if self._pending == 0:
             return
         if self.max_grad_norm:
-            self.accelerator.clip_grad_norm_(self.model.parameters(), self.max_grad_norm)
+            # every parameter the optimiser steps (extra groups included, e.g. PPO's value head)
+            params = [p for g in self.optimizer.param_groups for p in g["params"]]
+            self.accelerator.clip_grad_norm_(params, self.max_grad_norm)
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self._pending = 0
@@ -562,9 +564,16 @@ class LMTrainer(abc.ABC):
                     or not self.accelerator.is_local_main_process)
 
     def _batches(self, items: list, size: int, *, shuffle: bool = True) -> list[list]:
+        """``items`` in minibatches of ``size``. Shuffled calls draw a fresh order each time -- every
+        epoch of an update gets its own -- seeded by ``(seed, updates, k)`` with ``k`` the shuffled
+        call's number within the current update, so a resumed run repeats the same orders."""
         order = list(range(len(items)))
         if shuffle:
-            g = torch.Generator().manual_seed(self.config.seed + self.updates)
+            update, k = getattr(self, "_shuffle_calls", (self.updates, 0))
+            if update != self.updates:
+                k = 0
+            self._shuffle_calls = (self.updates, k + 1)
+            g = torch.Generator().manual_seed(self.config.seed + self.updates + 1_000_003 * k)
             order = torch.randperm(len(items), generator=g).tolist()
         return [[items[i] for i in order[s:s + size]] for s in range(0, len(order), size)]
 

@@ -195,7 +195,8 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
     cls = _trainer_class(method)
     fields = {f.name for f in dataclasses.fields(cls.config_class)}
     conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True,
-            "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
+            "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style,
+            "rollout_temperature": cfg.rollout_temperature}  # PPO's behaviour policy (others ignore it)
     conf.update(cfg.trainer_overrides.get(method, {}))
     conf = {k: v for k, v in conf.items() if k in fields}
     _log(f"train {method}: {len(rollouts)} rollouts, config {conf}")
