@@ -52,12 +52,17 @@ import torch
 
 from .losses import bradley_terry_loss, masked_mean, turn_advantage
 from .mt_dpo import PreferencePair, train_preference_pairs
-from .tokenize import TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn, turn_masks
+from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn,
+                       turn_masks)
 from .trainer_base import LMTrainer, TrainableLM, TrainerConfig, _check, load_trajectories, task_key, trajectory_reward
 
 __all__ = ["SweetRLConfig", "SweetRL", "critic_messages", "training_info"]
 
 INFO_HEADER = "Training-time information (hidden from the agent; use it to judge the agent's actions):"
+
+#: Leading context messages the critic's truncation never cuts: the instructions, which carry the
+#: training-time information (:func:`critic_messages`), and the problem statement.
+CRITIC_KEEP_HEAD = 2
 
 
 @dataclass
@@ -193,8 +198,12 @@ class SweetRL(LMTrainer):
         return lambda t, h: critic_messages(base(t, h), info)
 
     def _critic_sequences(self, rec: dict) -> list[TokenizedSequence]:
+        """The critic's token sequences of a trajectory. Longer than ``max_length``: one sequence
+        per turn, each keeping the training-time information, the problem and the whole action,
+        the dialogue cut in the middle (:func:`~agents.tokenize.tokenize_turn` ``keep_head``);
+        :class:`~agents.tokenize.ContextTooLong` when even that does not fit."""
         return tokenize_trajectory(self.critic_tokenizer, rec, formatter=self._critic_formatter(rec["task"]),
-                                   max_length=self.config.max_length)
+                                   max_length=self.config.max_length, keep_head=CRITIC_KEEP_HEAD)
 
     def _turn_means(self, lm: TrainableLM, sequences: list[TokenizedSequence], *, reference: bool) -> torch.Tensor:
         """Mean log-prob of each turn's action tokens, all turns of ``sequences`` in order: ``(n_turns,)``."""
@@ -220,22 +229,34 @@ class SweetRL(LMTrainer):
     def update_critic(self, trajectories) -> dict:
         """Bradley-Terry epochs on rollout pairs of the same task (higher reward = chosen).
 
+        A trajectory whose training-time information, problem and some action do not fit in
+        ``max_length`` together is dropped with its pairs (counted in ``n_critic_dropped``), as the
+        reference drops over-long examples: the critic never scores a turn without the information.
+
         Returns:
-            ``{"critic_loss", "critic_accuracy", "n_critic_pairs"}`` (means over the last epoch).
+            ``{"critic_loss", "critic_accuracy", "n_critic_pairs", "n_critic_dropped"}`` (means over the
+            last epoch).
         """
         records = load_trajectories(trajectories)
         c = self.config
         pairs = all_ordered_pairs(records, c.min_reward_gap)
+        cache: dict[int, list[TokenizedSequence]] = {}
+        dropped: set[int] = set()
+        for rec in {id(r): r for pair in pairs for r in pair}.values():
+            try:
+                cache[id(rec)] = self._critic_sequences(rec)
+            except ContextTooLong:
+                dropped.add(id(rec))
+        pairs = [p for p in pairs if id(p[0]) not in dropped and id(p[1]) not in dropped]
         if not pairs:
             raise ValueError(f"sweet-rl: no two rollouts of the same task with different rewards among "
-                             f"{len(records)} trajectories; the critic has nothing to compare")
+                             f"{len(records)} trajectories ({len(dropped)} dropped as longer than max_length="
+                             f"{c.max_length}); the critic has nothing to compare")
         lm = self.critic
-        cache: dict[int, list[TokenizedSequence]] = {}
         ref_cache: dict[int, torch.Tensor] = {}
         lm.eval()
         with torch.no_grad():
             for rec in {id(r): r for pair in pairs for r in pair}.values():
-                cache[id(rec)] = self._critic_sequences(rec)
                 ref_cache[id(rec)] = self._turn_means(lm, cache[id(rec)], reference=True)
         lm.train()
         loss_sum, acc_sum, n = 0.0, 0.0, 0
@@ -257,7 +278,8 @@ class SweetRL(LMTrainer):
                 acc_sum += float((chosen > rejected).float().mean())
                 n += 1
             lm.flush()
-        return {"critic_loss": loss_sum / max(n, 1), "critic_accuracy": acc_sum / max(n, 1), "n_critic_pairs": len(pairs)}
+        return {"critic_loss": loss_sum / max(n, 1), "critic_accuracy": acc_sum / max(n, 1), "n_critic_pairs": len(pairs),
+                "n_critic_dropped": len(dropped)}
 
     @torch.no_grad()
     def score_actions(self, task: dict, history: list, actions: Sequence[str], *,
@@ -268,6 +290,10 @@ class SweetRL(LMTrainer):
             baseline: ``"critic_reference"`` -- ``beta * (mean log pi_c - mean log pi_ref)`` with the
                 critic's base as reference (the critic's training objective); ``"policy"`` -- against
                 the current policy's own mean log-prob of the action in the agent's context (stage 2).
+
+        Raises:
+            ContextTooLong: the information, the problem and an action exceed ``max_length``
+                (a longer dialogue is cut in the middle; the information never is).
         """
         c = self.config
         fmt = self.formatter
@@ -280,7 +306,8 @@ class SweetRL(LMTrainer):
         out: list[float] = []
         for start in range(0, len(actions), c.batch_size):
             chunk = list(actions[start:start + c.batch_size])
-            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.max_length) for a in chunk]
+            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.max_length,
+                                   keep_head=CRITIC_KEEP_HEAD) for a in chunk]
             crit = self._turn_means(self.critic, cseqs, reference=False)
             if baseline == "critic_reference":
                 base = self._turn_means(self.critic, cseqs, reference=True)
@@ -317,6 +344,7 @@ class SweetRL(LMTrainer):
         c = self.config
         pairs: list[PreferencePair] = []
         gaps = []
+        n_dropped = 0
         for rec, turn in self._progress(self.select_states(trajectories), "candidates"):
             history = rec["dialogue_history"][:turn.index]
             if candidates is not None:
@@ -325,7 +353,11 @@ class SweetRL(LMTrainer):
                 acts = self.policy.generate(turn.messages, n=c.n_candidates,
                                             max_new_tokens=c.candidate_max_new_tokens or c.max_new_tokens,
                                             temperature=c.candidate_temperature)
-            scores = self.score_actions(rec["task"], history, acts, baseline="policy")
+            try:
+                scores = self.score_actions(rec["task"], history, acts, baseline="policy")
+            except ContextTooLong:  # the critic cannot see this state with its information: skip it
+                n_dropped += 1
+                continue
             order = sorted(range(len(acts)), key=lambda i: scores[i], reverse=True)
             half = len(order) // 2
             top, bottom = order[:half], order[len(order) - half:]
@@ -336,7 +368,8 @@ class SweetRL(LMTrainer):
                 pairs.append(([tokenize_turn(self.tokenizer, turn.messages, acts[i], max_length=c.max_length)],
                               [tokenize_turn(self.tokenizer, turn.messages, acts[j], max_length=c.max_length)]))
                 gaps.append(scores[i] - scores[j])
-        return pairs, {"n_step_pairs": len(pairs), "mean_advantage_gap": sum(gaps) / max(len(gaps), 1)}
+        return pairs, {"n_step_pairs": len(pairs), "mean_advantage_gap": sum(gaps) / max(len(gaps), 1),
+                       "n_states_dropped": n_dropped}
 
     def update_policy(self, pairs: Sequence[PreferencePair]) -> dict:
         """Stage 3: DPO + NLL on step-level pairs."""
