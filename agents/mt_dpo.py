@@ -137,7 +137,10 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
             sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
             k = len(chunk)
             if nll_scope == "sequence" and nll_coef > 0:
-                total, tokens, nll = _summed_logps(lm, sides, reference=False, whole_sequence=k)
+                # chosen sides scored at every token (full logits), rejected ones at their actions only
+                c_total, c_tokens, nll = _summed_logps(lm, sides[:k], reference=False, whole_sequence=k)
+                r_total, r_tokens = _summed_logps(lm, sides[k:], reference=False)
+                total, tokens = torch.cat([c_total, r_total]), torch.cat([c_tokens, r_tokens])
             else:
                 total, tokens = _summed_logps(lm, sides, reference=False)
                 nll = -total[:k] / tokens[:k].clamp(min=1)
