@@ -62,8 +62,8 @@ class _Listener:
                 pass
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
+@pytest.fixture(scope="module", params=["python", "reference"])
+def env(tmp_path_factory, request):
     os.environ["COLBENCH_REDTEAM_SECRET"] = SECRET
     d = tmp_path_factory.mktemp("redteam")
     task_file = d / "tasks.jsonl"
@@ -77,7 +77,7 @@ def env(tmp_path_factory):
     us.bind(unix_path)
     us.listen(1)
     lis = _Listener()
-    ev = BackendEvaluator(workers=2, timeout_s=2.0, memory_mb=256)
+    ev = BackendEvaluator(workers=2, timeout_s=2.0, memory_mb=256, semantics=request.param)
     task = task_from_record({"problem_description": "p", "ground_truth": GT, "test_cases": TESTS,
                              "hidden_information": GT}, source="<redteam>", line=1)
     yield dict(ev=ev, task=task, task_file=str(task_file), sentinel=sentinel, listener=lis, unix=unix_path)
@@ -369,6 +369,17 @@ def hostile_answers(e) -> dict[str, str]:
 NAMES = sorted(hostile_answers({"task_file": "", "listener": type("L", (), {"port": 1})(), "unix": ""}))
 
 
+def _evade_reference_rules(answer: str) -> str:
+    """The same attack spelled so that no blocked substring of the reference is in it."""
+    from colbench_env.evaluation.reference import blocked_rule
+
+    for a, b in (("import os", "import  os"), ("from os", "from  os"), ("import sys", "import  sys"),
+                 ("from sys", "from  sys"), ("exit(", "exit ("), ("quit(", "quit (")):
+        answer = answer.replace(a, b)
+    assert blocked_rule(answer) is None, answer
+    return answer
+
+
 def test_there_are_at_least_30_hostile_answers():
     assert len(NAMES) >= 30
 
@@ -377,6 +388,8 @@ def test_there_are_at_least_30_hostile_answers():
 def test_hostile_answer_scores_zero_and_leaves_no_trace(env, name):
     ev, task = env["ev"], env["task"]
     answer = hostile_answers(env)[name]
+    if ev.semantics == "reference":  # get past the reference's text rules, so that the code does run
+        answer = _evade_reference_rules(answer)
     before = env["listener"].accepted
     s = ev.score(task, answer)
     assert s.reward == 0.0 and not s.success and s.passed == 0, (name, s)
@@ -387,7 +400,7 @@ def test_hostile_answer_scores_zero_and_leaves_no_trace(env, name):
     with open(env["sentinel"]) as f:
         assert f.read() == "keep me"
     assert env["listener"].accepted == before, f"{name}: reached the network"
-    assert SECRET not in s.output and SECRET not in repr(s.errors)
+    assert SECRET not in s.output and SECRET not in repr(s.errors) and SECRET not in repr(s.tests)
     ok = ev.score(task, HONEST)
     assert ok.success and ok.reward == 1.0, (name, ok)
 
@@ -420,7 +433,7 @@ GT2 = f"def f(x):\n    s = '{GT_SECRET}'\n    return x * 3 + 1\n"
 @pytest.fixture(scope="module")
 def one():
     """A one-worker evaluator: consecutive answers run in the same zygote."""
-    ev = BackendEvaluator(workers=1, timeout_s=2.0, memory_mb=256)
+    ev = BackendEvaluator(workers=1, timeout_s=2.0, memory_mb=256, semantics="python")
     task = task_from_record({"problem_description": "p", "ground_truth": GT2, "test_cases": TESTS,
                              "hidden_information": GT2}, source="<redteam-zygote>", line=1)
     yield ev, task
@@ -526,6 +539,15 @@ _SYSV_IPC = H("""
     made = [libc.shmget(0xC0FFEE, 4096, 0o1666), libc.msgget(0xC0FFEE, 0o1666), libc.semget(0xC0FFEE, 1, 0o1666)]
     assert min(made) >= 0, made
     def f(x): return None""")
+_SYSV_IPC_MANY = H("""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    first = [libc.shmget(0, 4096, 0o1600), libc.msgget(0, 0o1600), libc.semget(0, 1, 0o1600)]
+    spare = [libc.shmget(0, 4096, 0o1600), libc.msgget(0, 0o1600), libc.semget(0, 1, 0o1600)]
+    made = [libc.shmget(0xC0FFEE, 4096, 0o1666), libc.msgget(0xC0FFEE, 0o1666), libc.semget(0xC0FFEE, 1, 0o1666)]
+    gone = [libc.shmctl(first[0], 0, None), libc.msgctl(first[1], 0, None), libc.semctl(first[2], 0, 0, None)]
+    assert min(first + spare + made) >= 0 and max(gone) == 0, (first, spare, made, gone)
+    def f(x): return None""")
 _PROBE_SYSV_IPC = H("""
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
@@ -584,6 +606,8 @@ ZYGOTE_ATTACKS = {
     "daemon_survives_into_next_answer": (_DAEMON, _PROBE_DAEMON),
     "poison_modules_builtins_and_workdir": (_POISON, _PROBE_POISON),
     "sysv_ipc_left_for_next_answer": (_SYSV_IPC, _PROBE_SYSV_IPC),
+    # several objects of each kind, the first removed: the rest sit above index 0
+    "sysv_ipc_many_left_for_next_answer": (_SYSV_IPC_MANY, _PROBE_SYSV_IPC),
     "forge_control_messages_to_zygote": (_FORGE_CONTROL, _PROBE_ALIVE),
 }
 
@@ -614,12 +638,13 @@ def test_probes_detect_the_traces_they_look_for(one):
         attack, probe = ZYGOTE_ATTACKS[name]
         both = attack.rsplit("def f(x)", 1)[0] + probe.split("```python\n", 1)[1]
         s = ev.score(task, both)
-        assert s.reward == 0.0 and s.reason is None, (name, s)  # scored 0 because the probe saw it
+        # scored 0 because the probe saw it (its outputs are wrong), not because anything broke
+        assert s.reward == 0.0 and {t.status for t in s.tests} == {"wrong_output"}, (name, s)
     # the ground truth of this task ran in this worker's children: an answer that scans its own
     # memory finds the secret when the secret is in it, never an earlier job's
     leak = _PROBE_GT_IN_MEMORY.replace("clusters, lo, hi", "keep = h1 + h2\nclusters, lo, hi")
     s = ev.score(task, leak)
-    assert s.reward == 0.0 and s.reason is None, s
+    assert s.reward == 0.0 and {t.status for t in s.tests} == {"wrong_output"}, s
     assert ev.score(task, _PROBE_GT_IN_MEMORY).success
 
 
@@ -642,7 +667,7 @@ def test_unresponsive_zygote_is_killed_from_outside_and_replaced():
     limits = SandboxLimits(timeout_s=1.0, memory_mb=256, kill_grace_s=0.5)
     task = task_from_record({"problem_description": "p", "ground_truth": GT, "test_cases": TESTS,
                              "hidden_information": GT}, source="<redteam-grace>", line=1)
-    with BackendEvaluator(workers=1, limits=limits) as ev:
+    with BackendEvaluator(workers=1, limits=limits, semantics="python") as ev:
         first = ev.score(task, HONEST)
         assert first.success
         tag = _zygote_tag(first)

@@ -100,3 +100,9 @@ def test_small_preset_is_what_the_readme_says():
         PipelineConfig(family="easy")
     with pytest.raises(ValueError, match="prompt_style must be one of"):
         PipelineConfig(prompt_style="tiny")
+
+
+def test_pipeline_config_selects_the_scoring_semantics():
+    assert PipelineConfig().semantics == "reference" and PipelineConfig(semantics="python").semantics == "python"
+    with pytest.raises(ValueError, match="semantics must be 'reference' or 'python', got 'js'"):
+        PipelineConfig(semantics="js")
