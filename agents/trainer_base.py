@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterable, Sequence
 import torch
 
 from colbench_env.protocol import MAX_TURNS
+from colbench_env.lm.quantization import keep_4bit_differentiable
 
 from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate
@@ -232,6 +233,9 @@ class TrainableLM:
             lcfg = peft.LoraConfig(r=lora_r, lora_alpha=lora_alpha, lora_dropout=lora_dropout,
                                    target_modules=lora_target_modules, task_type="CAUSAL_LM", bias="none")
             net = peft.get_peft_model(base, lcfg)
+        # a 4-bit base (loaded here or given) must never switch to bitsandbytes' CPU inference
+        # kernel, which has no backward (colbench_env.lm.quantization)
+        keep_4bit_differentiable(net)
         self.tokenizer = tokenizer
         params = [p for p in net.parameters() if p.requires_grad]
         if not params:
@@ -315,7 +319,9 @@ class TrainableLM:
         if self._pending == 0:
             return
         if self.max_grad_norm:
-            self.accelerator.clip_grad_norm_(self.model.parameters(), self.max_grad_norm)
+            # every parameter the optimiser steps (extra groups included, e.g. PPO's value head)
+            params = [p for g in self.optimizer.param_groups for p in g["params"]]
+            self.accelerator.clip_grad_norm_(params, self.max_grad_norm)
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         self._pending = 0
@@ -568,8 +574,15 @@ class LMTrainer(abc.ABC):
                     or not self.accelerator.is_local_main_process)
 
     def _batches(self, items: list, size: int, *, shuffle: bool = True) -> list[list]:
+        """``items`` in minibatches of ``size``. Shuffled calls draw a fresh order each time -- every
+        epoch of an update gets its own -- seeded by ``(seed, updates, k)`` with ``k`` the shuffled
+        call's number within the current update, so a resumed run repeats the same orders."""
         order = list(range(len(items)))
         if shuffle:
-            g = torch.Generator().manual_seed(self.config.seed + self.updates)
+            update, k = getattr(self, "_shuffle_calls", (self.updates, 0))
+            if update != self.updates:
+                k = 0
+            self._shuffle_calls = (self.updates, k + 1)
+            g = torch.Generator().manual_seed(self.config.seed + self.updates + 1_000_003 * k)
             order = torch.randperm(len(items), generator=g).tolist()
         return [[items[i] for i in order[s:s + size]] for s in range(0, len(order), size)]

@@ -205,6 +205,8 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
     cls = _trainer_class(method)
     conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True,
             "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
+    if method == "ppo":
+        conf["rollout_temperature"] = cfg.rollout_temperature  # PPO's behaviour policy sampled at it
     conf.update(cfg.trainer_overrides.get(method, {}))  # checked in PipelineConfig.__post_init__
     _log(f"train {method}: {len(rollouts)} rollouts, config {conf}")
     t0 = time.perf_counter()

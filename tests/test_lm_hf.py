@@ -197,6 +197,11 @@ def test_load_from_directory_and_4bit(backend, tokenizer, tmp_path):
     assert isinstance(q.model.model.layers[0].self_attn.q_proj, bnb.nn.Linear4bit)
     assert q.model.model.layers[0].self_attn.q_proj.weight.quant_type == "nf4"
     assert len(q.generate(CONVS[:1], params)[0].token_ids or [1]) >= 1
+    # generation (eval mode, no grad) must not repack the weights for bitsandbytes' CPU gemv_4bit
+    # kernel, which has no backward (colbench_env.lm.quantization)
+    layer = q.model.model.layers[0].self_attn.q_proj
+    assert layer.support_avx512bf16_for_cpu is False
+    assert not getattr(layer.weight.quant_state, "packing_format_for_cpu", False)
 
 
 def test_make_backend_names(backend):

@@ -125,7 +125,8 @@ def test_mt_dpo_moves_chosen_up_relative_to_rejected(model_dir):
 
 def test_sweet_rl_step_dpo_moves_critic_preferred_action_up(tok, model_dir):
     cfg = SweetRLConfig(model=model_dir, learning_rate=5e-3, critic_learning_rate=5e-3, epochs=3, state_fraction=1.0,
-                        n_candidates=4, pairs_per_state=4, nll_coef=0.05, critic_epochs=2, beta=1.0, seed=0)
+                        n_candidates=4, pairs_per_state=4, nll_coef=0.05, critic_epochs=2, beta=1.0, seed=0,
+                        critic_pairs="all_ordered")  # every ordered pair: MID vs BAD too
     trainer = SweetRL(cfg)
     crit_before = trainer.critic.trainable_parameters()
     m_critic = trainer.update_critic([GOOD, BAD, MID])

@@ -164,6 +164,10 @@ class HFBackend(LMBackend):
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
+        # 4-bit layers keep the differentiable matmul: a trainer may be updating this very model
+        from .quantization import keep_4bit_differentiable
+
+        keep_4bit_differentiable(self.model)
         self.dtype = str(getattr(self.model, "dtype", ""))
         self._eos_ids = self._end_token_ids()
         self.model.eval()
