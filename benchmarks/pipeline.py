@@ -6,7 +6,7 @@ evaluation files are appended episode by episode and resume mid-stage):
 1. **collect** -- ``k`` sampled rollouts per training task with the base policy (zero-shot) ->
    ``rollouts.jsonl``.
 2. **train** -- from those rollouts: rejection fine-tuning (``rft``), multi-turn DPO (``mt-dpo``),
-   PPO (``ppo``), SWEET-RL (``sweet-rl``: critic with training-time information -> step-level pairs
+   PPO (``ppo``), GRPO (``grpo``: group-relative advantages over each task's ``k`` rollouts), SWEET-RL (``sweet-rl``: critic with training-time information -> step-level pairs
    from ``N`` candidate actions -> policy DPO) -> ``ckpt/<method>/`` (trainer checkpoint) and
    ``models/<method>/`` (the policy with its LoRA merged, loadable by any transformers/vLLM server).
 3. **evaluate** -- zero-shot and every trained policy, greedy, on the held-out split ->
@@ -42,7 +42,7 @@ from wrappers.prompting import PROMPT_STYLES
 
 __all__ = ["PipelineConfig", "PRESETS", "add_arguments", "main", "run_pipeline"]
 
-METHODS = ("rft", "mt-dpo", "ppo", "sweet-rl")
+METHODS = ("rft", "mt-dpo", "ppo", "grpo", "sweet-rl")
 
 
 @dataclass
@@ -114,6 +114,7 @@ PRESETS: dict[str, dict] = {
     "small": {"trainer_overrides": {
         "rft": dict(_SMALL_TRAINING), "mt-dpo": dict(_SMALL_TRAINING),
         "ppo": dict(_SMALL_TRAINING, update_epochs=1),
+        "grpo": dict(_SMALL_TRAINING, update_epochs=1),
         "sweet-rl": dict(_SMALL_TRAINING, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
                          critic_learning_rate=1e-4, critic_epochs=2)}},
     "paper": {
@@ -181,9 +182,9 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
 
 
 def _trainer_class(method: str):
-    from agents import MultiTurnDPO, PPO, RejectionFineTuning, SweetRL
+    from agents import GRPO, MultiTurnDPO, PPO, RejectionFineTuning, SweetRL
 
-    return {"rft": RejectionFineTuning, "mt-dpo": MultiTurnDPO, "ppo": PPO, "sweet-rl": SweetRL}[method]
+    return {"rft": RejectionFineTuning, "mt-dpo": MultiTurnDPO, "ppo": PPO, "grpo": GRPO, "sweet-rl": SweetRL}[method]
 
 
 def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:

@@ -33,7 +33,8 @@ def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
     cfg = PipelineConfig(out_dir=str(tmp_path / "p"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
                          rollouts_per_task=2, max_turns=1, max_new_tokens=8, batch_size=4,
                          trainer_overrides={"sweet-rl": small, "rft": {"max_length": 512},
-                                            "mt-dpo": {"max_length": 512}, "ppo": {"max_length": 512}})
+                                            "mt-dpo": {"max_length": 512}, "ppo": {"max_length": 512},
+                                            "grpo": {"max_length": 512}})
     # one successful rollout already in the file (as if collected before an interruption)
     train = _tasks(cfg, "train")
     spec = episode_specs(4, n_tasks=2, repeats=2)[0]
@@ -42,14 +43,14 @@ def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
                                                                        spec.episode_id, ev)])
     report = run_pipeline(cfg, preset="test")
     rows = {r["method"]: r for r in report["rows"]}
-    assert list(rows) == ["zero-shot", "rft", "mt-dpo", "ppo", "sweet-rl"]
+    assert list(rows) == ["zero-shot", "rft", "mt-dpo", "ppo", "grpo", "sweet-rl"]
     for m in rows:
         assert rows[m]["episodes"] == 2 and rows[m]["tests_passed_pct"] is not None, rows[m]
     assert report["train"]["rft"]["metrics"] and report["train"]["sweet-rl"]["metrics"]
     out = tmp_path / "p"
     for f in ("results.md", "results.csv", "results.png", "results.json", "config.json"):
         assert (out / f).exists(), f
-    for m in ("rft", "mt-dpo", "ppo", "sweet-rl"):
+    for m in ("rft", "mt-dpo", "ppo", "grpo", "sweet-rl"):
         assert (out / "models" / m / "config.json").exists() and (out / "ckpt" / m / "trainer.json").exists()
         trained = json.loads((out / "ckpt" / m / "trainer.json").read_text())["config"]
         assert (trained["max_turns"], trained["prompt_style"]) == (cfg.max_turns, cfg.prompt_style), m
