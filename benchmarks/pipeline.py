@@ -68,6 +68,14 @@ class PipelineConfig:
         methods: which trainers to run.
         trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4}}``).
         seed: seeds collection and training.
+        seeds: several seeds: one whole run (collection, training, evaluation) per seed in
+            ``out_dir/seed-<s>/``, then ``stats.*`` in ``out_dir`` over tasks and seeds
+            (:mod:`benchmarks.pipeline_stats`); empty: one run with ``seed`` in ``out_dir``.
+        eval_samples: ``k`` sampled episodes per held-out task at ``eval_temperature`` for every
+            policy (``eval/<method>.sampled.jsonl``), besides the greedy one; 0: greedy only. (The
+            reference evaluates sampled episodes at temperature 1.)
+        eval_temperature: sampling temperature of those episodes.
+        bootstrap_resamples: bootstrap replicates of the intervals in ``stats.*``.
     """
 
     out_dir: str = "benchmarks/results/pipeline_small"
@@ -88,6 +96,10 @@ class PipelineConfig:
     methods: tuple = METHODS
     trainer_overrides: dict = field(default_factory=dict)
     seed: int = 0
+    seeds: tuple = ()
+    eval_samples: int = 0
+    eval_temperature: float = 1.0
+    bootstrap_resamples: int = 10000
 
     def __post_init__(self) -> None:
         bad = [m for m in self.methods if m not in METHODS]
@@ -105,6 +117,16 @@ class PipelineConfig:
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         self.methods = tuple(self.methods)
+        self.seeds = tuple(self.seeds)
+        if any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in self.seeds) \
+                or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds must be distinct non-negative integers, got {list(self.seeds)}")
+        if isinstance(self.eval_samples, bool) or not isinstance(self.eval_samples, int) or self.eval_samples < 0:
+            raise ValueError(f"eval_samples must be an integer >= 0, got {self.eval_samples!r}")
+        if not self.eval_temperature > 0:
+            raise ValueError(f"eval_temperature must be > 0, got {self.eval_temperature!r}")
+        if self.bootstrap_resamples < 1:
+            raise ValueError(f"bootstrap_resamples must be >= 1, got {self.bootstrap_resamples!r}")
 
 
 _SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048}
@@ -230,6 +252,8 @@ def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
     import csv
 
     cols = ["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds", "note"]
+    if any("sampled_episodes" in r for r in rows):
+        cols[4:4] = ["sampled_episodes", "sampled_tests_passed_pct", "sampled_success_rate_pct"]
     with open(out / "results.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -261,7 +285,39 @@ def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
 
 
 def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
-    """Run (or resume) every stage; returns the report."""
+    """Run (or resume) every stage; returns the report (with ``cfg.seeds``: one run per seed, then
+    the statistics over tasks and seeds)."""
+    if cfg.seeds:
+        from benchmarks.pipeline_stats import analyse_runs
+
+        out = Path(cfg.out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+        runs = {}
+        for s in cfg.seeds:
+            _log(f"seed {s}")
+            runs[s] = run_pipeline(dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(out / f"seed-{s}")),
+                                   preset=preset)
+        stats = analyse_runs([out / f"seed-{s}" for s in cfg.seeds], out, methods=["zero-shot", *cfg.methods],
+                             resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
+        return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
+                "seeds": list(cfg.seeds)}
+    return _run_one_seed(cfg, preset=preset)
+
+
+def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, out: Path, method: str, row: dict) -> None:
+    """``cfg.eval_samples`` sampled episodes per held-out task; their means go into ``row``."""
+    from benchmarks.run import summarize
+
+    if not cfg.eval_samples:
+        return
+    m = summarize(_run(cfg, test_tasks, model_path, out / "eval" / f"{method}.sampled.jsonl", repeats=cfg.eval_samples,
+                       temperature=cfg.eval_temperature, desc=f"eval {method} x{cfg.eval_samples} sampled"))
+    row.update({"sampled_episodes": m["count"], "sampled_tests_passed_pct": m["tests_passed_pct"],
+                "sampled_success_rate_pct": 100 * m["success_rate"]})
+
+
+def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     from benchmarks.run import summarize
 
     out = Path(cfg.out_dir)
@@ -280,6 +336,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
                         desc="eval zero-shot"))
     rows.append({"method": "zero-shot", "episodes": zs["count"], "tests_passed_pct": zs["tests_passed_pct"],
                  "success_rate_pct": 100 * zs["success_rate"], "train_seconds": 0.0})
+    _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1])
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
     no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
     for method in cfg.methods:
@@ -299,6 +356,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
                            repeats=1, temperature=0.0, desc=f"eval {method}"))
         rows.append({"method": method, "episodes": m["count"], "tests_passed_pct": m["tests_passed_pct"],
                      "success_rate_pct": 100 * m["success_rate"], "train_seconds": info["train_seconds"]})
+        _evaluate_sampled(cfg, test_tasks, str(out / "models" / method), out, method, rows[-1])
         _log(f"{method}: {rows[-1]}")
     import platform
 
@@ -307,7 +365,11 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "config": dataclasses.asdict(cfg)}
     _write_report(rows, out, meta)
-    return {"rows": rows, **meta}
+    from benchmarks.pipeline_stats import analyse_runs
+
+    stats = analyse_runs([out], out, methods=["zero-shot", *cfg.methods], resamples=cfg.bootstrap_resamples,
+                         title=f"{preset}: {cfg.policy}")
+    return {"rows": rows, **meta, "stats": stats}
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -333,6 +395,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
     p.add_argument("--max-new-tokens", type=int, default=None)
     p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--seeds", type=int, nargs="+", default=None,
+                   help="one whole run per seed (out-dir/seed-<s>/), then bootstrap intervals over tasks and seeds")
+    p.add_argument("--eval-samples", type=int, default=None, help="k sampled episodes per held-out task (besides greedy)")
+    p.add_argument("--eval-temperature", type=float, default=None, help="temperature of those episodes (default 1.0)")
+    p.add_argument("--bootstrap-resamples", type=int, default=None)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -340,7 +407,7 @@ def main(args: argparse.Namespace) -> int:
     conf = dict(PRESETS[preset])
     for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
-                 "max_new_tokens", "batch_size"):
+                 "max_new_tokens", "batch_size", "seeds", "eval_samples", "eval_temperature", "bootstrap_resamples"):
         v = getattr(args, name)
         if v is not None:
             conf[name] = v
@@ -351,7 +418,15 @@ def main(args: argparse.Namespace) -> int:
         for k, v in json.loads(args.trainer_overrides).items():
             merged.setdefault(k, {}).update(v)
         conf["trainer_overrides"] = merged
-    report = run_pipeline(PipelineConfig(**conf), preset=preset)
-    print((Path(conf.get("out_dir", PipelineConfig.out_dir)) / "results.md").read_text())
+    try:
+        cfg = PipelineConfig(**conf)
+    except ValueError as e:
+        print(f"colbench pipeline: {e}", file=sys.stderr)
+        return 2
+    report = run_pipeline(cfg, preset=preset)
+    out = Path(cfg.out_dir)
+    if not cfg.seeds:
+        print((out / "results.md").read_text())
+    print((out / "stats.md").read_text())
     print(json.dumps({"rows": report["rows"]}))
     return 0

@@ -36,7 +36,8 @@ class Interval:
 @dataclass(frozen=True)
 class Comparison:
     """``mean(a) - mean(b)`` with its paired bootstrap interval and a two-sided bootstrap p-value
-    (twice the smaller fraction of replicates on either side of 0, capped at 1)."""
+    (twice the smaller fraction of replicates on either side of 0, capped at 1; replicates equal to 0
+    count on both sides, which is conservative for scores that take few values)."""
 
     diff: Interval
     p_value: float

@@ -101,3 +101,57 @@ def test_small_preset_is_what_the_readme_says():
         PipelineConfig(family="easy")
     with pytest.raises(ValueError, match="prompt_style must be one of"):
         PipelineConfig(prompt_style="tiny")
+
+
+def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, capsys):
+    """--seeds: one whole run per seed; k sampled episodes per held-out task besides greedy; stats over
+    tasks and seeds whose means are the plain means of the evaluation files."""
+    import numpy as np
+
+    from benchmarks.stats import bootstrap_mean
+
+    cfg = PipelineConfig(out_dir=str(tmp_path / "s"), policy=tiny_model, n_train_tasks=2, n_test_tasks=3,
+                         rollouts_per_task=2, max_turns=1, max_new_tokens=4, batch_size=4, methods=("grpo",),
+                         seeds=(0, 1), eval_samples=2, eval_temperature=1.0, bootstrap_resamples=500,
+                         trainer_overrides={"grpo": {"max_length": 512}})
+    train = _tasks(cfg, "train")
+    spec = episode_specs(4, n_tasks=2, repeats=2)[0]
+    with BackendEvaluator(workers=1) as ev:
+        for s in cfg.seeds:  # one successful rollout per seed: GRPO's first group has a reward difference
+            append_jsonl(tmp_path / "s" / f"seed-{s}" / "rollouts.jsonl",
+                         [oracle_record(cfg, train[spec.options["task_index"]], spec.episode_id, ev)])
+    report = run_pipeline(cfg, preset="test")
+    out = tmp_path / "s"
+    for s in cfg.seeds:
+        for m in ("zero-shot", "grpo"):
+            assert len(read_trajectories(out / f"seed-{s}" / "eval" / f"{m}.jsonl")) == 3
+            sampled = read_trajectories(out / f"seed-{s}" / "eval" / f"{m}.sampled.jsonl")
+            assert len(sampled) == 6 and len({r["task"]["task_id"] for r in sampled}) == 3
+        assert (out / f"seed-{s}" / "ckpt" / "grpo" / "trainer.json").exists()
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["n_seeds"] == 2 and set(stats["modes"]) == {"greedy", "sampled"}
+    for mode, suffix in (("greedy", ""), ("sampled", ".sampled")):
+        e = stats["modes"][mode]
+        assert set(e["methods"]) == {"zero-shot", "grpo"} and e["n_tasks"] == 3
+        # independent: the plain mean over every episode of both seeds' files, and the interval of the
+        # (seed, task) grid assembled here
+        recs = {s: read_trajectories(out / f"seed-{s}" / "eval" / f"grpo{suffix}.jsonl") for s in cfg.seeds}
+        allr = [100 * (r["reward"] or 0.0) for s in cfg.seeds for r in recs[s]]
+        got = e["methods"]["grpo"]["tests_passed_pct"]
+        assert got["mean"] == pytest.approx(np.mean(allr))
+        ids = sorted({r["task"]["task_id"] for r in recs[0]})
+        grid = [[np.mean([100 * (r["reward"] or 0.0) for r in recs[s] if r["task"]["task_id"] == t]) for t in ids]
+                for s in cfg.seeds]
+        ci = bootstrap_mean(grid, resamples=500, seed=0)
+        assert (got["low"], got["high"]) == pytest.approx((ci.low, ci.high))
+        assert {(c["method"], c["baseline"]) for c in e["comparisons"]} == {("grpo", "zero-shot")}
+    assert (out / "stats.png").stat().st_size > 0 and "grpo - zero-shot" in (out / "stats.md").read_text()
+    assert {r["seed"] for r in report["rows"]} == {0, 1}
+
+    from benchmarks.pipeline import add_arguments, main
+    import argparse
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    assert main(p.parse_args(["--seeds", "1", "1", "--out-dir", str(tmp_path / "bad")])) == 2
+    assert "seeds must be distinct" in capsys.readouterr().err
