@@ -392,6 +392,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--simulator", default=None)
     p.add_argument("--simulator-base-url", default=None)
     p.add_argument("--simulator-model", default=None)
+    p.add_argument("--simulator-kwargs", default=None,
+                   help='JSON object of simulator options, e.g. \'{"volunteer": false}\' for the scripted human')
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
     p.add_argument("--max-new-tokens", type=int, default=None)
     p.add_argument("--batch-size", type=int, default=None)
@@ -413,6 +415,16 @@ def main(args: argparse.Namespace) -> int:
             conf[name] = v
     if args.simulator_base_url or args.simulator_model:
         conf["simulator_kwargs"] = {"base_url": args.simulator_base_url, "model": args.simulator_model}
+    if args.simulator_kwargs:
+        try:
+            extra = json.loads(args.simulator_kwargs)
+        except json.JSONDecodeError as e:
+            print(f"colbench pipeline: --simulator-kwargs: invalid JSON ({e.msg} at column {e.colno})", file=sys.stderr)
+            return 2
+        if not isinstance(extra, dict):
+            print("colbench pipeline: --simulator-kwargs: must be a JSON object", file=sys.stderr)
+            return 2
+        conf["simulator_kwargs"] = {**conf.get("simulator_kwargs", {}), **extra}
     if args.trainer_overrides:
         merged = {k: dict(v) for k, v in conf.get("trainer_overrides", {}).items()}
         for k, v in json.loads(args.trainer_overrides).items():

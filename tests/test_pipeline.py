@@ -110,7 +110,7 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
 
     from benchmarks.stats import bootstrap_mean
 
-    cfg = PipelineConfig(out_dir=str(tmp_path / "s"), policy=tiny_model, n_train_tasks=2, n_test_tasks=3,
+    cfg = PipelineConfig(out_dir=str(tmp_path / "s"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
                          rollouts_per_task=2, max_turns=1, max_new_tokens=4, batch_size=4, methods=("grpo",),
                          seeds=(0, 1), eval_samples=2, eval_temperature=1.0, bootstrap_resamples=500,
                          trainer_overrides={"grpo": {"max_length": 512}})
@@ -124,15 +124,15 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     out = tmp_path / "s"
     for s in cfg.seeds:
         for m in ("zero-shot", "grpo"):
-            assert len(read_trajectories(out / f"seed-{s}" / "eval" / f"{m}.jsonl")) == 3
+            assert len(read_trajectories(out / f"seed-{s}" / "eval" / f"{m}.jsonl")) == 2
             sampled = read_trajectories(out / f"seed-{s}" / "eval" / f"{m}.sampled.jsonl")
-            assert len(sampled) == 6 and len({r["task"]["task_id"] for r in sampled}) == 3
+            assert len(sampled) == 4 and len({r["task"]["task_id"] for r in sampled}) == 2
         assert (out / f"seed-{s}" / "ckpt" / "grpo" / "trainer.json").exists()
     stats = json.loads((out / "stats.json").read_text())
     assert stats["n_seeds"] == 2 and set(stats["modes"]) == {"greedy", "sampled"}
     for mode, suffix in (("greedy", ""), ("sampled", ".sampled")):
         e = stats["modes"][mode]
-        assert set(e["methods"]) == {"zero-shot", "grpo"} and e["n_tasks"] == 3
+        assert set(e["methods"]) == {"zero-shot", "grpo"} and e["n_tasks"] == 2
         # independent: the plain mean over every episode of both seeds' files, and the interval of the
         # (seed, task) grid assembled here
         recs = {s: read_trajectories(out / f"seed-{s}" / "eval" / f"grpo{suffix}.jsonl") for s in cfg.seeds}
@@ -155,3 +155,21 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     add_arguments(p)
     assert main(p.parse_args(["--seeds", "1", "1", "--out-dir", str(tmp_path / "bad")])) == 2
     assert "seeds must be distinct" in capsys.readouterr().err
+
+
+def test_pipeline_cli_bad_options_exit_2_with_one_line(tmp_path, capsys):
+    import argparse
+
+    from benchmarks.pipeline import add_arguments, main
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    for argv, msg in ((["--seeds", "1", "1"], "seeds must be distinct"),
+                      (["--eval-samples", "-1"], "eval_samples must be an integer >= 0"),
+                      (["--eval-temperature", "0"], "eval_temperature must be > 0"),
+                      (["--simulator-kwargs", "{volunteer: no}"], "--simulator-kwargs: invalid JSON"),
+                      (["--simulator-kwargs", "[1]"], "--simulator-kwargs: must be a JSON object")):
+        assert main(p.parse_args(argv + ["--out-dir", str(tmp_path / "bad")])) == 2
+        err = capsys.readouterr().err
+        assert msg in err and err.count("\n") == 1 and "Traceback" not in err, err
+    assert not (tmp_path / "bad").exists()
