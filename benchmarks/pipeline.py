@@ -76,6 +76,8 @@ class PipelineConfig:
             reference evaluates sampled episodes at temperature 1.)
         eval_temperature: sampling temperature of those episodes.
         bootstrap_resamples: bootstrap replicates of the intervals in ``stats.*``.
+        semantics: backend scoring semantics (``"reference"``: comparable with published numbers;
+            ``"python"``: plain Python modules), see :mod:`colbench_env.evaluation.backend`.
     """
 
     out_dir: str = "benchmarks/results/pipeline_small"
@@ -100,8 +102,11 @@ class PipelineConfig:
     eval_samples: int = 0
     eval_temperature: float = 1.0
     bootstrap_resamples: int = 10000
+    semantics: str = "reference"
 
     def __post_init__(self) -> None:
+        if self.semantics not in ("reference", "python"):
+            raise ValueError(f"semantics must be 'reference' or 'python', got {self.semantics!r}")
         bad = [m for m in self.methods if m not in METHODS]
         if bad:
             raise ValueError(f"methods: unknown {bad}; choose from {METHODS}")
@@ -195,7 +200,7 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
 
     sim = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
     try:
-        with BackendEvaluator(workers=2) as ev:
+        with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
             return run_to_file(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
                                                 max_turns=cfg.max_turns),
                                make_agent, specs, out, batch_size=cfg.batch_size, desc=desc)
@@ -402,6 +407,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-samples", type=int, default=None, help="k sampled episodes per held-out task (besides greedy)")
     p.add_argument("--eval-temperature", type=float, default=None, help="temperature of those episodes (default 1.0)")
     p.add_argument("--bootstrap-resamples", type=int, default=None)
+    p.add_argument("--semantics", choices=("reference", "python"), default=None,
+                   help="backend scoring: reference (default, comparable with published numbers) or python")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -409,8 +416,9 @@ def main(args: argparse.Namespace) -> int:
     conf = dict(PRESETS[preset])
     for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
-                 "max_new_tokens", "batch_size", "seeds", "eval_samples", "eval_temperature", "bootstrap_resamples"):
-        v = getattr(args, name)
+                 "max_new_tokens", "batch_size", "semantics", "seeds", "eval_samples", "eval_temperature",
+                 "bootstrap_resamples"):
+        v = getattr(args, name, None)
         if v is not None:
             conf[name] = v
     if args.simulator_base_url or args.simulator_model:

@@ -173,3 +173,7 @@ def test_pipeline_cli_bad_options_exit_2_with_one_line(tmp_path, capsys):
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1 and "Traceback" not in err, err
     assert not (tmp_path / "bad").exists()
+def test_pipeline_config_selects_the_scoring_semantics():
+    assert PipelineConfig().semantics == "reference" and PipelineConfig(semantics="python").semantics == "python"
+    with pytest.raises(ValueError, match="semantics must be 'reference' or 'python', got 'js'"):
+        PipelineConfig(semantics="js")
