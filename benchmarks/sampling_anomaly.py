@@ -158,7 +158,11 @@ def sweep(args: argparse.Namespace) -> dict:
 
 
 def margins(args: argparse.Namespace) -> dict:
-    """Probability that sampling at T reproduces each greedy-solved answer turn token for token."""
+    """For each greedy-solved episode: the probability that sampling at temperature T reproduces its
+    last (scored) turn, and the whole episode (every agent turn; the scripted human's replies are then
+    the same), given the same contexts. Each turn's text is re-tokenised with trailing whitespace
+    stripped (a turn cut at ``max_new_tokens`` may end in a whitespace token that re-tokenises
+    differently)."""
     import torch
 
     from colbench_env.backends import HFBackend
@@ -173,45 +177,26 @@ def margins(args: argparse.Namespace) -> dict:
         if not rec.get("success"):
             continue
         hist = rec["dialogue_history"]
-        # the turn whose code was scored: the last agent turn
-        i = max(j for j, m in enumerate(hist) if m["role"] == "assistant")
-        conv = format_agent_messages(rec["task"]["problem_description"], hist[:i], max_turns=3, style="compact")
-        prompt = tok(b.prompt_texts([conv])[0], add_special_tokens=False)["input_ids"]
-        action = tok(hist[i].get("output") or hist[i]["content"], add_special_tokens=False)["input_ids"]
-        ids = torch.tensor([prompt + action])
-        with torch.inference_mode():
-            logits = model(ids).logits[0, len(prompt) - 1:-1].float()
-        row = {"task_id": rec["task"].get("task_id"), "tokens": len(action)}
+        turns = []  # (token ids, logits) of every agent turn
+        for j, m in enumerate(hist):
+            if m["role"] != "assistant":
+                continue
+            conv = format_agent_messages(rec["task"]["problem_description"], hist[:j], max_turns=3, style="compact")
+            prompt = tok(b.prompt_texts([conv])[0], add_special_tokens=False)["input_ids"]
+            action = tok((m.get("output") or m["content"]).rstrip(), add_special_tokens=False)["input_ids"]
+            with torch.inference_mode():
+                logits = model(torch.tensor([prompt + action])).logits[0, len(prompt) - 1:-1].float()
+            turns.append((action, logits))
+        row = {"task_id": rec["task"].get("task_id"), "turns": len(turns), "tokens": sum(len(a) for a, _ in turns)}
         for t in args.temperatures:
-            lp = torch.log_softmax(logits / t, -1).gather(1, torch.tensor(action)[:, None]).squeeze(1)
-            row[f"p_reproduce_T{t}"] = math.exp(float(lp.sum()))
-        p1 = torch.softmax(logits, -1)
-        top = p1.gather(1, torch.tensor(action)[:, None]).squeeze(1)
-        risky = [(tok.decode([action[k]]), round(float(top[k]), 3)) for k in range(len(action)) if float(top[k]) < 0.6]
+            lps = [float(torch.log_softmax(lg / t, -1).gather(1, torch.tensor(a)[:, None]).sum()) for a, lg in turns]
+            row[f"p_last_turn_T{t}"] = math.exp(lps[-1])
+            row[f"p_episode_T{t}"] = math.exp(sum(lps))
+        risky = []
+        for a, lg in turns:
+            p1 = torch.softmax(lg, -1).gather(1, torch.tensor(a)[:, None]).squeeze(1)
+            risky += [(tok.decode([a[k]]), round(float(p1[k]), 3)) for k in range(len(a)) if float(p1[k]) < 0.6]
         row["tokens_below_p0.6_at_T1"] = risky
-        # the whole episode: every agent turn reproduced (the scripted human's replies are then the same)
-        for t in args.temperatures:
-            total = 0.0
-            for j, mj in enumerate(hist):
-                if mj["role"] != "assistant":
-                    continue
-                cj = format_agent_messages(rec["task"]["problem_description"], hist[:j], max_turns=3, style="compact")
-                pj = tok(b.prompt_texts([cj])[0], add_special_tokens=False)["input_ids"]
-                aj = tok(mj.get("output") or mj["content"], add_special_tokens=False)["input_ids"]
-                with torch.inference_mode():
-                    lj = model(torch.tensor([pj + aj])).logits[0, len(pj) - 1:-1].float()
-                total += float(torch.log_softmax(lj / t, -1).gather(1, torch.tensor(aj)[:, None]).sum())
-            row[f"p_reproduce_episode_T{t}"] = math.exp(total)
-        row["p_reproduce_code_T0.3"] = None
-        code_at = (hist[i].get("output") or hist[i]["content"]).find("def ")
-        if code_at >= 0:
-            n_before = len(tok((hist[i].get("output") or hist[i]["content"])[:code_at], add_special_tokens=False)["input_ids"])
-            lp = torch.log_softmax(logits[n_before:] / 0.3, -1).gather(1, torch.tensor(action[n_before:])[:, None]).squeeze(1)
-            # only the code block up to its closing fence
-            text = hist[i].get("output") or hist[i]["content"]
-            end = text.find("```", code_at)
-            n_code = len(tok(text[code_at:end if end > 0 else len(text)], add_special_tokens=False)["input_ids"])
-            row["p_reproduce_code_T0.3"] = math.exp(float(lp[:n_code].sum()))
         rows.append(row)
         print(json.dumps(row), flush=True)
     return {"rows": rows}
