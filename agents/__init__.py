@@ -1,4 +1,4 @@
-"""Agents and trainers: zero-shot LM agents, rejection fine-tuning, multi-turn DPO, PPO, SWEET-RL.
+"""Agents and trainers: zero-shot LM agents, rejection fine-tuning, multi-turn DPO, PPO, GRPO, SWEET-RL.
 
 Names are imported lazily so that ``import agents`` stays light (no torch until a trainer is used).
 """
@@ -20,6 +20,8 @@ _EXPORTS = {
     "PPOConfig": "agents.ppo",
     "SweetRL": "agents.sweet_rl",
     "SweetRLConfig": "agents.sweet_rl",
+    "GRPO": "agents.grpo",
+    "GRPOConfig": "agents.grpo",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -1,4 +1,4 @@
-"""``colbench train {rft,mt-dpo,ppo,sweet-rl}``: train an agent on recorded trajectories.
+"""``colbench train {rft,mt-dpo,ppo,grpo,sweet-rl}``: train an agent on recorded trajectories.
 
 Examples::
 
@@ -9,7 +9,7 @@ Examples::
 
 ``--config-json`` is a JSON object (or a path to a ``.json`` file) of the algorithm's config fields
 (see :class:`agents.RFTConfig`, :class:`agents.MultiTurnDPOConfig`, :class:`agents.PPOConfig`,
-:class:`agents.SweetRLConfig`). When ``--out`` already holds a checkpoint of the same algorithm, training
+:class:`agents.SweetRLConfig`, :class:`agents.GRPOConfig`). When ``--out`` already holds a checkpoint of the same algorithm, training
 resumes from it (adapters, optimiser state, update count) unless ``--no-resume`` is given.
 Each ``--updates`` round runs one ``update`` on the trajectories and writes the checkpoint.
 """

@@ -27,6 +27,8 @@ __all__ = [
     "kl_penalty",
     "value_loss",
     "explained_variance",
+    "group_relative_advantages",
+    "grpo_loss",
 ]
 
 
@@ -241,3 +243,93 @@ def explained_variance(predicted: torch.Tensor, target: torch.Tensor) -> float:
     if var_y.item() == 0:
         return float("nan")
     return float(1.0 - torch.var((target - predicted).float(), unbiased=False) / var_y)
+
+
+def group_relative_advantages(rewards: torch.Tensor, groups, *, scale: str = "group", eps: float = 1e-4) -> torch.Tensor:
+    """GRPO's advantages (Shao et al. 2024): each reward minus the mean reward of its group.
+
+    ``A_i = r_i - mean_{j in g(i)} r_j``, divided by ``std_{g(i)} + eps`` (``scale="group"``), by the
+    std over the whole batch plus ``eps`` (``"batch"``) or by nothing (``"none"``, Dr. GRPO). The std
+    is Bessel-corrected (:func:`trl.trainer.utils.nanstd`, as TRL's ``GRPOTrainer``). A group of one
+    member has advantage 0 (no baseline to compare with), never NaN.
+
+    Args:
+        rewards: ``(N,)`` final reward of each trajectory.
+        groups: ``N`` hashable group keys (the task of each rollout); groups may differ in size.
+    """
+    from trl.trainer.utils import nanstd
+
+    if scale not in ("group", "batch", "none"):
+        raise ValueError(f"group_relative_advantages: scale must be 'group', 'batch' or 'none', got {scale!r}")
+    groups = list(groups)
+    if rewards.dim() != 1 or len(groups) != rewards.shape[0]:
+        raise ValueError(f"group_relative_advantages: need (N,) rewards and N group keys, got "
+                         f"{tuple(rewards.shape)} and {len(groups)}")
+    r = rewards.float()
+    adv = torch.zeros_like(r)
+    std = torch.zeros_like(r)
+    for key in dict.fromkeys(groups):
+        idx = torch.tensor([i for i, g in enumerate(groups) if g == key])
+        if idx.numel() < 2:
+            continue
+        adv[idx] = r[idx] - r[idx].mean()
+        std[idx] = nanstd(r[idx])
+    if scale == "group":
+        adv = adv / (std + eps)
+    elif scale == "batch" and r.numel() > 1:
+        adv = adv / (nanstd(r) + eps)
+    return adv
+
+
+def grpo_loss(
+    new_logps: torch.Tensor,
+    old_logps: torch.Tensor,
+    reference_logps: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    *,
+    clip: float = 0.2,
+    clip_high: float | None = None,
+    beta: float = 0.04,
+    loss_type: str = "grpo",
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """GRPO's clipped surrogate plus a KL penalty to the reference, per agent token (TRL's formula).
+
+    Per masked token: ``ratio = exp(new - old)``,
+    ``l = -min(ratio * A, clip(ratio, 1 - clip, 1 + clip_high) * A) + beta * k3``, with the sequence's
+    advantage ``A`` on every one of its agent tokens (all turns of a multi-turn dialogue) and
+    ``k3 = exp(ref - new) - (ref - new) - 1``. Aggregation: ``loss_type="grpo"``: the mean over each
+    sequence's masked tokens, then the mean over sequences (DeepSeekMath); ``"bnpo"``: the mean over
+    every masked token of the batch.
+
+    Args:
+        new_logps, old_logps, reference_logps: ``(batch, seq)`` per-token log-probs now, at the start
+            of the update, and under the reference policy.
+        advantages: ``(batch,)`` one advantage per sequence.
+        mask: ``(batch, seq)`` 1 on agent tokens.
+        clip_high: upper clip range (DAPO's "clip higher"); ``None``: ``clip``.
+
+    Returns:
+        ``(loss, stats)`` with detached ``pg_loss``, ``kl`` (mean k3 to the reference),
+        ``clipfrac`` (masked tokens whose ratio left the clip range) and ``approx_kl`` (to ``old``).
+    """
+    if loss_type not in ("grpo", "bnpo"):
+        raise ValueError(f"grpo_loss: loss_type must be 'grpo' or 'bnpo', got {loss_type!r}")
+    high = clip if clip_high is None else clip_high
+    log_ratio = new_logps - old_logps
+    ratio = torch.exp(log_ratio)
+    adv = advantages.to(new_logps.dtype).unsqueeze(-1)
+    pg = -torch.min(ratio * adv, torch.clamp(ratio, 1.0 - clip, 1.0 + high) * adv)
+    d = reference_logps - new_logps
+    kl = torch.exp(d) - d - 1.0
+    per_token = pg + beta * kl
+    if loss_type == "grpo":
+        reduce = lambda x: masked_mean(x, mask, dim=-1).mean()  # noqa: E731
+    else:
+        reduce = lambda x: masked_mean(x, mask, dim=None)  # noqa: E731
+    loss = reduce(per_token)
+    with torch.no_grad():
+        stats = {"pg_loss": reduce(pg), "kl": reduce(kl),
+                 "clipfrac": masked_mean(((ratio < 1.0 - clip) | (ratio > 1.0 + high)).float(), mask, dim=None),
+                 "approx_kl": masked_mean((ratio - 1.0) - log_ratio, mask, dim=None)}
+    return loss, stats

@@ -10,6 +10,7 @@ TRAINERS: dict[str, tuple[str, str]] = {
     "rft": ("agents.rft", "RejectionFineTuning"),
     "mt-dpo": ("agents.mt_dpo", "MultiTurnDPO"),
     "ppo": ("agents.ppo", "PPO"),
+    "grpo": ("agents.grpo", "GRPO"),
     "sweet-rl": ("agents.sweet_rl", "SweetRL"),
 }
 

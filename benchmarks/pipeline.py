@@ -6,7 +6,7 @@ evaluation files are appended episode by episode and resume mid-stage):
 1. **collect** -- ``k`` sampled rollouts per training task with the base policy (zero-shot) ->
    ``rollouts.jsonl``.
 2. **train** -- from those rollouts: rejection fine-tuning (``rft``), multi-turn DPO (``mt-dpo``),
-   PPO (``ppo``), SWEET-RL (``sweet-rl``: critic with training-time information -> step-level pairs
+   PPO (``ppo``), GRPO (``grpo``: group-relative advantages over each task's ``k`` rollouts), SWEET-RL (``sweet-rl``: critic with training-time information -> step-level pairs
    from ``N`` candidate actions -> policy DPO) -> ``ckpt/<method>/`` (trainer checkpoint) and
    ``models/<method>/`` (the policy with its LoRA merged, loadable by any transformers/vLLM server).
 3. **evaluate** -- zero-shot and every trained policy, greedy, on the held-out split ->
@@ -70,6 +70,14 @@ class PipelineConfig:
         methods: which trainers to run.
         trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4}}``).
         seed: seeds collection and training.
+        seeds: several seeds: one whole run (collection, training, evaluation) per seed in
+            ``out_dir/seed-<s>/``, then ``stats.*`` in ``out_dir`` over tasks and seeds
+            (:mod:`benchmarks.pipeline_stats`); empty: one run with ``seed`` in ``out_dir``.
+        eval_samples: ``k`` sampled episodes per held-out task at ``eval_temperature`` for every
+            policy (``eval/<method>.sampled.jsonl``), besides the greedy one; 0: greedy only. (The
+            reference evaluates sampled episodes at temperature 1.)
+        eval_temperature: sampling temperature of those episodes.
+        bootstrap_resamples: bootstrap replicates of the intervals in ``stats.*``.
         semantics: backend scoring semantics (``"reference"``: comparable with published numbers;
             ``"python"``: plain Python modules), see :mod:`colbench_env.evaluation.backend`.
     """
@@ -92,6 +100,10 @@ class PipelineConfig:
     methods: tuple = METHODS
     trainer_overrides: dict = field(default_factory=dict)
     seed: int = 0
+    seeds: tuple = ()
+    eval_samples: int = 0
+    eval_temperature: float = 1.0
+    bootstrap_resamples: int = 10000
     semantics: str = "reference"
 
     def __post_init__(self) -> None:
@@ -116,6 +128,16 @@ class PipelineConfig:
                 raise ValueError(f"trainer_overrides: unknown method {method!r}; choose from {METHODS}")
             config_from_dict(_trainer_class(method).config_class, dict(overrides),
                              source=f"trainer_overrides[{method!r}]")
+        self.seeds = tuple(self.seeds)
+        if any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in self.seeds) \
+                or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds must be distinct non-negative integers, got {list(self.seeds)}")
+        if isinstance(self.eval_samples, bool) or not isinstance(self.eval_samples, int) or self.eval_samples < 0:
+            raise ValueError(f"eval_samples must be an integer >= 0, got {self.eval_samples!r}")
+        if not self.eval_temperature > 0:
+            raise ValueError(f"eval_temperature must be > 0, got {self.eval_temperature!r}")
+        if self.bootstrap_resamples < 1:
+            raise ValueError(f"bootstrap_resamples must be >= 1, got {self.bootstrap_resamples!r}")
 
 
 _SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048}
@@ -125,6 +147,7 @@ PRESETS: dict[str, dict] = {
     "small": {"trainer_overrides": {
         "rft": dict(_SMALL_TRAINING), "mt-dpo": dict(_SMALL_TRAINING),
         "ppo": dict(_SMALL_TRAINING, epochs=1, update_epochs=1),  # PPO's passes are update_epochs
+        "grpo": dict(_SMALL_TRAINING, epochs=1, update_epochs=1),
         "sweet-rl": dict(_SMALL_TRAINING, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
                          critic_learning_rate=1e-4, critic_epochs=2)}},
     "paper": {
@@ -238,15 +261,49 @@ def _export_merged(trainer: Any, model_dir: Path) -> None:
 def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
     from colbench.report import write_report
 
-    write_report(rows, out, stem="results", label=("method",),
-                 columns=["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds", "note"],
+    columns = ["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds", "note"]
+    if any("sampled_episodes" in r for r in rows):
+        columns[4:4] = ["sampled_episodes", "sampled_tests_passed_pct", "sampled_success_rate_pct"]
+    write_report(rows, out, stem="results", label=("method",), columns=columns,
                  metrics=("tests_passed_pct", "success_rate_pct"),
                  titles={"tests_passed_pct": "% tests passed", "success_rate_pct": "success rate (%)"}, meta=meta,
                  suptitle=f"ColBench backend, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})")
 
 
 def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
-    """Run (or resume) every stage; returns the report."""
+    """Run (or resume) every stage; returns the report (with ``cfg.seeds``: one run per seed, then
+    the statistics over tasks and seeds)."""
+    if cfg.seeds:
+        from benchmarks.pipeline_stats import analyse_runs
+
+        out = Path(cfg.out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+        runs = {}
+        for s in cfg.seeds:
+            _log(f"seed {s}")
+            runs[s] = run_pipeline(dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(out / f"seed-{s}")),
+                                   preset=preset)
+        stats = analyse_runs([out / f"seed-{s}" for s in cfg.seeds], out, methods=["zero-shot", *cfg.methods],
+                             resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
+        return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
+                "seeds": list(cfg.seeds)}
+    return _run_one_seed(cfg, preset=preset)
+
+
+def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, out: Path, method: str, row: dict) -> None:
+    """``cfg.eval_samples`` sampled episodes per held-out task; their means go into ``row``."""
+    from colbench_env.metrics import summarize
+
+    if not cfg.eval_samples:
+        return
+    m = summarize(_run(cfg, test_tasks, model_path, out / "eval" / f"{method}.sampled.jsonl", repeats=cfg.eval_samples,
+                       temperature=cfg.eval_temperature, desc=f"eval {method} x{cfg.eval_samples} sampled"))
+    row.update({"sampled_episodes": m["count"], "sampled_tests_passed_pct": m["tests_passed_pct"],
+                "sampled_success_rate_pct": 100 * m["success_rate"]})
+
+
+def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     from colbench_env.metrics import summarize
 
     out = Path(cfg.out_dir)
@@ -265,6 +322,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
                         desc="eval zero-shot"))
     rows.append({"method": "zero-shot", "episodes": zs["count"], "tests_passed_pct": zs["tests_passed_pct"],
                  "success_rate_pct": 100 * zs["success_rate"], "train_seconds": 0.0})
+    _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1])
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
     no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
     for method in cfg.methods:
@@ -284,6 +342,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
                            repeats=1, temperature=0.0, desc=f"eval {method}"))
         rows.append({"method": method, "episodes": m["count"], "tests_passed_pct": m["tests_passed_pct"],
                      "success_rate_pct": 100 * m["success_rate"], "train_seconds": info["train_seconds"]})
+        _evaluate_sampled(cfg, test_tasks, str(out / "models" / method), out, method, rows[-1])
         _log(f"{method}: {rows[-1]}")
     import platform
 
@@ -292,7 +351,11 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "config": dataclasses.asdict(cfg)}
     _write_report(rows, out, meta)
-    return {"rows": rows, **meta}
+    from benchmarks.pipeline_stats import analyse_runs
+
+    stats = analyse_runs([out], out, methods=["zero-shot", *cfg.methods], resamples=cfg.bootstrap_resamples,
+                         title=f"{preset}: {cfg.policy}")
+    return {"rows": rows, **meta, "stats": stats}
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -318,10 +381,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--simulator", default=None, help="the human: scripted (offline) or openai (a served LLM)")
     p.add_argument("--simulator-base-url", default=None, help="LLM simulator's OpenAI-compatible base URL")
     p.add_argument("--simulator-model", default=None, help="LLM simulator's model (served name)")
+    p.add_argument("--simulator-kwargs", default=None,
+                   help='JSON object of simulator options, e.g. \'{"volunteer": false}\' for the scripted human')
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
     p.add_argument("--max-new-tokens", type=int, default=None, help="LM agents' tokens per turn")
     p.add_argument("--batch-size", type=int, default=None,
                    help="episodes in flight (one batched agent call per turn)")
+    p.add_argument("--seeds", type=int, nargs="+", default=None,
+                   help="one whole run per seed (out-dir/seed-<s>/), then bootstrap intervals over tasks and seeds")
+    p.add_argument("--eval-samples", type=int, default=None, help="k sampled episodes per held-out task (besides greedy)")
+    p.add_argument("--eval-temperature", type=float, default=None, help="temperature of those episodes (default 1.0)")
+    p.add_argument("--bootstrap-resamples", type=int, default=None, help="bootstrap resamples for the intervals")
     p.add_argument("--semantics", choices=("reference", "python"), default=None,
                    help="backend scoring: reference (default, comparable with published numbers) or python")
 
@@ -331,18 +401,37 @@ def main(args: argparse.Namespace) -> int:
     conf = dict(PRESETS[preset])
     for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
-                 "max_new_tokens", "batch_size", "semantics"):
+                 "max_new_tokens", "batch_size", "semantics", "seeds", "eval_samples", "eval_temperature",
+                 "bootstrap_resamples"):
         v = getattr(args, name, None)
         if v is not None:
             conf[name] = v
     if args.simulator_base_url or args.simulator_model:
         conf["simulator_kwargs"] = {"base_url": args.simulator_base_url, "model": args.simulator_model}
+    if args.simulator_kwargs:
+        try:
+            extra = json.loads(args.simulator_kwargs)
+        except json.JSONDecodeError as e:
+            print(f"colbench pipeline: --simulator-kwargs: invalid JSON ({e.msg} at column {e.colno})", file=sys.stderr)
+            return 2
+        if not isinstance(extra, dict):
+            print("colbench pipeline: --simulator-kwargs: must be a JSON object", file=sys.stderr)
+            return 2
+        conf["simulator_kwargs"] = {**conf.get("simulator_kwargs", {}), **extra}
     if args.trainer_overrides:
         merged = {k: dict(v) for k, v in conf.get("trainer_overrides", {}).items()}
         for k, v in json.loads(args.trainer_overrides).items():
             merged.setdefault(k, {}).update(v)
         conf["trainer_overrides"] = merged
-    report = run_pipeline(PipelineConfig(**conf), preset=preset)
-    print((Path(conf.get("out_dir", PipelineConfig.out_dir)) / "results.md").read_text())
+    try:
+        cfg = PipelineConfig(**conf)
+    except ValueError as e:
+        print(f"colbench pipeline: {e}", file=sys.stderr)
+        return 2
+    report = run_pipeline(cfg, preset=preset)
+    out = Path(cfg.out_dir)
+    if not cfg.seeds:
+        print((out / "results.md").read_text())
+    print((out / "stats.md").read_text())
     print(json.dumps({"rows": report["rows"]}))
     return 0

@@ -119,3 +119,61 @@ def test_value_loss_and_explained_variance():
     assert L.explained_variance(t([1.0, 2.0, 3.0]), t([1.0, 2.0, 3.0])) == pytest.approx(1.0)
     assert L.explained_variance(t([0.0, 0.0]), t([1.0, 3.0])) == pytest.approx(1 - 1.0 / 1.0)
     assert math.isnan(L.explained_variance(t([1.0]), t([2.0])))
+
+
+def test_group_relative_advantages_hand_computed():
+    r = t([1.0, 0.0, 0.0, 1.0, 0.5, 0.5, 0.3])
+    groups = ["a", "a", "a", "a", "b", "b", "c"]
+    std_a = math.sqrt(4 * 0.25 / 3)  # Bessel-corrected std of [1, 0, 0, 1]
+    adv = L.group_relative_advantages(r, groups, scale="group")
+    expected = [0.5 / (std_a + 1e-4), -0.5 / (std_a + 1e-4), -0.5 / (std_a + 1e-4), 0.5 / (std_a + 1e-4), 0, 0, 0]
+    assert adv.tolist() == pytest.approx(expected, rel=1e-6)  # equal rewards and a lone rollout: 0, not NaN
+    assert L.group_relative_advantages(r, groups, scale="none").tolist() == pytest.approx([0.5, -0.5, -0.5, 0.5, 0, 0, 0])
+    import statistics
+
+    std_all = statistics.stdev([1.0, 0.0, 0.0, 1.0, 0.5, 0.5, 0.3])
+    assert L.group_relative_advantages(r, groups, scale="batch").tolist() == pytest.approx(
+        [x / (std_all + 1e-4) for x in [0.5, -0.5, -0.5, 0.5, 0, 0, 0]], rel=1e-6)
+    # groups are keys, not positions: interleaved members are grouped together
+    inter = L.group_relative_advantages(t([1.0, 0.0, 0.0, 1.0]), ["x", "y", "x", "y"], scale="none")
+    assert inter.tolist() == pytest.approx([0.5, -0.5, -0.5, 0.5])
+    with pytest.raises(ValueError, match="scale"):
+        L.group_relative_advantages(r, groups, scale="rank")
+    with pytest.raises(ValueError, match="N group keys"):
+        L.group_relative_advantages(r, groups[:3])
+
+
+def test_grpo_loss_hand_computed():
+    new = torch.log(t([[1.5, 0.9, 7.0], [0.5, 1.0, 1.1]]))  # old = 0: these are the ratios
+    old = t([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    ref = new + t([[0.0, math.log(2.0), 5.0], [0.0, 0.0, -1.0]])  # k3 per token: 0, 1 - ln 2, (masked); 0, 0, 1/e
+    adv = t([1.0, -2.0])
+    mask = t([[1, 1, 0], [1, 1, 1]])
+    k3 = [[0.0, 1 - math.log(2.0)], [0.0, 0.0, math.exp(-1.0)]]
+    # A = +1: min(1.5, 1.2) -> -1.2; min(0.9, 0.9) -> -0.9.  A = -2: min(-1.0, -1.6) -> 1.6; 2.0; 2.2
+    pg = [[-1.2, -0.9], [1.6, 2.0, 2.2]]
+    beta = 0.1
+    tok = [[p + beta * k for p, k in zip(pr, kr)] for pr, kr in zip(pg, k3)]
+    loss, stats = L.grpo_loss(new, old, ref, adv, mask, clip=0.2, beta=beta, loss_type="grpo")
+    assert loss.item() == pytest.approx((sum(tok[0]) / 2 + sum(tok[1]) / 3) / 2, rel=1e-5)
+    assert stats["pg_loss"].item() == pytest.approx((sum(pg[0]) / 2 + sum(pg[1]) / 3) / 2, rel=1e-5)
+    assert stats["kl"].item() == pytest.approx((sum(k3[0]) / 2 + sum(k3[1]) / 3) / 2, rel=1e-5)
+    assert stats["clipfrac"].item() == pytest.approx(2 / 5)  # ratios 1.5 and 0.5 left [0.8, 1.2]
+    bnpo, _ = L.grpo_loss(new, old, ref, adv, mask, clip=0.2, beta=beta, loss_type="bnpo")
+    assert bnpo.item() == pytest.approx((sum(tok[0]) + sum(tok[1])) / 5, rel=1e-5)
+    # clip higher (DAPO): the ratio 1.5 is no longer clipped from above
+    high, st = L.grpo_loss(new, old, ref, adv, mask, clip=0.2, clip_high=0.6, beta=0.0)
+    assert high.item() == pytest.approx(((-1.5 - 0.9) / 2 + (1.6 + 2.0 + 2.2) / 3) / 2, rel=1e-5)
+    assert st["clipfrac"].item() == pytest.approx(1 / 5)
+    with pytest.raises(ValueError, match="loss_type"):
+        L.grpo_loss(new, old, ref, adv, mask, loss_type="dapo")
+
+
+def test_grpo_gradient_follows_the_advantage_on_every_agent_token():
+    new = torch.zeros(2, 4, requires_grad=True)
+    mask = t([[1, 0, 1, 0], [1, 1, 0, 0]])  # row 0: two turns with a human turn between
+    loss, _ = L.grpo_loss(new, new.detach(), new.detach(), t([1.0, -1.0]), mask, beta=0.04)
+    loss.backward()
+    g = new.grad
+    assert (g[0, [0, 2]] < 0).all() and (g[1, [0, 1]] > 0).all()  # descent raises A>0 tokens, lowers A<0
+    assert (g[mask == 0] == 0).all()

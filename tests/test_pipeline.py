@@ -33,7 +33,8 @@ def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
     cfg = PipelineConfig(out_dir=str(tmp_path / "p"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
                          rollouts_per_task=2, max_turns=1, max_new_tokens=8, batch_size=4,
                          trainer_overrides={"sweet-rl": small, "rft": {"max_length": 512},
-                                            "mt-dpo": {"max_length": 512}, "ppo": {"max_length": 512}})
+                                            "mt-dpo": {"max_length": 512}, "ppo": {"max_length": 512},
+                                            "grpo": {"max_length": 512}})
     # one successful rollout already in the file (as if collected before an interruption)
     train = _tasks(cfg, "train")
     spec = episode_specs(4, n_tasks=2, repeats=2)[0]
@@ -42,14 +43,14 @@ def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
                                                                        spec.episode_id, ev)])
     report = run_pipeline(cfg, preset="test")
     rows = {r["method"]: r for r in report["rows"]}
-    assert list(rows) == ["zero-shot", "rft", "mt-dpo", "ppo", "sweet-rl"]
+    assert list(rows) == ["zero-shot", "rft", "mt-dpo", "ppo", "grpo", "sweet-rl"]
     for m in rows:
         assert rows[m]["episodes"] == 2 and rows[m]["tests_passed_pct"] is not None, rows[m]
     assert report["train"]["rft"]["metrics"] and report["train"]["sweet-rl"]["metrics"]
     out = tmp_path / "p"
     for f in ("results.md", "results.csv", "results.png", "results.json", "config.json"):
         assert (out / f).exists(), f
-    for m in ("rft", "mt-dpo", "ppo", "sweet-rl"):
+    for m in ("rft", "mt-dpo", "ppo", "grpo", "sweet-rl"):
         assert (out / "models" / m / "config.json").exists() and (out / "ckpt" / m / "trainer.json").exists()
         trained = json.loads((out / "ckpt" / m / "trainer.json").read_text())["config"]
         assert (trained["max_turns"], trained["prompt_style"]) == (cfg.max_turns, cfg.prompt_style), m
@@ -134,6 +135,76 @@ def test_policy_and_critic_settings_are_read_explicitly():
     assert c.critic_settings() == ModelSettings(lora_r=4, lora_alpha=8, load_in_4bit=True, learning_rate=3e-4)
 
 
+def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, capsys):
+    """--seeds: one whole run per seed; k sampled episodes per held-out task besides greedy; stats over
+    tasks and seeds whose means are the plain means of the evaluation files."""
+    import numpy as np
+
+    from benchmarks.stats import bootstrap_mean
+
+    cfg = PipelineConfig(out_dir=str(tmp_path / "s"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
+                         rollouts_per_task=2, max_turns=1, max_new_tokens=4, batch_size=4, methods=("grpo",),
+                         seeds=(0, 1), eval_samples=2, eval_temperature=1.0, bootstrap_resamples=500,
+                         trainer_overrides={"grpo": {"max_length": 512}})
+    train = _tasks(cfg, "train")
+    spec = episode_specs(4, n_tasks=2, repeats=2)[0]
+    with BackendEvaluator(workers=1) as ev:
+        for s in cfg.seeds:  # one successful rollout per seed: GRPO's first group has a reward difference
+            append_jsonl(tmp_path / "s" / f"seed-{s}" / "rollouts.jsonl",
+                         [oracle_record(cfg, train[spec.options["task_index"]], spec.episode_id, ev)])
+    report = run_pipeline(cfg, preset="test")
+    out = tmp_path / "s"
+    for s in cfg.seeds:
+        for m in ("zero-shot", "grpo"):
+            assert len(read_trajectories(out / f"seed-{s}" / "eval" / f"{m}.jsonl")) == 2
+            sampled = read_trajectories(out / f"seed-{s}" / "eval" / f"{m}.sampled.jsonl")
+            assert len(sampled) == 4 and len({r["task"]["task_id"] for r in sampled}) == 2
+        assert (out / f"seed-{s}" / "ckpt" / "grpo" / "trainer.json").exists()
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["n_seeds"] == 2 and set(stats["modes"]) == {"greedy", "sampled"}
+    for mode, suffix in (("greedy", ""), ("sampled", ".sampled")):
+        e = stats["modes"][mode]
+        assert set(e["methods"]) == {"zero-shot", "grpo"} and e["n_tasks"] == 2
+        # independent: the plain mean over every episode of both seeds' files, and the interval of the
+        # (seed, task) grid assembled here
+        recs = {s: read_trajectories(out / f"seed-{s}" / "eval" / f"grpo{suffix}.jsonl") for s in cfg.seeds}
+        allr = [100 * (r["reward"] or 0.0) for s in cfg.seeds for r in recs[s]]
+        got = e["methods"]["grpo"]["tests_passed_pct"]
+        assert got["mean"] == pytest.approx(np.mean(allr))
+        ids = sorted({r["task"]["task_id"] for r in recs[0]})
+        grid = [[np.mean([100 * (r["reward"] or 0.0) for r in recs[s] if r["task"]["task_id"] == t]) for t in ids]
+                for s in cfg.seeds]
+        ci = bootstrap_mean(grid, resamples=500, seed=0)
+        assert (got["low"], got["high"]) == pytest.approx((ci.low, ci.high))
+        assert {(c["method"], c["baseline"]) for c in e["comparisons"]} == {("grpo", "zero-shot")}
+    assert (out / "stats.png").stat().st_size > 0 and "grpo - zero-shot" in (out / "stats.md").read_text()
+    assert {r["seed"] for r in report["rows"]} == {0, 1}
+
+    from benchmarks.pipeline import add_arguments, main
+    import argparse
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    assert main(p.parse_args(["--seeds", "1", "1", "--out-dir", str(tmp_path / "bad")])) == 2
+    assert "seeds must be distinct" in capsys.readouterr().err
+
+
+def test_pipeline_cli_bad_options_exit_2_with_one_line(tmp_path, capsys):
+    import argparse
+
+    from benchmarks.pipeline import add_arguments, main
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    for argv, msg in ((["--seeds", "1", "1"], "seeds must be distinct"),
+                      (["--eval-samples", "-1"], "eval_samples must be an integer >= 0"),
+                      (["--eval-temperature", "0"], "eval_temperature must be > 0"),
+                      (["--simulator-kwargs", "{volunteer: no}"], "--simulator-kwargs: invalid JSON"),
+                      (["--simulator-kwargs", "[1]"], "--simulator-kwargs: must be a JSON object")):
+        assert main(p.parse_args(argv + ["--out-dir", str(tmp_path / "bad")])) == 2
+        err = capsys.readouterr().err
+        assert msg in err and err.count("\n") == 1 and "Traceback" not in err, err
+    assert not (tmp_path / "bad").exists()
 def test_pipeline_config_selects_the_scoring_semantics():
     assert PipelineConfig().semantics == "reference" and PipelineConfig(semantics="python").semantics == "python"
     with pytest.raises(ValueError, match="semantics must be 'reference' or 'python', got 'js'"):

@@ -811,4 +811,9 @@ FAMILIES: dict[str, tuple] = {
     "all": _TEMPLATE_ORDER,
     "rate": ("tip", "discount_tiers", "loyalty_points", "late_fee", "bulk_unit_price", "workout_calories",
              "weekly_pay"),
+    # "ask": the rate template whose hidden number the offline scripted human gives only when asked
+    # about it: the request says "weekly pay from the hours" and the fact is an "hourly rate", so a
+    # code draft built from the request's words draws "I don't know" -- the first turns decide
+    # (tests/test_family_ask.py pins this for every task of the family).
+    "ask": ("weekly_pay",),
 }

@@ -1,0 +1,168 @@
+"""Multi-turn GRPO (group relative policy optimisation; Shao et al. 2024, DeepSeekMath), the critic-free
+baseline: no value model and no turn-level credit assignment.
+
+For the ``k`` rollouts of each task (a *group*, keyed by :func:`~agents.trainer_base.task_key`):
+
+* each trajectory's advantage is its final reward minus its group's mean, divided by the group's
+  std (:func:`agents.losses.group_relative_advantages`; ``scale_rewards``);
+* that one advantage is applied to every agent token of the trajectory -- all its turns; the prompt
+  and the human's turns are masked out (:func:`agents.tokenize.tokenize_trajectory`);
+* the loss is the clipped surrogate plus ``beta`` x the k3 KL to the reference policy (the base with
+  the LoRA adapter disabled), per token (:func:`agents.losses.grpo_loss`); ``old`` log-probs are the
+  policy's at the start of the update (the trajectories carry none), so the first step's ratio is 1.
+
+Why not TRL's ``GRPOTrainer``: it generates single-turn completions itself from a prompt dataset and
+scores them with reward functions; its loss mask is one contiguous completion after the prompt and
+its loss lives inside the trainer (``_compute_loss``). A ColBench trajectory is a dialogue whose
+agent turns are separated by the human's turns (several masked spans), produced by the environment,
+not by the trainer. What fits is reused: TRL's Bessel-corrected ``nanstd`` for the group std, and the
+loss is TRL's formula (``loss_type`` ``"grpo"`` / ``"bnpo"``, ``epsilon``/``epsilon_high`` as
+``clip_coef``/``clip_coef_high``, ``beta``, ``scale_rewards``) on multi-span masks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .losses import group_relative_advantages, grpo_loss
+from .tokenize import tokenize_trajectory
+from .trainer_base import LMTrainer, TrainerConfig, _check, load_trajectories, task_key, trajectory_reward
+
+__all__ = ["GRPOConfig", "GRPO"]
+
+
+@dataclass
+class GRPOConfig(TrainerConfig):
+    """GRPO settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+
+    Attributes:
+        beta: weight of the k3 KL penalty to the reference policy (DeepSeekMath: 0.04).
+        clip_coef: lower (and, without ``clip_coef_high``, upper) clip range of the ratio.
+        clip_coef_high: upper clip range (DAPO's "clip higher"); ``None``: ``clip_coef``.
+        scale_rewards: ``"group"`` (divide by the group's std), ``"batch"`` or ``"none"`` (Dr. GRPO).
+        loss_type: ``"grpo"`` (per-sequence token mean, then mean) or ``"bnpo"`` (token mean over the batch).
+        update_epochs: passes over the rollouts per ``update`` (TRL's ``num_iterations``; the
+            inherited ``epochs`` must stay 1, it has no meaning here).
+        drop_zero_advantage: skip trajectories whose advantage is 0 (every rollout of their task got
+            the same reward): they carry no policy gradient, only the KL term (DAPO's dynamic
+            sampling filter); saves most of the compute when most groups are all-fail.
+        batch_size: trajectories per minibatch.
+    """
+
+    beta: float = 0.04
+    clip_coef: float = 0.2
+    clip_coef_high: float | None = None
+    scale_rewards: str = "group"
+    loss_type: str = "grpo"
+    update_epochs: int = 1
+    drop_zero_advantage: bool = True
+    batch_size: int = 4
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check(self.beta >= 0, "beta", f"must be >= 0, got {self.beta!r}")
+        _check(self.clip_coef > 0, "clip_coef", f"must be > 0, got {self.clip_coef!r}")
+        _check(self.clip_coef_high is None or self.clip_coef_high > 0, "clip_coef_high", "must be > 0 or None")
+        _check(self.scale_rewards in ("group", "batch", "none"), "scale_rewards",
+               f"must be 'group', 'batch' or 'none', got {self.scale_rewards!r}")
+        _check(self.loss_type in ("grpo", "bnpo"), "loss_type", f"must be 'grpo' or 'bnpo', got {self.loss_type!r}")
+        _check(isinstance(self.update_epochs, int) and self.update_epochs > 0, "update_epochs",
+               f"must be a positive int, got {self.update_epochs!r}")
+        _check(self.epochs == 1, "epochs", f"GRPO's passes over the data are 'update_epochs'; leave 'epochs' at 1, "
+               f"got {self.epochs!r}")
+
+
+class GRPO(LMTrainer):
+    """Multi-turn GRPO. See the module docstring, :class:`GRPOConfig` and
+    :class:`~agents.trainer_base.LMTrainer`."""
+
+    config_class = GRPOConfig
+    algorithm = "grpo"
+
+    def advantages(self, records: list[dict]) -> torch.Tensor:
+        """``(N,)`` group-relative advantage of each record (groups: same task)."""
+        rewards = torch.tensor([trajectory_reward(r) for r in records], dtype=torch.float32)
+        return group_relative_advantages(rewards, [task_key(r["task"]) for r in records],
+                                         scale=self.config.scale_rewards)
+
+    def _items(self, records: list[dict], adv: torch.Tensor) -> list[dict]:
+        """Tokenised sequences (one item per sequence) with their advantage and start-of-update log-probs."""
+        c = self.config
+        items = []
+        self.policy.eval()
+        for i, (rec, a) in enumerate(zip(records, adv.tolist())):
+            if c.drop_zero_advantage and a == 0.0:
+                continue
+            seqs = tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter, max_length=c.max_length,
+                                       source=f"<trajectory {i}>")
+            for s in seqs:
+                batch = self.policy.batch([s])
+                with torch.no_grad():
+                    old = self.policy.token_logps(batch)
+                    ref = self.policy.token_logps(batch, reference=True)
+                items.append({"sequence": s, "advantage": a, "old_logps": old[0], "ref_logps": ref[0]})
+        return items
+
+    def update(self, trajectories) -> dict:
+        """GRPO epochs over the rollouts (``k`` per task, collected by the current policy).
+
+        Returns:
+            Averages over the minibatches of the last epoch: ``loss``, ``pg_loss``, ``kl``,
+            ``clipfrac``, ``approx_kl``; plus ``mean_reward``, ``n_trajectories`` (used),
+            ``n_groups`` and ``zero_advantage_fraction``.
+
+        Raises:
+            ValueError: no trajectory has a non-zero advantage (every task's rollouts got equal
+                rewards: nothing to learn).
+        """
+        c = self.config
+        records = load_trajectories(trajectories)
+        adv = self.advantages(records)
+        used = int((adv != 0).sum())
+        if used == 0:
+            raise ValueError("grpo: every task's rollouts got the same reward (zero advantage everywhere); "
+                             "nothing to learn from")
+        items = self._items(records, adv)
+        if not items:
+            raise ValueError("grpo: no trajectory has an agent turn")
+        lm = self.policy
+        lm.train()
+        stats: dict[str, float] = {}
+        for epoch in range(c.update_epochs):
+            sums: dict[str, float] = {}
+            n = 0
+            for chunk in self._progress(self._batches(items, c.batch_size), f"grpo epoch {epoch}"):
+                batch = lm.batch([it["sequence"] for it in chunk])
+                width = batch["input_ids"].shape[1] - 1
+                new = lm.token_logps(batch)
+                old = _pad_rows([it["old_logps"] for it in chunk], width)
+                ref = _pad_rows([it["ref_logps"] for it in chunk], width)
+                a = torch.tensor([it["advantage"] for it in chunk], device=new.device)
+                loss, st = grpo_loss(new, old, ref, a, batch["loss_mask"], clip=c.clip_coef,
+                                     clip_high=c.clip_coef_high, beta=c.beta, loss_type=c.loss_type)
+                lm.backward(loss)
+                for k, v in {"loss": loss, **st}.items():
+                    sums[k] = sums.get(k, 0.0) + float(v.detach())
+                n += 1
+            lm.flush()
+            stats = {k: v / max(n, 1) for k, v in sums.items()}
+        stats["mean_reward"] = sum(trajectory_reward(r) for r in records) / len(records)
+        stats["n_trajectories"] = used if c.drop_zero_advantage else len(records)
+        stats["n_groups"] = len({task_key(r["task"]) for r in records})
+        stats["zero_advantage_fraction"] = 1.0 - used / len(records)
+        return self._record(stats)
+
+    @torch.no_grad()
+    def turn_logprobs(self, record: dict) -> list[float]:
+        """Summed log-prob of each agent turn of a trajectory under the current policy."""
+        seqs = tokenize_trajectory(self.tokenizer, record, formatter=self.formatter, max_length=self.config.max_length)
+        self.policy.eval()
+        batch = self.policy.batch(seqs)
+        logps = self.policy.token_logps(batch)
+        return [float(logps[b, start - 1:end - 1].sum()) for b, s in enumerate(seqs) for start, end in s.turn_spans]
+
+
+def _pad_rows(rows: list[torch.Tensor], width: int) -> torch.Tensor:
+    """Stack 1-D tensors, zero-padded (or cut) to ``width``."""
+    return torch.stack([torch.nn.functional.pad(r, (0, width - r.shape[0]))[:width] for r in rows])

@@ -1,0 +1,163 @@
+"""The pipeline's evaluation files -> per-method means with 95 % bootstrap intervals over tasks and
+seeds, paired comparisons, and a plot with the intervals (:mod:`benchmarks.stats` does the statistics).
+
+Input: one pipeline output directory per seed (each with ``eval/<method>.jsonl``, greedy, one
+episode per held-out task, and optionally ``eval/<method>.sampled.jsonl``, ``k`` sampled episodes
+per task). A method enters the analysis when every seed's directory has its evaluation on the same
+tasks. Output in ``out``: ``stats.json``, ``stats.md``, ``stats.png``.
+
+Also usable on an existing run: ``python -m benchmarks.pipeline_stats RUN_DIR [RUN_DIR ...] --out DIR``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .stats import bootstrap_mean, paired_bootstrap
+
+__all__ = ["method_grids", "analyse_runs", "COMPARISONS"]
+
+METRICS = {"tests_passed_pct": "% tests passed", "success_rate_pct": "success rate (%)"}
+MODES = {"greedy": "", "sampled": ".sampled"}
+#: (method, baseline) pairs compared, besides every method against zero-shot.
+COMPARISONS = (("sweet-rl", "mt-dpo"),)
+
+
+def _per_task(path: Path) -> dict[str, dict[str, float]]:
+    """task id -> mean % tests passed and mean success (x 100) over that task's episodes in ``path``."""
+    from colbench_env.trajectories import read_trajectories
+    from wrappers.recorder import latest_records
+
+    acc: dict[str, list[tuple[float, float]]] = {}
+    for rec in latest_records(read_trajectories(path, tolerate_partial_last_line=True)).values():
+        key = str(rec["task"].get("task_id") or rec["task"]["problem_description"])
+        acc.setdefault(key, []).append((100.0 * float(rec.get("reward") or 0.0), 100.0 if rec.get("success") else 0.0))
+    return {k: {"tests_passed_pct": sum(v[0] for v in vs) / len(vs), "success_rate_pct": sum(v[1] for v in vs) / len(vs),
+                "episodes": len(vs)} for k, vs in acc.items()}
+
+
+def method_grids(run_dirs: list[Path], methods: list[str], mode: str) -> tuple[dict, list[str], dict]:
+    """``{method: {metric: (n_seeds, n_tasks) list}}`` for the methods evaluated in every run on the
+    same tasks, the task ids (columns) and ``{method: reason}`` for those left out."""
+    grids, skipped, tasks = {}, {}, None
+    for m in methods:
+        per_seed = []
+        for d in run_dirs:
+            f = Path(d) / "eval" / f"{m}{MODES[mode]}.jsonl"
+            if not f.exists():
+                break
+            per_seed.append(_per_task(f))
+        if len(per_seed) != len(run_dirs):
+            skipped[m] = f"no {mode} evaluation in every run"
+            continue
+        ids = sorted(per_seed[0])
+        if any(sorted(p) != ids for p in per_seed) or (tasks is not None and ids != tasks):
+            skipped[m] = f"{mode} evaluations are not on the same tasks in every run"
+            continue
+        tasks = ids
+        grids[m] = {k: [[p[t][k] for t in ids] for p in per_seed] for k in METRICS}
+    return grids, tasks or [], skipped
+
+
+def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[str] | None = None,
+                 resamples: int = 10000, seed: int = 0, title: str = "") -> dict:
+    """Intervals and comparisons over the runs (one per seed); writes ``stats.{json,md,png}`` to ``out``."""
+    run_dirs = [Path(d) for d in run_dirs]
+    if methods is None:
+        from .pipeline import METHODS
+
+        methods = ["zero-shot", *METHODS]
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    report: dict = {"runs": [str(d) for d in run_dirs], "n_seeds": len(run_dirs), "resamples": resamples,
+                    "level": 0.95, "modes": {}}
+    for mode in MODES:
+        grids, tasks, skipped = method_grids(run_dirs, methods, mode)
+        if not grids:
+            continue
+        entry = {"n_tasks": len(tasks), "skipped": skipped, "methods": {}, "comparisons": []}
+        for m, g in grids.items():
+            entry["methods"][m] = {k: bootstrap_mean(g[k], resamples=resamples, seed=seed).as_dict() for k in METRICS}
+        pairs = [(m, "zero-shot") for m in grids if m != "zero-shot" and "zero-shot" in grids]
+        pairs += [p for p in COMPARISONS if p[0] in grids and p[1] in grids]
+        for a, b in pairs:
+            for k in METRICS:
+                c = paired_bootstrap(grids[a][k], grids[b][k], resamples=resamples, seed=seed)
+                entry["comparisons"].append({"method": a, "baseline": b, "metric": k, **c.as_dict()})
+        report["modes"][mode] = entry
+    (out / "stats.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out / "stats.md").write_text(_markdown(report))
+    if report["modes"]:
+        _plot(report, out / "stats.png", title)
+    return report
+
+
+def _markdown(report: dict) -> str:
+    lines = [f"Means with 95 % percentile bootstrap intervals over {report['n_seeds']} seed(s) and the held-out "
+             f"tasks ({report['resamples']} resamples; `benchmarks/stats.py`).", ""]
+    for mode, e in report["modes"].items():
+        lines += [f"### {mode} evaluation ({e['n_tasks']} tasks x {report['n_seeds']} seed(s))", "",
+                  "| method | % tests passed [95 % CI] | success rate % [95 % CI] |", "|---|---|---|"]
+        for m, r in e["methods"].items():
+            cells = [f"{r[k]['mean']:.1f} [{r[k]['low']:.1f}, {r[k]['high']:.1f}]" for k in METRICS]
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        lines += ["", "| comparison | metric | difference [95 % CI] | p | interval excludes 0 |", "|---|---|---|---|---|"]
+        for c in e["comparisons"]:
+            lines.append(f"| {c['method']} - {c['baseline']} | {METRICS[c['metric']]} | {c['diff_mean']:+.1f} "
+                         f"[{c['diff_low']:+.1f}, {c['diff_high']:+.1f}] | {c['p_value']:.3f} | "
+                         f"{'yes' if c['significant'] else 'no'} |")
+        for m, why in e["skipped"].items():
+            lines.append(f"\n{m}: left out ({why}).")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _plot(report: dict, path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    modes = list(report["modes"])
+    fig, axes = plt.subplots(len(modes), 2, figsize=(10, 3.4 * len(modes)), squeeze=False)
+    for i, mode in enumerate(modes):
+        e = report["modes"][mode]
+        names = list(e["methods"])
+        for j, (k, label) in enumerate(METRICS.items()):
+            ax = axes[i][j]
+            means = [e["methods"][m][k]["mean"] for m in names]
+            err = [[mu - e["methods"][m][k]["low"] for m, mu in zip(names, means)],
+                   [e["methods"][m][k]["high"] - mu for m, mu in zip(names, means)]]
+            ax.bar(names, means, yerr=err, capsize=4,
+                   color=["#999999" if m == "zero-shot" else "#4c72b0" for m in names])
+            ax.set_title(f"{label}, {mode} ({e['n_tasks']} tasks x {report['n_seeds']} seeds)", fontsize=9)
+            ax.set_ylim(0, 100)
+            ax.tick_params(axis="x", labelsize=8)
+            for x, mu in enumerate(means):
+                ax.text(x, mu + 1, f"{mu:.1f}", ha="center", va="bottom", fontsize=7)
+    fig.suptitle((title + ": " if title else "") + "means with 95 % bootstrap intervals", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.pipeline_stats", description=__doc__.split("\n")[0])
+    p.add_argument("runs", nargs="+", help="pipeline output directories, one per seed")
+    p.add_argument("--out", required=True)
+    p.add_argument("--resamples", type=int, default=10000)
+    p.add_argument("--title", default="")
+    args = p.parse_args(argv)
+    for d in args.runs:
+        if not (Path(d) / "eval").is_dir():
+            print(f"pipeline_stats: {d}: no eval/ directory (not a pipeline output directory)", file=sys.stderr)
+            return 2
+    analyse_runs(args.runs, args.out, resamples=args.resamples, title=args.title)
+    print((Path(args.out) / "stats.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""benchmarks.stats against independent computations: a plain fixed-seed numpy loop, scipy's
+percentile bootstrap, and cases whose bootstrap distribution is known by hand."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks.stats import as_grid, bootstrap_indices, bootstrap_mean, paired_bootstrap
+
+
+def loop_bootstrap(a, resamples, seed, level=0.95):
+    """The definition, written as a loop: draw seeds, then tasks, with replacement; mean of the cells."""
+    a = np.asarray(a, dtype=float)
+    rng = np.random.default_rng(seed)
+    seeds = rng.integers(0, a.shape[0], size=(resamples, a.shape[0]))
+    tasks = rng.integers(0, a.shape[1], size=(resamples, a.shape[1]))
+    reps = [np.mean([[a[s, t] for t in tasks[r]] for s in seeds[r]]) for r in range(resamples)]
+    return np.percentile(reps, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+
+
+def test_matches_a_plain_loop_over_seeds_and_tasks():
+    rng = np.random.default_rng(3)
+    scores = (rng.random((3, 12)) < 0.4).astype(float)  # 3 seeds x 12 tasks of success / failure
+    ci = bootstrap_mean(scores, resamples=400, seed=11)
+    lo, hi = loop_bootstrap(scores, 400, 11)
+    assert (ci.low, ci.high) == pytest.approx((lo, hi), abs=1e-12)
+    assert ci.mean == pytest.approx(scores.mean())
+    # the paired difference is the same loop on a - b
+    other = (rng.random((3, 12)) < 0.6).astype(float)
+    cmp = paired_bootstrap(other, scores, resamples=400, seed=11)
+    lo, hi = loop_bootstrap(other - scores, 400, 11)
+    assert (cmp.diff.low, cmp.diff.high) == pytest.approx((lo, hi), abs=1e-12)
+
+
+def test_one_seed_agrees_with_scipy_percentile_bootstrap():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(5)
+    x = rng.random(48) * 100  # % tests passed of 48 tasks
+    ours = bootstrap_mean(x, resamples=20000, seed=1)
+    ref = scipy_stats.bootstrap((x,), np.mean, n_resamples=20000, method="percentile", confidence_level=0.95,
+                                random_state=np.random.default_rng(2)).confidence_interval
+    # different random draws: equal up to Monte-Carlo error (the interval is ~16 points wide)
+    assert ours.low == pytest.approx(ref.low, abs=0.6) and ours.high == pytest.approx(ref.high, abs=0.6)
+
+
+def test_hand_checkable_cases():
+    const = bootstrap_mean(np.full((3, 5), 0.25), resamples=200)
+    assert (const.mean, const.low, const.high) == (0.25, 0.25, 0.25)
+    # one seed, two tasks scoring 0 and 1: replicate means are 0, 0.5, 1 with probabilities 1/4, 1/2, 1/4
+    two = bootstrap_mean([0.0, 1.0], resamples=4000, seed=0)
+    assert (two.mean, two.low, two.high) == (0.5, 0.0, 1.0)
+    s, t = bootstrap_indices(1, 2, 4000, 0)
+    assert np.mean(t.sum(axis=1) == 1) == pytest.approx(0.5, abs=0.03) and (s == 0).all()
+    # a constant improvement on every cell: zero-width interval, significant, p = 0
+    base = np.array([[0.0, 0.5, 1.0, 0.2], [0.1, 0.4, 0.9, 0.3]])
+    up = paired_bootstrap(base + 0.25, base, resamples=500)
+    assert (up.diff.mean, up.diff.low, up.diff.high, up.p_value, up.significant) == pytest.approx(
+        (0.25, 0.25, 0.25, 0.0, True))
+    same = paired_bootstrap(base, base, resamples=500)
+    assert same.p_value == 1.0 and not same.significant
+
+
+def test_pairing_removes_shared_task_difficulty():
+    rng = np.random.default_rng(0)
+    difficulty = rng.random((3, 40))  # tasks differ a lot; both methods see the same difficulty
+    a = difficulty + 0.05 + rng.normal(0, 0.01, (3, 40))
+    b = difficulty
+    paired = paired_bootstrap(a, b, resamples=2000)
+    ia, ib = bootstrap_mean(a, resamples=2000), bootstrap_mean(b, resamples=2000)
+    assert paired.significant and paired.diff.low > 0.04
+    assert ia.low < ib.high  # unpaired intervals overlap: they could not show the difference
+    assert paired.diff.high - paired.diff.low < 0.2 * (ia.high - ia.low)
+
+
+def test_bad_input_names_the_problem():
+    with pytest.raises(ValueError, match="shape"):
+        paired_bootstrap(np.zeros((2, 3)), np.zeros((2, 4)))
+    with pytest.raises(ValueError, match="NaN"):
+        as_grid([0.0, float("nan")])
+    with pytest.raises(ValueError, match="at least one"):
+        as_grid(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="level"):
+        bootstrap_mean([1.0, 2.0], level=95)
