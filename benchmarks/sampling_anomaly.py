@@ -33,7 +33,7 @@ PIPELINE = Path("benchmarks/results/pipeline_small")
 
 def _states(limit: int) -> list[list[dict]]:
     """Agent prompts (chat messages) of the committed greedy zero-shot evaluation's turns."""
-    from wrappers.prompting import format_agent_messages
+    from colbench_env.prompting import format_agent_messages
 
     convs = []
     for line in open(PIPELINE / "eval" / "zero-shot.jsonl"):
@@ -71,7 +71,7 @@ def hand_sample(model, prompt_ids: list[int], *, temperature: float, max_new_tok
 def check(args: argparse.Namespace) -> dict:
     import torch
 
-    from colbench_env.backends import HFBackend, SamplingParams
+    from colbench_env.lm import HFBackend, SamplingParams
 
     torch.set_num_threads(args.threads)
     b1 = HFBackend("smollm2", max_batch_size=1)
@@ -165,8 +165,8 @@ def margins(args: argparse.Namespace) -> dict:
     differently)."""
     import torch
 
-    from colbench_env.backends import HFBackend
-    from wrappers.prompting import format_agent_messages
+    from colbench_env.lm import HFBackend
+    from colbench_env.prompting import format_agent_messages
 
     torch.set_num_threads(args.threads)
     b = HFBackend("smollm2")

@@ -277,6 +277,11 @@ def test_other_commands_share_the_error_style(tmp_path):
     assert_user_error(colbench("evaluate", tmp_path / "nope.jsonl"), "evaluate", "file not found")
     assert_user_error(colbench("train", "rft", "--trajectories", tmp_path / "none.jsonl", "--out", tmp_path / "ck"),
                       "train", "--trajectories", "no such file")
+    assert_user_error(colbench("render", tmp_path / "nope.html", "--out", tmp_path / "s.png"), "render",
+                      "no such file")
+    page = tmp_path / "p.html"
+    page.write_text("<html><body>hi</body></html>")
+    assert_user_error(colbench("render", page, "--out", tmp_path / "s.jpg"), "render", "--out must be a .png file")
     p = colbench("run", "--episodes", "x", "--out", tmp_path / "x.jsonl")  # argparse's own errors: same prefix, exit 2
     assert p.returncode == 2 and "colbench run: error: argument --episodes: invalid int value: 'x'" in p.stderr
 

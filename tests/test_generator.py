@@ -359,7 +359,7 @@ def test_rate_family():
         body = t.ground_truth.splitlines()[-1].strip()
         assert "*" in body and body.startswith("return"), t.ground_truth
     assert generate_task(3).extra["generator"]["family"] == "all" and FAMILIES["all"] == tuple(TEMPLATES)
-    with pytest.raises(ValueError, match=re.escape("family must be one of ['all', 'rate'], got 'easy'")):
+    with pytest.raises(ValueError, match=re.escape("family must be one of ['all', 'ask', 'rate'], got 'easy'")):
         generate_task(0, 1, "easy")
     with pytest.raises(ValueError, match="family must be one of"):
         generate_tasks(2, family="easy")

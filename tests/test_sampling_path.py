@@ -13,8 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from colbench_env.backends import HFBackend, SamplingParams  # noqa: E402
-from colbench_env.backends.smollm2 import smollm2_path  # noqa: E402
+from colbench_env.lm import HFBackend, SamplingParams  # noqa: E402
+from colbench_env.lm.smollm2 import smollm2_path  # noqa: E402
 
 CONVS = [
     [{"role": "user", "content": "hi"}],

@@ -34,27 +34,27 @@ def main(args: argparse.Namespace) -> int:
         html = sys.stdin.read()
     else:
         if not args.page.is_file():
-            print(f"colbench render: no such file: {args.page}", file=sys.stderr)
+            print(f"colbench render: error: no such file: {args.page}", file=sys.stderr)
             return 2
         try:
             html = args.page.read_text(encoding="utf-8")
         except UnicodeDecodeError as e:
-            print(f"colbench render: {args.page}: not UTF-8 text ({e})", file=sys.stderr)
+            print(f"colbench render: error: {args.page}: not UTF-8 text ({e})", file=sys.stderr)
             return 2
     if args.extract:
         html = extract_html(html)
         if not html:
-            print(f"colbench render: {args.page}: no <html>…</html> or <body>…</body> found", file=sys.stderr)
+            print(f"colbench render: error: {args.page}: no <html>…</html> or <body>…</body> found", file=sys.stderr)
             return 2
     if args.out.suffix.lower() != ".png":
-        print(f"colbench render: --out must be a .png file, got {args.out}", file=sys.stderr)
+        print(f"colbench render: error: --out must be a .png file, got {args.out}", file=sys.stderr)
         return 2
     try:
         with Renderer(pool_size=1, viewport=(args.width, args.height), page_load_timeout_s=args.timeout,
                       max_height=args.max_height) as renderer:
             img = renderer.render(html)
     except (ValueError, BrowserNotFoundError, AssetsMissingError, RenderError) as e:
-        print(f"colbench render: {e}", file=sys.stderr)
+        print(f"colbench render: error: {e}", file=sys.stderr)
         return 1
     args.out.parent.mkdir(parents=True, exist_ok=True)
     img.save(args.out)
