@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, token_logprobs, value_loss
+from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, value_loss
 from .tokenize import TokenizedSequence, tokenize_trajectory
 from .trainer_base import LMTrainer, TrainerConfig, _check, load_trajectories, trajectory_reward
 
@@ -80,7 +80,7 @@ class PPO(LMTrainer):
     algorithm = "ppo"
 
     def _build(self) -> None:
-        hidden = self.policy.peft_model.get_base_model().config.get_text_config().hidden_size
+        hidden = self.policy.peft_model.config.get_text_config().hidden_size
         head = torch.nn.Linear(hidden, 1)
         torch.nn.init.zeros_(head.weight)
         torch.nn.init.zeros_(head.bias)
@@ -100,14 +100,9 @@ class PPO(LMTrainer):
         """Per-token log-probs ``(B, L-1)``, the batch, and per-turn values (in span order)."""
         lm = self.policy
         batch = lm.batch(sequences)
-        ids = batch["input_ids"]
-        out = lm.model(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
-                       output_hidden_states=with_values)
-
-        logps = token_logprobs(out.logits, ids)
+        logps, last = lm.logps_and_hidden(batch)  # log-probs only at the action tokens (bounded memory)
         values = None
         if with_values:
-            last = out.hidden_states[-1]
             rows = [b for b, s in enumerate(sequences) for _ in s.turn_spans]
             cols = [start - 1 for s in sequences for start, _ in s.turn_spans]
             h = last[torch.tensor(rows, device=lm.device), torch.tensor(cols, device=lm.device)]
@@ -166,6 +161,7 @@ class PPO(LMTrainer):
         items = self.rollout_batch(records)
         lm = self.policy
         lm.train()
+        lm.start_schedule(-(-len(items) // c.batch_size), c.update_epochs)
         self.value_head.train()
         stats: dict[str, float] = {}
         for epoch in range(c.update_epochs):

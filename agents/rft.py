@@ -73,6 +73,7 @@ class RejectionFineTuning(LMTrainer):
                              f">= {self.config.success_threshold}; nothing to train on")
         lm = self.policy
         lm.train()
+        lm.start_schedule(-(-len(seqs) // self.config.batch_size), self.config.epochs)
         total_loss, total_tokens = 0.0, 0.0
         for epoch in range(self.config.epochs):
             total_loss, total_tokens = 0.0, 0.0

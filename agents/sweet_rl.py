@@ -83,6 +83,10 @@ class SweetRLConfig(TrainerConfig):
         critic_learning_rate: the critic's AdamW learning rate.
         critic_epochs: Bradley-Terry epochs over the trajectory pairs per ``update``.
         critic_batch_size: trajectory pairs per critic micro-batch.
+        critic_full_finetune: train every weight of the critic instead of a LoRA adapter (the
+            reference's critic is a full fine-tune); its reference is then a frozen copy.
+        critic_max_length: longest tokenised critic sequence (``None``: ``max_length``; the
+            reference trains the critic at 8192 tokens and the policy at 16384).
         min_reward_gap: a pair's rewards must differ by more than this.
         train_policy: ``False`` trains only the critic in ``update``.
     """
@@ -104,6 +108,8 @@ class SweetRLConfig(TrainerConfig):
     critic_learning_rate: float = 2e-5
     critic_epochs: int = 1
     critic_batch_size: int = 2
+    critic_full_finetune: bool = False
+    critic_max_length: int | None = None
     min_reward_gap: float = 0.0
     train_policy: bool = True
     batch_size: int = 4
@@ -128,6 +134,10 @@ class SweetRLConfig(TrainerConfig):
                f"must be a non-empty list of task-record field names, got {self.info_fields!r}")
         self.info_fields = list(self.info_fields)
         _check(self.critic_model is None or isinstance(self.critic_model, str), "critic_model", "must be a path or None")
+        _check(isinstance(self.critic_full_finetune, bool) and not (self.critic_full_finetune and self.critic_load_in_4bit),
+               "critic_full_finetune", "must be true or false, and not with critic_load_in_4bit")
+        _check(self.critic_max_length is None or (isinstance(self.critic_max_length, int) and self.critic_max_length > 0),
+               "critic_max_length", f"must be a positive int or None, got {self.critic_max_length!r}")
         _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")
 
 
@@ -194,7 +204,7 @@ class SweetRL(LMTrainer):
 
     def _critic_sequences(self, rec: dict) -> list[TokenizedSequence]:
         return tokenize_trajectory(self.critic_tokenizer, rec, formatter=self._critic_formatter(rec["task"]),
-                                   max_length=self.config.max_length)
+                                   max_length=self.config.critic_max_length or self.config.max_length)
 
     def _turn_means(self, lm: TrainableLM, sequences: list[TokenizedSequence], *, reference: bool) -> torch.Tensor:
         """Mean log-prob of each turn's action tokens, all turns of ``sequences`` in order: ``(n_turns,)``."""
@@ -238,6 +248,7 @@ class SweetRL(LMTrainer):
                 cache[id(rec)] = self._critic_sequences(rec)
                 ref_cache[id(rec)] = self._turn_means(lm, cache[id(rec)], reference=True)
         lm.train()
+        lm.start_schedule(-(-len(pairs) // c.critic_batch_size), c.critic_epochs)
         loss_sum, acc_sum, n = 0.0, 0.0, 0
         for epoch in range(c.critic_epochs):
             loss_sum, acc_sum, n = 0.0, 0.0, 0
@@ -280,7 +291,8 @@ class SweetRL(LMTrainer):
         out: list[float] = []
         for start in range(0, len(actions), c.batch_size):
             chunk = list(actions[start:start + c.batch_size])
-            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.max_length) for a in chunk]
+            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.critic_max_length or c.max_length)
+                     for a in chunk]
             crit = self._turn_means(self.critic, cseqs, reference=False)
             if baseline == "critic_reference":
                 base = self._turn_means(self.critic, cseqs, reference=True)

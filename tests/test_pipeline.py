@@ -1,6 +1,7 @@
 """The pipeline end to end on a tiny random Llama (SmolLM2's tokenizer): every stage runs, methods
 that have nothing to learn from are reported as such, the report is written, and a rerun resumes."""
 import json
+import os
 
 import gymnasium as gym
 import pytest
@@ -100,3 +101,43 @@ def test_small_preset_is_what_the_readme_says():
         PipelineConfig(family="easy")
     with pytest.raises(ValueError, match="prompt_style must be one of"):
         PipelineConfig(prompt_style="tiny")
+
+
+def test_paper_preset_is_the_reference_setting():
+    """--paper resolves to the reference's values (PAPER_SETTINGS: value + file), and the README table
+    is generated from the same preset."""
+    from pathlib import Path
+
+    from benchmarks.pipeline import PAPER_SETTINGS, paper_settings_table, resolve_setting, trainer_config
+
+    cfg = PipelineConfig(**PRESETS["paper"])
+    trainers = {m: trainer_config(cfg, m, cfg.policy) for m in cfg.methods}
+    for setting, reference, _source, key in PAPER_SETTINGS:
+        assert resolve_setting(key, cfg, trainers) == reference, setting
+    sweet = trainers["sweet-rl"]  # spot checks written from the issue, independent of PAPER_SETTINGS
+    assert (sweet.critic_learning_rate, sweet.critic_epochs, sweet.critic_max_length, sweet.learning_rate,
+            sweet.max_length, sweet.n_candidates, sweet.pairs_per_state, sweet.nll_coef) == \
+        (2e-7, 4, 8192, 2e-7, 16384, 16, 4, 0.01)
+    assert sweet.full_finetune and sweet.critic_full_finetune and sweet.adam_betas == (0.9, 0.95)
+    assert cfg.n_train_tasks * cfg.rollouts_per_task == 15000 and cfg.eval_temperature == 1.0
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    table = readme.split("<!-- paper-settings:begin -->\n")[1].split("<!-- paper-settings:end -->")[0]
+    assert table == paper_settings_table()
+
+
+@pytest.mark.skipif(not os.path.isdir("/work/.mirror/facebookresearch+sweet_rl/repo"),
+                    reason="the reference repository is not mirrored here")
+def test_paper_settings_cite_flags_that_exist_in_the_reference():
+    import re
+    import subprocess
+
+    from benchmarks.pipeline import PAPER_SETTINGS
+
+    repos = {"facebookresearch/sweet_rl": "/work/.mirror/facebookresearch+sweet_rl/repo",
+             "YifeiZhou02/collab_openrlhf": "/work/.mirror/YifeiZhou02+collab_openrlhf/repo"}
+    for setting, _ref, source, _key in PAPER_SETTINGS:
+        repo, path = source.split(" ")[:2]
+        text = subprocess.run(["git", "-C", repos[repo], "show", f"HEAD:{path.rstrip(',')}"], capture_output=True,
+                              text=True, check=True).stdout
+        for flag in re.findall(r"--[a-z_]+", source):
+            assert flag in text, (setting, flag, path)
