@@ -103,14 +103,14 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
         raise ValueError("no preference pairs to train on")
     lm.eval()
     refs = []
-    with torch.no_grad():
-        for chunk in batches(list(range(len(pairs))), batch_size):
+    with torch.no_grad():  # every pair's reference (on every process: the order may differ per epoch)
+        for chunk in (list(range(s, min(s + batch_size, len(pairs)))) for s in range(0, len(pairs), batch_size)):
             sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
             total, _ = _summed_logps(lm, sides, reference=True)
             refs += list(zip(chunk, total[:len(chunk)].tolist(), total[len(chunk):].tolist()))
     ref_of = {i: (c, r) for i, c, r in refs}
     lm.train()
-    lm.start_schedule(-(-len(pairs) // batch_size), epochs)
+    lm.start_schedule(len(batches(list(range(len(pairs))), batch_size)), epochs)
     sums: dict[str, float] = defaultdict(float)
     n_batches = 0
     for epoch in range(epochs):

@@ -87,6 +87,7 @@ class PPO(LMTrainer):
         self.value_head = head.to(self.policy.device)
         self.policy.optimizer.add_param_group({"params": list(self.value_head.parameters()),
                                                "lr": self.config.value_learning_rate, "weight_decay": 0.0})
+        self.policy.sync_params += list(self.value_head.parameters())  # not inside DDP: averaged by hand
 
     def _save_extra(self, d: Path) -> None:
         if self.accelerator.is_main_process:
@@ -161,7 +162,7 @@ class PPO(LMTrainer):
         items = self.rollout_batch(records)
         lm = self.policy
         lm.train()
-        lm.start_schedule(-(-len(items) // c.batch_size), c.update_epochs)
+        lm.start_schedule(len(self._batches(items, c.batch_size)), c.update_epochs)
         self.value_head.train()
         stats: dict[str, float] = {}
         for epoch in range(c.update_epochs):
@@ -182,7 +183,9 @@ class PPO(LMTrainer):
                 v_loss = value_loss(values.float(), ret, old_v, clip=c.clip_coef if c.clip_vloss else None)
                 kl = kl_penalty(logps, ref, mask, kind=c.kl_estimator)
                 loss = pg_loss + c.vf_coef * v_loss + c.kl_coef * kl
-                lm.backward(loss)
+                # token / turn means of the global batch under N processes (1 with one process)
+                tok_share, turn_share = self._global_share(mask.sum()), self._global_share(values.numel())
+                lm.backward((pg_loss + c.kl_coef * kl) * tok_share + c.vf_coef * v_loss * turn_share)
                 for k, v in {"loss": loss, "pg_loss": pg_loss, "v_loss": v_loss, "kl": kl, **pg_stats}.items():
                     sums[k] = sums.get(k, 0.0) + float(v.detach())
                 n += 1

@@ -216,6 +216,9 @@ class TrainableLM:
         self._schedule_kind, self._warmup_ratio, self._min_lr_ratio = lr_scheduler, warmup_ratio, min_lr_ratio
         self.scheduler = None
         self._frozen_reference = None
+        #: trained parameters outside the prepared model (e.g. PPO's value head) whose gradients
+        #: :meth:`flush` averages over processes itself (DDP only averages the model's own)
+        self.sync_params: list[torch.nn.Parameter] = []
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
             if tokenizer is None:
@@ -391,6 +394,10 @@ class TrainableLM:
         """Apply pending gradients (clip, step, zero)."""
         if self._pending == 0:
             return
+        if self.accelerator.num_processes > 1:
+            for p in self.sync_params:
+                if p.grad is not None:
+                    p.grad.copy_(self.accelerator.reduce(p.grad, reduction="mean"))
         if self.max_grad_norm:
             self.accelerator.clip_grad_norm_(self.model.parameters(), self.max_grad_norm)
         self.optimizer.step()
@@ -701,12 +708,44 @@ class LMTrainer(abc.ABC):
         return tqdm(iterable, desc=desc, total=total, disable=not self.config.show_progress
                     or not self.accelerator.is_local_main_process)
 
-    def _batches(self, items: list, size: int, *, shuffle: bool = True) -> list[list]:
+    def _batches(self, items: list, size: int, *, shuffle: bool = True, shard: bool = True) -> list[list]:
+        """This process's micro-batches of ``items``: ``size`` per process (a seeded shuffle unless
+        ``shuffle=False``).
+
+        With N processes (``accelerate launch``) the global micro-batch is ``size x N``: every
+        process draws the same order, cuts it into global batches and takes its own ``size`` slice
+        of each (``shard=False``: every process gets all of them). DDP then averages the
+        gradients, so N processes with ``size`` equal one process with ``size x N`` (for losses that
+        are means over examples; token- and turn-level means are reweighted by
+        :meth:`LMTrainer._global_share`). A last global batch that is short is filled by cycling
+        through the order from its start, as accelerate's ``even_batches`` does, so that no process
+        is left without work (a process with nothing to do would stall the others' all-reduce).
+        """
         order = list(range(len(items)))
         if shuffle:
             g = torch.Generator().manual_seed(self.config.seed + self.updates)
             order = torch.randperm(len(items), generator=g).tolist()
-        return [[items[i] for i in order[s:s + size]] for s in range(0, len(order), size)]
+        n_proc = self.accelerator.num_processes if shard else 1
+        if n_proc == 1:
+            return [[items[i] for i in order[s:s + size]] for s in range(0, len(order), size)]
+        rank, width = self.accelerator.process_index, size * n_proc
+        out = []
+        for s in range(0, len(order), width):
+            chunk = order[s:s + width]
+            chunk += [order[k % len(order)] for k in range(width - len(chunk))]
+            out.append([items[i] for i in chunk[rank * size:(rank + 1) * size]])
+        return out
+
+    def _global_share(self, count: torch.Tensor | float) -> torch.Tensor:
+        """``N x count / (sum of count over the N processes)``: multiply a loss that is a mean over
+        this process's ``count`` tokens (or turns) by it, and DDP's gradient average becomes the
+        gradient of the mean over all processes' tokens -- what one process computes on the whole
+        global batch. ``1`` with one process."""
+        c = torch.as_tensor(count, dtype=torch.float32, device=self.accelerator.device)
+        if self.accelerator.num_processes == 1:
+            return torch.ones((), device=c.device)
+        total = self.accelerator.reduce(c.clone(), reduction="sum")
+        return self.accelerator.num_processes * c / total.clamp(min=1e-12)
 
 
 def _simple_rollouts(factory: Callable[[], Any], policy: Callable[[Any], str], n: int) -> list[dict]:
