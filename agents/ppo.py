@@ -94,7 +94,7 @@ class PPO(LMTrainer):
             torch.save(self.value_head.state_dict(), d / "value_head.pt")
 
     def _load_extra(self, d: Path) -> None:
-        self.value_head.load_state_dict(torch.load(d / "value_head.pt", map_location=self.policy.device))
+        self.value_head.load_state_dict(torch.load(d / "value_head.pt", map_location=self.policy._load_device()))
 
     # ---------------------------------------------------------------------------------------------
     def _forward(self, sequences: list[TokenizedSequence], *, with_values: bool):

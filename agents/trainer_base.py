@@ -474,7 +474,12 @@ class TrainableLM:
             self._load_adapter(d)
         opt = d / "optimizer.pt"
         if opt.exists():
-            self.optimizer.load_state_dict(torch.load(opt, map_location=self.device, weights_only=False))
+            self.optimizer.load_state_dict(torch.load(opt, map_location=self._load_device(), weights_only=False))
+
+    def _load_device(self) -> str:
+        """The device name safetensors and ``torch.load`` accept: ``"cpu"``, not ``"cpu:0"`` (a CPU DDP
+        rank's device, which both reject)."""
+        return "cpu" if self.device.type == "cpu" else str(self.device)
 
     def _load_full(self, d: Path) -> None:
         from safetensors.torch import load_file
@@ -484,7 +489,7 @@ class TrainableLM:
             raise FileNotFoundError(f"no model weights (model*.safetensors) in {d}")
         state: dict[str, torch.Tensor] = {}
         for f in files:
-            state.update(load_file(str(f), device=str(self.device)))
+            state.update(load_file(str(f), device=self._load_device()))
         net = self.peft_model
         result = net.load_state_dict(state, strict=False)
         tied = set(getattr(net, "_tied_weights_keys", None) or [])
@@ -500,7 +505,7 @@ class TrainableLM:
         weights = d / "adapter_model.safetensors"
         if not weights.exists():
             raise FileNotFoundError(f"no adapter weights at {weights}")
-        state = load_file(str(weights), device=str(self.device))
+        state = load_file(str(weights), device=self._load_device())
         result = peft.set_peft_model_state_dict(self.peft_model, state)
         missing_lora = [k for k in getattr(result, "unexpected_keys", []) if "lora" in k]
         if missing_lora:

@@ -20,11 +20,14 @@ Presets:
   number: the one kind of task this 135M policy solves sometimes -- about a third zero-shot with the
   ``"compact"`` prompt, so a change is measurable), short episodes (``max_turns`` 3, 96 tokens),
   LoRA on CPU. Sized for 2 CPU cores in <= 45 minutes.
-* ``--paper``: the paper's setting, for GPUs: Llama-3.1-8B-Instruct policy and critic, Llama-3.1-70B
-  simulator behind an OpenAI-compatible server (``--simulator-base-url``), the embedded backend
-  tasks (or an official file via ``--tasks``), 10 turns, k = 15 rollouts per task, N = 16
-  candidates. Run the training stages under ``accelerate launch`` with
-  ``configs/accelerate/deepspeed_zero3.yaml`` or ``fsdp.yaml``.
+* ``--paper``: the reference implementation's setting, for GPUs (every value and its source file in
+  :data:`PAPER_SETTINGS`, rendered in the README by :func:`paper_settings_table`):
+  Llama-3.1-8B-Instruct policy and critic, both fully fine-tuned (lr 2e-7, AdamW betas (0.9, 0.95),
+  cosine to 0.1x with 3 % warm-up, 8 pairs per step), Llama-3.1-70B simulator behind an
+  OpenAI-compatible server (``--simulator-base-url``), 5000 train tasks x k = 3 rollouts (15k
+  trajectories; the embedded tasks, or an official file via ``--tasks``), 10 turns of 1024 tokens,
+  N = 16 candidates at temperature 1.0, evaluation sampled at temperature 1.0 on 1000 tasks. Run the
+  training stages under ``accelerate launch`` with ``configs/accelerate/deepspeed_zero3.yaml``.
 """
 from __future__ import annotations
 

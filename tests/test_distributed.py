@@ -57,6 +57,14 @@ def tiny_dir(tmp_path_factory):
     return save_tiny_llama(tmp_path_factory.mktemp("tiny_ddp"), smollm2_tokenizer(), hidden_size=32)
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # other launches on this machine may hold accelerate's default 29500
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def _config(algorithm: str, batch: int) -> dict:
     conf = dict(CONFIGS[algorithm], max_length=512, lora_r=4, batch_size=batch)
     if algorithm == "sweet-rl":
@@ -95,6 +103,7 @@ def test_two_processes_equal_one_with_the_same_global_batch(tmp_path, tiny_dir, 
     data.write_text("".join(json.dumps(r) + "\n" for r in DATA))
     out = tmp_path / "ddp"
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+           "--main_process_port", str(_free_port()),
            "--mixed_precision", "no", "--dynamo_backend", "no", str(HERE / "ddp_train.py"), algorithm, str(data),
            tiny_dir, str(out), json.dumps(_config(algorithm, PER_PROCESS))]
     env = dict(os.environ, ACCELERATE_USE_CPU="1", OMP_NUM_THREADS="1",
