@@ -1,103 +1,67 @@
-"""Throughput of the sandboxed backend evaluator vs the UNSAFE in-process ``exec`` baseline.
+"""Throughput of the sandboxed backend evaluator vs the UNSAFE in-process reference-style baseline.
 
-Both evaluators score the same answers on the same tasks in one run: for each embedded backend
-task (``colbench_env`` default set), its ground truth (a correct answer) and its
-``generic_solution`` (a plausible wrong one), repeated up to ``n_answers``. The in-process baseline
-(:mod:`colbench_env.evaluation.inprocess`, the reference's way) is single-threaded and re-runs the
-ground truth for every answer; the sandboxed one runs ``workers`` isolated children in parallel from
-a warm pool and caches ground-truth outputs. The pool is started and the ground-truth cache filled
-before timing (a warm evaluator, as in training); the in-process one is timed after one warm-up pass.
+Both evaluators score the same answers under the reference scorer's semantics, side by side in one
+run (:mod:`colbench_env.evaluation.inprocess` is the reference's way: ``exec`` of the ground truth
+and of the answer for every test call, in this process, one thread):
 
-Printed: answers/s of each, and ``ratio = sandboxed / in-process`` (>1 means the sandbox is
-faster), plus whether both gave the same rewards. Wall-clock ratios depend on what else runs on
-the machine, so CPU time is measured too (``resource.getrusage``): the in-process evaluator's own
-CPU time, and for the sandboxed one the evaluator process's CPU time plus that of its sandbox
-processes (zygotes and the children they forked; ``RUSAGE_CHILDREN`` of a run with the timed part
-minus that of an identical run without it, both pools closed and reaped). ``cpu_ratio`` = in-process
-CPU per answer / sandboxed CPU per answer; ``idle_ratio_estimate`` = ``cpu_ratio`` x
-``min(workers, CPUs)``: the throughput ratio to expect on an idle machine (the in-process
-evaluator uses one core, the sandboxed one ``workers``). Run::
+* **single pass** (``evaluator_ratio_vs_inprocess``): ``n_tasks`` (1000) official-format records
+  (procedural tasks, difficulties 1-4, as official jsonl records), each scored once with its ground
+  truth as the answer. The sandboxed evaluator starts with a warm pool and an **empty**
+  ground-truth cache: it runs every ground truth once and every answer once, each in its own
+  confined child.
+* **RL workload** (``evaluator_ratio_rl_workload``): ``rl_tasks`` (250) tasks x 4 different answers
+  each (ground truth, generic solution, a mutant, the ground truth with a top-level helper): the
+  ground-truth outputs are computed once per task and reused for its 4 answers (fresh evaluator).
 
-    python -m benchmarks.bench_evaluator [--answers N] [--workers W] [--json]
+``ratio = sandboxed answers/s / in-process answers/s`` (> 1: the sandbox is faster); both must give
+the same rewards (``same_rewards_*``). Wall-clock ratios depend on what else runs on the machine, so
+CPU time is measured too: the evaluator process's own, and its sandbox processes' (zygotes and
+their children: ``RUSAGE_CHILDREN`` after the pool is closed and reaped, minus a run without the
+timed part). ``cpu_breakdown_ms_per_job`` splits the sandbox's per-job CPU into ``fork`` (the
+zygote's ``fork``), ``setup`` (the child's confinement, rlimits, fds and copy-on-write faults until
+the job is read), ``exec`` (running the code and tests, encoding results), ``sweep`` (the zygote
+killing/reaping the job's processes, emptying its directory and IPC objects), ``exit`` (the job's
+processes' CPU after the child's own measurements: process teardown), ``transfer`` (the evaluator
+handing the job over and decoding results), ``evaluator_other`` (the evaluator's thread pool,
+scoring and comparison) and ``zygote_other`` (the zygote's loop and everything not attributed).
+Run::
+
+    python -m benchmarks.bench_evaluator [--tasks N] [--rl-tasks N] [--workers W] [--json]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import resource
 import time
 
 __all__ = ["run", "main"]
 
 
-def _workload(n_answers: int):
-    from colbench_env.protocol import ANSWER_MARKER
-    from colbench_env.tasks import default_tasks
+def _tasks(n: int, start: int = 0) -> list:
+    """``n`` official-format backend tasks (procedural, difficulties 1-4, read back from records)."""
+    from colbench_env.generator import generate_tasks
+    from colbench_env.tasks import task_from_record
 
-    tasks = default_tasks("backend")
-    pairs = []
-    for t in tasks:
-        pairs.append((t, f"{ANSWER_MARKER}\n```python\n{t.ground_truth}\n```"))
-        wrong = t.extra.get("generic_solution")
-        if wrong:
-            pairs.append((t, f"{ANSWER_MARKER}\n```python\n{wrong}\n```"))
-    if not pairs:
-        raise RuntimeError("no embedded backend tasks to benchmark on")
-    return [pairs[i % len(pairs)] for i in range(n_answers)], len(tasks)
+    per = -(-n // 4)
+    tasks = [t for d in (1, 2, 3, 4) for t in generate_tasks(per, difficulty=d, start=start)][:n]
+    return [task_from_record(t.to_record(), source="<bench>", line=i + 1) for i, t in enumerate(tasks)]
 
 
-def run(n_answers: int = 200, workers: int = 2, timeout_s: float = 10.0) -> dict:
-    """Measure both evaluators on the same ``n_answers`` answers; returns the numbers as a dict.
+def _fenced(code: str) -> str:
+    return f"I WANT TO ANSWER: ```python\n{code}\n```"
 
-    Keys: ``n_answers``, ``n_tasks``, ``workers``, ``inprocess_answers_per_s``,
-    ``sandboxed_answers_per_s``, ``ratio`` (sandboxed / in-process), ``same_rewards`` (both
-    evaluators agree on every answer), ``mean_reward``, ``isolation``.
-    """
-    if n_answers < 1 or workers < 1:
-        raise ValueError("n_answers and workers must be >= 1")
-    from colbench_env.evaluation.backend import BackendEvaluator
-    from colbench_env.evaluation.inprocess import InProcessEvaluator
 
-    items, n_tasks = _workload(n_answers)
-    ref = InProcessEvaluator(timeout_s=timeout_s)
-    ref.score_many(items[: min(len(items), 20)])  # warm-up (imports, caches)
-    c0, t0 = _self_cpu(), time.perf_counter()
-    ref_scores = ref.score_many(items)
-    t_ref, cpu_ref = time.perf_counter() - t0, _self_cpu() - c0
-
-    def sandboxed(timed: bool):
-        kids0 = _children_cpu()
-        with BackendEvaluator(workers=workers, timeout_s=timeout_s) as ev:
-            ev.score_many(list({id(t): (t, a) for t, a in items}.values())[:workers])  # start pool
-            ev.score_many([(t, "def _():\n    pass") for t in {id(t): t for t, _ in items}.values()])  # fill cache
-            scores, t_sb, cpu_self = None, 0.0, 0.0
-            if timed:
-                c0, t0 = _self_cpu(), time.perf_counter()
-                scores = ev.score_many(items)
-                t_sb, cpu_self = time.perf_counter() - t0, _self_cpu() - c0
-            iso = {k: v for k, v in ev.isolation.items() if k in ("netns", "pidns", "ipcns", "uid_drop", "landlock_abi")}
-        return scores, t_sb, cpu_self, _children_cpu() - kids0, iso
-
-    _, _, _, kids_setup, _ = sandboxed(timed=False)
-    sb_scores, t_sb, cpu_sb_self, kids_all, isolation = sandboxed(timed=True)
-    cpu_sb_kids = max(kids_all - kids_setup, 0.0)
-    cpu_sb = cpu_sb_self + cpu_sb_kids
-    same = [a.reward for a in ref_scores] == [b.reward for b in sb_scores]
-    cores = min(workers, len(os.sched_getaffinity(0)))
-    cpu_ratio = (cpu_ref / n_answers) / (cpu_sb / n_answers) if cpu_sb > 0 else float("inf")
-    return {
-        "n_answers": n_answers, "n_tasks": n_tasks, "workers": workers,
-        "inprocess_answers_per_s": n_answers / t_ref, "sandboxed_answers_per_s": n_answers / t_sb,
-        "ratio": (n_answers / t_sb) / (n_answers / t_ref), "same_rewards": same,
-        "evaluator_ratio_vs_inprocess": (n_answers / t_sb) / (n_answers / t_ref),
-        "inprocess_cpu_ms_per_answer": 1e3 * cpu_ref / n_answers,
-        "sandboxed_cpu_ms_per_answer": 1e3 * cpu_sb / n_answers,
-        "sandboxed_evaluator_cpu_ms_per_answer": 1e3 * cpu_sb_self / n_answers,
-        "sandboxed_sandbox_cpu_ms_per_answer": 1e3 * cpu_sb_kids / n_answers,
-        "cpu_ratio": cpu_ratio, "idle_ratio_estimate": cpu_ratio * cores,
-        "mean_reward": sum(s.reward for s in sb_scores) / n_answers, "isolation": isolation,
-    }
+def _four_answers(t) -> list[str]:
+    gt = t.ground_truth
+    name = re.match(r"def (\w+)\(", gt).group(1)
+    mutant = re.sub(r"(?<![\w.])(\d+)(?![\w.])", lambda m: str(int(m.group(1)) + 1), gt.split(":\n", 1)[1], count=1)
+    helper = gt.replace(f"def {name}(", f"def _{name}_impl(", 1) + \
+        f"\n\ndef {name}(*args, **kwargs):\n    return _{name}_impl(*args, **kwargs)\n"
+    return [_fenced(gt), _fenced(t.extra.get("generic_solution", gt)), _fenced(gt.split(":\n", 1)[0] + ":\n" + mutant),
+            _fenced(helper)]
 
 
 def _self_cpu() -> float:
@@ -110,22 +74,99 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def _inprocess(items) -> tuple[list, float, float]:
+    from colbench_env.evaluation.inprocess import InProcessEvaluator
+
+    ref = InProcessEvaluator()
+    ref.score_many(items[: min(len(items), 20)])  # warm-up (imports, caches)
+    c0, t0 = _self_cpu(), time.perf_counter()
+    scores = ref.score_many(items)
+    return scores, time.perf_counter() - t0, _self_cpu() - c0
+
+
+def _sandboxed(items, workers: int, timeout_s: float, timed: bool):
+    """Fresh evaluator, pool started (one throw-away task) before timing, empty truth cache."""
+    from colbench_env.evaluation.backend import BackendEvaluator
+    from colbench_env.tasks import task_from_record
+
+    warm = task_from_record({"problem_description": "p", "ground_truth": "def w():\n    return 1",
+                             "test_cases": {"t": "w()"}, "hidden_information": "h"}, source="<warm>", line=1)
+    kids0 = _children_cpu()
+    with BackendEvaluator(workers=workers, timeout_s=timeout_s) as ev:
+        ev.score_many([(warm, "def w():\n    return 1")] * workers)
+        before = dict(ev._pool.cpu_totals)
+        scores, t, cpu_self = None, 0.0, 0.0
+        if timed:
+            c0, t0 = _self_cpu(), time.perf_counter()
+            scores = ev.score_many(items)
+            t, cpu_self = time.perf_counter() - t0, _self_cpu() - c0
+        after = dict(ev._pool.cpu_totals)
+        prof = {k: after.get(k, 0) - before.get(k, 0) for k in after}
+        truth_runs = ev.truth_runs - 1
+        iso = {k: v for k, v in ev.isolation.items() if k in ("netns", "pidns", "ipcns", "uid_drop", "landlock_abi")}
+    return scores, t, cpu_self, _children_cpu() - kids0, prof, truth_runs, iso
+
+
+def _compare(items, workers: int, timeout_s: float) -> dict:
+    ref_scores, t_ref, cpu_ref = _inprocess(items)
+    _, _, _, kids_setup, _, _, _ = _sandboxed(items, workers, timeout_s, timed=False)
+    sb_scores, t_sb, cpu_self, kids_all, prof, truth_runs, iso = _sandboxed(items, workers, timeout_s, timed=True)
+    kids = max(kids_all - kids_setup, 0.0)
+    n = len(items)
+    jobs = max(prof.get("jobs", 0), 1)
+    ms = {k: prof.get(k, 0) / jobs / 1e6 for k in ("fork", "setup", "exec", "sweep", "transfer")}
+    ms["exit"] = max(prof.get("job_processes", 0) / jobs / 1e6 - ms["setup"] - ms["exec"], 0.0)
+    ms["evaluator_other"] = max(1e3 * cpu_self / jobs - ms["transfer"], 0.0)
+    ms["zygote_other"] = max(1e3 * kids / jobs - ms["fork"] - ms["setup"] - ms["exec"] - ms["exit"] - ms["sweep"], 0.0)
+    cpu_sb = cpu_self + kids
+    return {
+        "n_answers": n, "jobs": prof.get("jobs", 0), "truth_runs": truth_runs,
+        "inprocess_answers_per_s": n / t_ref, "sandboxed_answers_per_s": n / t_sb,
+        "ratio": t_ref / t_sb, "same_rewards": [a.reward for a in ref_scores] == [b.reward for b in sb_scores],
+        "inprocess_cpu_ms_per_answer": 1e3 * cpu_ref / n, "sandboxed_cpu_ms_per_answer": 1e3 * cpu_sb / n,
+        "cpu_ratio": cpu_ref / cpu_sb if cpu_sb > 0 else float("inf"),
+        "cpu_breakdown_ms_per_job": {k: round(v, 4) for k, v in ms.items()},
+        "mean_reward": sum(s.reward for s in sb_scores) / n, "isolation": iso,
+    }
+
+
+def run(n_tasks: int = 1000, rl_tasks: int = 250, workers: int = 2, timeout_s: float = 10.0) -> dict:
+    """Both workloads, each evaluator side by side; returns the numbers as a dict (see the module
+    docstring). Headline keys: ``evaluator_ratio_vs_inprocess`` (single pass),
+    ``evaluator_ratio_rl_workload``; details under ``evaluator_single_pass`` / ``evaluator_rl_workload``."""
+    if n_tasks < 1 or rl_tasks < 1 or workers < 1:
+        raise ValueError("n_tasks, rl_tasks and workers must be >= 1")
+    single = [(t, _fenced(t.ground_truth)) for t in _tasks(n_tasks)]
+    rl = [(t, a) for t in _tasks(rl_tasks, start=100000) for a in _four_answers(t)]
+    a = _compare(single, workers, timeout_s)
+    b = _compare(rl, workers, timeout_s)
+    cores = min(workers, len(os.sched_getaffinity(0)))
+    return {
+        "evaluator_ratio_vs_inprocess": a["ratio"], "evaluator_ratio_rl_workload": b["ratio"],
+        "evaluator_cpu_ratio_vs_inprocess": a["cpu_ratio"], "evaluator_cpu_ratio_rl_workload": b["cpu_ratio"],
+        "evaluator_idle_ratio_estimate": a["cpu_ratio"] * cores,
+        "evaluator_rl_idle_ratio_estimate": b["cpu_ratio"] * cores,
+        "evaluator_cpu_breakdown_ms_per_job": a["cpu_breakdown_ms_per_job"],
+        "evaluator_single_pass": a, "evaluator_rl_workload": b, "evaluator_workers": workers,
+        "evaluator_same_rewards": a["same_rewards"] and b["same_rewards"],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--answers", type=int, default=200)
+    p.add_argument("--tasks", type=int, default=1000, help="tasks of the single-pass workload")
+    p.add_argument("--rl-tasks", type=int, default=250, help="tasks of the RL workload (4 answers each)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
-    r = run(n_answers=a.answers, workers=a.workers)
-    print(f"in-process (UNSAFE, 1 thread): {r['inprocess_answers_per_s']:.1f} answers/s")
-    print(f"sandboxed ({r['workers']} workers, warm pool): {r['sandboxed_answers_per_s']:.1f} answers/s")
-    print(f"ratio sandboxed/in-process: {r['ratio']:.3f}x  (same rewards: {r['same_rewards']}, "
-          f"{r['n_answers']} answers on {r['n_tasks']} tasks)")
-    print(f"CPU per answer: in-process {r['inprocess_cpu_ms_per_answer']:.3f} ms, sandboxed "
-          f"{r['sandboxed_cpu_ms_per_answer']:.3f} ms (evaluator {r['sandboxed_evaluator_cpu_ms_per_answer']:.3f} + "
-          f"sandboxes {r['sandboxed_sandbox_cpu_ms_per_answer']:.3f})")
-    print(f"CPU ratio in-process/sandboxed: {r['cpu_ratio']:.3f}x; idle-machine estimate with "
-          f"{r['workers']} workers: {r['idle_ratio_estimate']:.3f}x")
+    r = run(n_tasks=a.tasks, rl_tasks=a.rl_tasks, workers=a.workers)
+    for key, name in (("evaluator_single_pass", "single pass"), ("evaluator_rl_workload", "RL workload")):
+        d = r[key]
+        print(f"{name}: {d['n_answers']} answers, in-process (UNSAFE, 1 thread) {d['inprocess_answers_per_s']:.1f}/s, "
+              f"sandboxed ({a.workers} workers) {d['sandboxed_answers_per_s']:.1f}/s: ratio {d['ratio']:.3f}x "
+              f"(CPU ratio {d['cpu_ratio']:.3f}x; same rewards: {d['same_rewards']}; {d['jobs']} sandbox jobs, "
+              f"{d['truth_runs']} ground truths)")
+    print("sandbox CPU per job (ms): " + ", ".join(f"{k} {v:.3f}" for k, v in r["evaluator_cpu_breakdown_ms_per_job"].items()))
     if a.json:
         print(json.dumps(r))
     return 0

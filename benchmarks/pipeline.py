@@ -74,6 +74,8 @@ class PipelineConfig:
         methods: which trainers to run.
         trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4}}``).
         seed: seeds collection and training.
+        semantics: backend scoring semantics (``"reference"``: comparable with published numbers;
+            ``"python"``: plain Python modules), see :mod:`colbench_env.evaluation.backend`.
     """
 
     out_dir: str = "benchmarks/results/pipeline_small"
@@ -95,8 +97,11 @@ class PipelineConfig:
     methods: tuple = METHODS
     trainer_overrides: dict = field(default_factory=dict)
     seed: int = 0
+    semantics: str = "reference"
 
     def __post_init__(self) -> None:
+        if self.semantics not in ("reference", "python"):
+            raise ValueError(f"semantics must be 'reference' or 'python', got {self.semantics!r}")
         bad = [m for m in self.methods if m not in METHODS]
         if bad:
             raise ValueError(f"methods: unknown {bad}; choose from {METHODS}")
@@ -173,6 +178,8 @@ PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
     ("agent turns per episode", 10, f"{_SR} scripts/simulate_interactions.py (max_steps)", "pipeline.max_turns"),
     ("tokens per agent turn", 1024, f"{_SR} sweet_rl/models/vllm_agent.py (max_tokens)", "pipeline.max_new_tokens"),
     ("evaluation sampling temperature", 1.0, f"{_SR} scripts/simulate_interactions.py (temperature)", "pipeline.eval_temperature"),
+    ("backend scoring semantics", "reference", f"{_SR} sweet_rl/utils/code_utils.py (exec inside a function)",
+     "pipeline.semantics"),
     ("evaluation tasks", 1000, f"{_SR} README.md (simulate_interactions.py --num_tasks 1000)", "pipeline.n_test_tasks"),
     ("critic: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.critic_full_finetune"),
     ("critic learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.critic_learning_rate"),
@@ -275,7 +282,7 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
 
     sim = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
     try:
-        with BackendEvaluator(workers=2) as ev:
+        with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
             return run_to_file(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
                                                 max_turns=cfg.max_turns),
                                make_agent, specs, out, batch_size=cfg.batch_size, desc=desc)
@@ -459,6 +466,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
     p.add_argument("--max-new-tokens", type=int, default=None)
     p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--semantics", choices=("reference", "python"), default=None,
+                   help="backend scoring: reference (default, comparable with published numbers) or python")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -466,8 +475,8 @@ def main(args: argparse.Namespace) -> int:
     conf = dict(PRESETS[preset])
     for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
-                 "max_new_tokens", "batch_size"):
-        v = getattr(args, name)
+                 "max_new_tokens", "batch_size", "semantics"):
+        v = getattr(args, name, None)
         if v is not None:
             conf[name] = v
     if args.simulator_base_url or args.simulator_model:

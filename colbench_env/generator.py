@@ -128,8 +128,10 @@ class Template:
             if unknown:
                 raise KeyError(f"template {self.name!r} has no facts {sorted(unknown)}")
             full.update(values)
-        src = f"{self.signature}:\n" + "\n".join(f"    {line}" for line in self.body(full))
-        return ("import math\n\n" + src) if "math." in src else src
+        body = "\n".join(f"    {line}" for line in self.body(full))
+        # the import goes inside the function: under the reference scorer's semantics (the default),
+        # a top-level import is invisible to the function and the task would be unsolvable
+        return f"{self.signature}:\n" + ("    import math\n" if "math." in body else "") + body
 
     def call(self, args: Sequence) -> str:
         """The literal test call for one argument tuple."""

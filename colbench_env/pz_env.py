@@ -61,8 +61,12 @@ class ColBenchAECEnv(AECEnv):
             or a list of tasks/records (see :func:`colbench_env.tasks.load_tasks`).
         split: ``"train"`` / ``"test"`` / ``None`` (all).
         max_turns: agent turns per episode (10 in ColBench); the last one is a forced answer.
-        evaluator: a :class:`~colbench_env.evaluation.backend.BackendEvaluator` to share (backend);
-            by default the env starts its own single-worker pool on first use and closes it.
+        evaluator: a :class:`~colbench_env.evaluation.backend.BackendEvaluator` to share (backend),
+            or ``"reference"`` / ``"python"``: the semantics of the env's own evaluator (a
+            single-worker pool started on first use and closed with the env; ``None`` =
+            ``"reference"``, comparable with published numbers). The final ``info`` carries
+            ``eval_reason`` (why the reward is below 1), ``eval_tests`` (one outcome per test) and
+            ``eval_semantics``.
         renderer: a :class:`~colbench_env.evaluation.render.Renderer` to share (frontend).
         similarity: ``"visual"`` (offline default), ``"clip"``, or a callable ``(img, img) -> float``
             (frontend).
@@ -101,7 +105,10 @@ class ColBenchAECEnv(AECEnv):
         self.render_mode = render_mode
         self.reply_limit = BACKEND_REPLY_LIMIT if kind == "backend" else FRONTEND_REPLY_LIMIT
         self.render_obs_size = tuple(render_obs_size)
-        self._evaluator = evaluator
+        if isinstance(evaluator, str) and evaluator not in ("reference", "python"):
+            raise ValueError(f"evaluator must be a BackendEvaluator, 'reference' or 'python', got {evaluator!r}")
+        self._semantics = evaluator if isinstance(evaluator, str) else "reference"
+        self._evaluator = None if isinstance(evaluator, str) else evaluator
         self._own_evaluator = False
         self._renderer = renderer
         self._own_renderer = False
@@ -275,7 +282,8 @@ class ColBenchAECEnv(AECEnv):
             ev = self._get_evaluator()
             s = ev.score(task, answer)
             return EpisodeResult(reward=float(s.reward), success=bool(s.success), tests_passed=s.passed,
-                                 tests_total=s.total, eval_reason=s.reason)
+                                 tests_total=s.total, eval_reason=s.reason, eval_semantics=s.semantics,
+                                 eval_tests=[t.as_dict() for t in s.tests])
         html = extract_html(answer)
         if not html:
             return EpisodeResult(reward=0.0, success=False, eval_reason="no <html> or <body> in the answer")
@@ -288,7 +296,7 @@ class ColBenchAECEnv(AECEnv):
         if self._evaluator is None:
             from .evaluation.backend import BackendEvaluator
 
-            self._evaluator = BackendEvaluator(workers=1)
+            self._evaluator = BackendEvaluator(workers=1, semantics=self._semantics)
             self._own_evaluator = True
         return self._evaluator
 

@@ -152,3 +152,28 @@ def test_embedded_ground_truths_pass_and_generic_solutions_fail(evaluator):
         assert len(t.test_cases) == 10, t.task_id
         assert g.success and g.passed == 10, (t.task_id, g)
         assert not n.success, (t.task_id, "generic solution passes every test")
+
+
+def test_final_info_explains_the_score_and_semantics_are_selectable():
+    helper = ("```python\ndef _free(t):\n    return t >= 50\n\ndef ship(total):\n"
+              "    return 0.0 if _free(total) else 4.99\n```")
+    for semantics, reward in (("reference", 0.0), ("python", 1.0)):
+        env = gym.make("ColBench-Backend-v0", tasks=RECS, evaluator=semantics, max_turns=2)
+        env.reset(options={"task_id": "ship"})
+        _, r, term, _, info = env.step("OUTPUT: I WANT TO ANSWER: " + helper)
+        env.close()
+        assert term and r == reward and info["eval_semantics"] == semantics
+        assert [t["status"] for t in info["eval_tests"]] == (["exception"] * 3 if reward == 0 else ["passed"] * 3)
+        if reward == 0:
+            assert info["eval_reason"].startswith("3/3 tests failed (exception 3); test1: exception: NameError: "
+                                                  "name '_free' is not defined")
+        else:
+            assert info["eval_reason"] is None
+    env = gym.make("ColBench-Backend-v0", tasks=RECS, max_turns=1)  # default: reference semantics
+    env.reset(options={"task_id": "ship"})
+    info = env.step("```python\ndef ship(total):\n    return 4.99\n```")[4]
+    env.close()
+    assert info["eval_semantics"] == "reference" and info["eval_tests"][1] == {
+        "test": "test2", "status": "wrong_output", "expected": "0.0", "got": "4.99"}
+    with pytest.raises(ValueError, match="evaluator must be a BackendEvaluator, 'reference' or 'python'"):
+        gym.make("ColBench-Backend-v0", evaluator="fast")

@@ -50,11 +50,41 @@ def test_scores_file_and_writes_records_back(tmp_path):
     assert [g["reward"] for g in got] == [1.0, 0.5, 0.0, 0.0, 0.0]
     assert [g["success"] for g in got] == [True, False, False, False, False]
     assert [g["answer"] for g in got] == [r["answer"] for r in recs]  # same order, fields kept
-    assert "eval_reason" not in got[0] and "eval_reason" not in got[1]
+    assert "eval_reason" not in got[0]
+    assert got[1]["eval_reason"] == "2/4 tests failed (wrong_output 2); test2: wrong output: expected 12.0, got 11.0"
+    assert [t["status"] for t in got[1]["eval_tests"]] == ["passed", "wrong_output", "passed", "wrong_output"]
+    assert got[1]["eval_tests"][1] == {"test": "test2", "status": "wrong_output", "expected": "12.0", "got": "11.0"}
+    assert {g["eval_semantics"] for g in got} == {"reference"} and metrics["semantics"] == "reference"
     assert got[2]["eval_reason"].startswith("empty answer")
     assert got[3]["eval_reason"].startswith("answer failed to load: IndentationError")
     assert got[4]["eval_reason"].startswith("timeout")
     assert "evaluate" in r.stderr  # tqdm bar on stderr
+
+
+def test_semantics_option_and_explain(tmp_path):
+    src, out = tmp_path / "traj.jsonl", tmp_path / "scored.jsonl"
+    helper = "```python\ndef _r(x):\n    return round(x, 2)\ndef total(xs, tax=0.1):\n    return _r(sum(xs) * (1 + tax))\n```"
+    write(src, [traj(f"```python\n{GT}\n```"), traj(helper), traj(f"```python\nimport os\n{GT}\n```")])
+    ref = run_cli(str(src), "--out", str(out), "--json", "--no-progress")
+    py = run_cli(str(src), "--semantics", "python", "--json", "--no-progress")
+    assert ref.returncode == 0 and py.returncode == 0, (ref.stderr, py.stderr)
+    m_ref, m_py = (json.loads(r.stdout.strip().splitlines()[-1]) for r in (ref, py))
+    assert m_ref["tests_passed_pct"] == pytest.approx(100 / 3) and m_ref["semantics"] == "reference"
+    assert m_py["tests_passed_pct"] == pytest.approx(100.0) and m_py["semantics"] == "python"
+
+    r = run_cli("--explain", f"{out}:2")  # stored outcomes, nothing re-run
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith(f"{out}:2") and lines[1] == "reward 0.000 (0/4 tests passed, reference semantics)"
+    assert lines[2].startswith("reason: 4/4 tests failed (exception 4); test1: exception: NameError: name '_r'")
+    assert [ln.split()[:2] for ln in lines[4:8]] == [[f"test{i}", "exception"] for i in range(1, 5)]
+    r = run_cli("--explain", str(src), "--no-progress")  # no stored outcomes: scored now, every record
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("reward ") == 3 and "blocked" in r.stdout and "'import os'" in r.stdout
+    r = run_cli("--explain", f"{src}:9")
+    assert r.returncode == 2 and r.stderr.strip() == f"error: {src}: no record on line 9"
+    r = run_cli("--semantics", "js", str(src))
+    assert r.returncode == 2 and "invalid choice: 'js'" in r.stderr
 
 
 def test_without_out_prints_metrics_only(tmp_path):

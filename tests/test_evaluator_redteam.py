@@ -62,8 +62,8 @@ class _Listener:
                 pass
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
+@pytest.fixture(scope="module", params=["python", "reference"])
+def env(tmp_path_factory, request):
     os.environ["COLBENCH_REDTEAM_SECRET"] = SECRET
     d = tmp_path_factory.mktemp("redteam")
     task_file = d / "tasks.jsonl"
@@ -77,7 +77,7 @@ def env(tmp_path_factory):
     us.bind(unix_path)
     us.listen(1)
     lis = _Listener()
-    ev = BackendEvaluator(workers=2, timeout_s=2.0, memory_mb=256)
+    ev = BackendEvaluator(workers=2, timeout_s=2.0, memory_mb=256, semantics=request.param)
     task = task_from_record({"problem_description": "p", "ground_truth": GT, "test_cases": TESTS,
                              "hidden_information": GT}, source="<redteam>", line=1)
     yield dict(ev=ev, task=task, task_file=str(task_file), sentinel=sentinel, listener=lis, unix=unix_path)
@@ -369,6 +369,17 @@ def hostile_answers(e) -> dict[str, str]:
 NAMES = sorted(hostile_answers({"task_file": "", "listener": type("L", (), {"port": 1})(), "unix": ""}))
 
 
+def _evade_reference_rules(answer: str) -> str:
+    """The same attack spelled so that no blocked substring of the reference is in it."""
+    from colbench_env.evaluation.reference import blocked_rule
+
+    for a, b in (("import os", "import  os"), ("from os", "from  os"), ("import sys", "import  sys"),
+                 ("from sys", "from  sys"), ("exit(", "exit ("), ("quit(", "quit (")):
+        answer = answer.replace(a, b)
+    assert blocked_rule(answer) is None, answer
+    return answer
+
+
 def test_there_are_at_least_30_hostile_answers():
     assert len(NAMES) >= 30
 
@@ -377,6 +388,8 @@ def test_there_are_at_least_30_hostile_answers():
 def test_hostile_answer_scores_zero_and_leaves_no_trace(env, name):
     ev, task = env["ev"], env["task"]
     answer = hostile_answers(env)[name]
+    if ev.semantics == "reference":  # get past the reference's text rules, so that the code does run
+        answer = _evade_reference_rules(answer)
     before = env["listener"].accepted
     s = ev.score(task, answer)
     assert s.reward == 0.0 and not s.success and s.passed == 0, (name, s)
@@ -387,7 +400,7 @@ def test_hostile_answer_scores_zero_and_leaves_no_trace(env, name):
     with open(env["sentinel"]) as f:
         assert f.read() == "keep me"
     assert env["listener"].accepted == before, f"{name}: reached the network"
-    assert SECRET not in s.output and SECRET not in repr(s.errors)
+    assert SECRET not in s.output and SECRET not in repr(s.errors) and SECRET not in repr(s.tests)
     ok = ev.score(task, HONEST)
     assert ok.success and ok.reward == 1.0, (name, ok)
 
@@ -420,7 +433,7 @@ GT2 = f"def f(x):\n    s = '{GT_SECRET}'\n    return x * 3 + 1\n"
 @pytest.fixture(scope="module")
 def one():
     """A one-worker evaluator: consecutive answers run in the same zygote."""
-    ev = BackendEvaluator(workers=1, timeout_s=2.0, memory_mb=256)
+    ev = BackendEvaluator(workers=1, timeout_s=2.0, memory_mb=256, semantics="python")
     task = task_from_record({"problem_description": "p", "ground_truth": GT2, "test_cases": TESTS,
                              "hidden_information": GT2}, source="<redteam-zygote>", line=1)
     yield ev, task
@@ -614,12 +627,13 @@ def test_probes_detect_the_traces_they_look_for(one):
         attack, probe = ZYGOTE_ATTACKS[name]
         both = attack.rsplit("def f(x)", 1)[0] + probe.split("```python\n", 1)[1]
         s = ev.score(task, both)
-        assert s.reward == 0.0 and s.reason is None, (name, s)  # scored 0 because the probe saw it
+        # scored 0 because the probe saw it (its outputs are wrong), not because anything broke
+        assert s.reward == 0.0 and {t.status for t in s.tests} == {"wrong_output"}, (name, s)
     # the ground truth of this task ran in this worker's children: an answer that scans its own
     # memory finds the secret when the secret is in it, never an earlier job's
     leak = _PROBE_GT_IN_MEMORY.replace("clusters, lo, hi", "keep = h1 + h2\nclusters, lo, hi")
     s = ev.score(task, leak)
-    assert s.reward == 0.0 and s.reason is None, s
+    assert s.reward == 0.0 and {t.status for t in s.tests} == {"wrong_output"}, s
     assert ev.score(task, _PROBE_GT_IN_MEMORY).success
 
 
@@ -642,7 +656,7 @@ def test_unresponsive_zygote_is_killed_from_outside_and_replaced():
     limits = SandboxLimits(timeout_s=1.0, memory_mb=256, kill_grace_s=0.5)
     task = task_from_record({"problem_description": "p", "ground_truth": GT, "test_cases": TESTS,
                              "hidden_information": GT}, source="<redteam-grace>", line=1)
-    with BackendEvaluator(workers=1, limits=limits) as ev:
+    with BackendEvaluator(workers=1, limits=limits, semantics="python") as ev:
         first = ev.score(task, HONEST)
         assert first.success
         tag = _zygote_tag(first)

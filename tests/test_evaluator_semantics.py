@@ -1,4 +1,6 @@
-"""Reference semantics of the sandboxed backend evaluator, on official-format records."""
+"""Python (module) semantics of the sandboxed backend evaluator, on official-format records.
+
+Reference semantics (the default) are pinned in tests/test_evaluator_reference.py."""
 from __future__ import annotations
 
 import json
@@ -26,7 +28,7 @@ def ans(code: str) -> str:
 
 @pytest.fixture(scope="module")
 def ev():
-    with BackendEvaluator(workers=2, timeout_s=5.0) as e:
+    with BackendEvaluator(workers=2, timeout_s=5.0, semantics="python") as e:
         yield e
 
 
@@ -137,7 +139,7 @@ def test_score_many_preserves_order_and_caches_truth(ev):
 
 
 def test_same_scores_as_inprocess_reference_on_honest_answers(ev):
-    ref = InProcessEvaluator(timeout_s=5)
+    ref = InProcessEvaluator()  # reference semantics; these answers behave the same under both
     cases = [
         (make_task(GT, TESTS), ans("def price(n, vip=False):\n    return n * 2.5")),
         (make_task(GT, TESTS), ans(GT)),
@@ -189,6 +191,14 @@ def test_minimal_isolation_mode_still_scores_and_times_out():
 def test_benchmark_run_is_callable_and_agrees_with_reference():
     from benchmarks.bench_evaluator import run
 
-    r = run(n_answers=6, workers=1)
-    assert r["same_rewards"] is True and r["n_answers"] == 6
-    assert r["ratio"] == pytest.approx(r["sandboxed_answers_per_s"] / r["inprocess_answers_per_s"])
+    r = run(n_tasks=6, rl_tasks=2, workers=1)
+    assert r["evaluator_same_rewards"] is True
+    one, rl = r["evaluator_single_pass"], r["evaluator_rl_workload"]
+    assert (one["n_answers"], one["jobs"], one["truth_runs"]) == (6, 12, 6)  # every ground truth runs once
+    assert (rl["n_answers"], rl["jobs"], rl["truth_runs"]) == (8, 10, 2)  # ... and is reused for 4 answers
+    assert r["evaluator_ratio_vs_inprocess"] == pytest.approx(one["sandboxed_answers_per_s"] / one["inprocess_answers_per_s"])
+    assert set(r["evaluator_cpu_breakdown_ms_per_job"]) == {"fork", "setup", "exec", "exit", "sweep", "transfer",
+                                                            "evaluator_other", "zygote_other"}
+    measured = {k: v for k, v in r["evaluator_cpu_breakdown_ms_per_job"].items() if k in ("fork", "setup", "sweep",
+                                                                                          "transfer")}
+    assert all(v > 0 for v in measured.values()), measured

@@ -141,3 +141,9 @@ def test_paper_settings_cite_flags_that_exist_in_the_reference():
                               text=True, check=True).stdout
         for flag in re.findall(r"--[a-z_]+", source):
             assert flag in text, (setting, flag, path)
+
+
+def test_pipeline_config_selects_the_scoring_semantics():
+    assert PipelineConfig().semantics == "reference" and PipelineConfig(semantics="python").semantics == "python"
+    with pytest.raises(ValueError, match="semantics must be 'reference' or 'python', got 'js'"):
+        PipelineConfig(semantics="js")

@@ -60,9 +60,11 @@ def test_refuses_code_and_tests(q):
 def test_facts_from_code_for_official_records():
     facts = extract_facts(OFFICIAL)
     assert "tips depend on how good the service was." in facts
-    assert "When service is 'excellent', the result is bill * 0.25." in facts
+    assert "If service is 'excellent', the function returns 25 percent of bill." in facts
+    assert "In any other case, the function returns 15 percent of bill." in facts  # not "when not 'bad'"
     r = ask(OFFICIAL, "How much for excellent service?")
-    assert "bill * 0.25" in r and "def " not in r and len(r) <= 400
+    assert r.startswith("If service is 'excellent', the function returns 25 percent of bill.")
+    assert "*" not in r and "==" not in r and "def " not in r and len(r) <= 400
 
 
 def test_code_to_facts_handles_unparsable():

@@ -2,7 +2,8 @@
 
 ``import colbench_env.evaluation`` is light: the names below are imported on first use.
 
-* :class:`BackendEvaluator`, :class:`BackendScore` (:mod:`.backend`): sandboxed, cached, parallel.
+* :class:`BackendEvaluator`, :class:`BackendScore`, :class:`TestOutcome` (:mod:`.backend`):
+  sandboxed, cached, parallel; ``semantics="reference"`` (default, :mod:`.reference`) or ``"python"``.
 * :mod:`.inprocess`: the reference's UNSAFE in-process ``exec`` evaluator, a benchmark baseline only.
 * :mod:`.cli`: ``colbench evaluate``.
 """
@@ -10,9 +11,9 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["BackendEvaluator", "BackendScore"]
+__all__ = ["BackendEvaluator", "BackendScore", "TestOutcome"]
 
-_LAZY = {"BackendEvaluator": ".backend", "BackendScore": ".backend"}
+_LAZY = {"BackendEvaluator": ".backend", "BackendScore": ".backend", "TestOutcome": ".backend"}
 
 
 def __getattr__(name: str):

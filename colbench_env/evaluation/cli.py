@@ -1,4 +1,5 @@
-"""``colbench evaluate TRAJ.jsonl [--out OUT] [--workers N] [--timeout S] [--json]``.
+"""``colbench evaluate TRAJ.jsonl [--out OUT] [--semantics reference|python] [--workers N] [--timeout S] [--json]``
+and ``colbench evaluate --explain FILE[:LINE]``.
 
 Reads trajectories in the official format (``{task, dialogue_history, answer}``, see
 :mod:`colbench_env.trajectories`), scores each one and prints the metrics:
@@ -11,9 +12,15 @@ Reads trajectories in the official format (``{task, dialogue_history, answer}``,
   set; its optional ``add_arguments(parser)`` adds its options here. A clear error is raised when a
   frontend record is found and that module is not installed.
 
-With ``--out``, every input line is written back (same order) with ``reward`` and ``success`` added,
-plus ``eval_reason`` when an answer scored 0 because it was empty, unparsable, crashed or timed out;
-the file is written atomically (never half-written). With ``--json`` the last stdout line is one JSON
+``--semantics reference`` (default) scores as the reference scorer did (comparable with published
+ColBench numbers); ``--semantics python`` runs answers as plain Python modules (correct Python, not
+comparable with published numbers); see :mod:`colbench_env.evaluation.backend`.
+
+With ``--out``, every input line is written back (same order) with ``reward``, ``success`` and
+``eval_semantics`` added, ``eval_tests`` (backend: one ``{test, status, expected?, got?, message?}``
+per test) and ``eval_reason`` whenever the reward is below 1; the file is written atomically (never
+half-written). ``--explain FILE[:LINE]`` prints a per-test table for each record of FILE (or the one
+on LINE): the stored ``eval_tests`` of a file written by ``--out``, else it scores the record. With ``--json`` the last stdout line is one JSON
 object with the metrics. A malformed line is an error naming the file and line (exit status 2).
 
 This module is light: importing it does not import torch.
@@ -49,6 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, help="write the records with reward/success added here (atomic)")
     parser.add_argument("--workers", type=int, default=None, help="parallel sandboxes (default: CPU count)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per answer (all its tests)")
+    parser.add_argument("--semantics", choices=("reference", "python"), default="reference",
+                        help="reference: the reference scorer's rules, comparable with published numbers (default); "
+                             "python: plain Python modules, not comparable with published numbers")
+    parser.add_argument("--explain", metavar="FILE[:LINE]", default=None,
+                        help="print a per-test table for each record of FILE (or the one on LINE)")
     parser.add_argument("--memory-mb", type=int, default=512, help="address-space limit per sandbox (MiB)")
     parser.add_argument("--json", action="store_true", help="print the metrics as one JSON object (last line)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -68,7 +80,8 @@ def load_records(path: str) -> list[tuple[int, dict, object]]:
 
 
 def score_backend(items: list[tuple[int, dict, BackendTask]], args: argparse.Namespace) -> list:
-    """Score backend records in place (``reward``, ``success``, ``eval_reason``); returns the scores."""
+    """Score backend records in place (``reward``, ``success``, ``eval_semantics``, ``eval_tests``,
+    ``eval_reason``); returns the scores."""
     from tqdm import tqdm
 
     from .backend import BackendEvaluator
@@ -78,7 +91,8 @@ def score_backend(items: list[tuple[int, dict, BackendTask]], args: argparse.Nam
     bar = tqdm(total=len(items), desc="evaluate", unit="answer", file=sys.stderr,
                disable=getattr(args, "no_progress", False))
     try:
-        with BackendEvaluator(workers=args.workers, timeout_s=args.timeout, memory_mb=args.memory_mb) as ev:
+        with BackendEvaluator(workers=args.workers, timeout_s=args.timeout, memory_mb=args.memory_mb,
+                              semantics=getattr(args, "semantics", "reference")) as ev:
             scores = ev.score_many([(t, r.get("answer")) for _, r, t in items], callback=lambda i, s: bar.update(1))
             isolation = ev.isolation
     finally:
@@ -86,8 +100,10 @@ def score_backend(items: list[tuple[int, dict, BackendTask]], args: argparse.Nam
     for (_, rec, _), s in zip(items, scores):
         rec["reward"] = s.reward
         rec["success"] = s.success
+        rec["eval_semantics"] = s.semantics
+        rec["eval_tests"] = [t.as_dict() for t in s.tests]
         rec.pop("eval_reason", None)
-        if s.reward == 0 and s.reason is not None:
+        if s.reward < 1 and s.reason is not None:
             rec["eval_reason"] = s.reason
     args._isolation = isolation
     return scores
@@ -110,10 +126,57 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain(args: argparse.Namespace) -> int:
+    from .backend import TestOutcome, explain_table
+
+    spec = args.explain
+    path, line = spec, None
+    head, _, tail = spec.rpartition(":")
+    if head and tail.isdigit():
+        path, line = head, int(tail)
+    try:
+        items = load_records(path)
+    except FileNotFoundError:
+        print(f"error: file not found: {path}", file=sys.stderr)
+        return 2
+    except (TrajectoryFormatError, TaskFormatError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if line is not None:
+        items = [it for it in items if it[0] == line]
+        if not items:
+            print(f"error: {path}: no record on line {line}", file=sys.stderr)
+            return 2
+    todo = [it for it in items if isinstance(it[2], BackendTask) and not isinstance(it[1].get("eval_tests"), list)]
+    fresh = dict(zip([it[0] for it in todo], score_backend(todo, args))) if todo else {}
+    for n, rec, task in items:
+        print(f"{path}:{n}" + (f" ({task.task_id})" if getattr(task, "task_id", None) else ""))
+        if not isinstance(task, BackendTask):
+            print(f"frontend record: reward {rec.get('reward')} (no per-test table)\n")
+            continue
+        if n in fresh:
+            print(fresh[n].explain() + "\n")
+            continue
+        tests = [TestOutcome.from_dict(d) for d in rec["eval_tests"] if isinstance(d, dict)]
+        try:
+            reward = float(rec.get("reward", sum(t.passed for t in tests) / max(len(tests), 1)))
+        except (TypeError, ValueError):
+            print(f"error: {path}:{n}: field 'reward' is not a number", file=sys.stderr)
+            return 2
+        print(explain_table(tests, reward=reward, reason=rec.get("eval_reason"),
+                            semantics=rec.get("eval_semantics")) + "\n")
+    return 0
+
+
 def main(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         print("error: --workers must be >= 1", file=sys.stderr)
         return 2
+    if getattr(args, "explain", None):
+        if args.trajectories is not None:
+            print("error: give either TRAJ.jsonl or --explain FILE[:LINE], not both", file=sys.stderr)
+            return 2
+        return _explain(args)
     if getattr(args, "compare", None):
         if args.trajectories is not None:
             print("error: give either TRAJ.jsonl or --compare A.jsonl B.jsonl, not both", file=sys.stderr)
@@ -143,7 +206,8 @@ def main(args: argparse.Namespace) -> int:
     if backend:
         metrics["tests_passed_pct"] = 100.0 * sum(s.reward for s in scores) / len(scores)
         metrics["success_rate"] = sum(s.success for s in scores) / len(scores)
-        metrics["bad_answers"] = sum(1 for _, r, _ in backend if "eval_reason" in r)
+        metrics["bad_answers"] = sum(1 for _, r, _ in backend if r["reward"] == 0 and "eval_reason" in r)
+        metrics["semantics"] = args.semantics
         metrics["isolation"] = {k: v for k, v in args._isolation.items()
                                 if k in ("netns", "pidns", "uid_drop", "landlock_abi", "seccomp")}
     if frontend:

@@ -8,90 +8,84 @@
    baseline of ``benchmarks/bench_evaluator.py``; score with
    :class:`colbench_env.evaluation.backend.BackendEvaluator`.
 
-Semantics are the reference's: for each test call, ``eval`` it in the ground truth's namespace and
-in the answer's; the test passes when ``gt == answer`` and ``gt is not None``. A per-answer
-timeout uses ``SIGALRM`` (``signal.setitimer``), so it only works in the main thread and an answer
-can defeat it (by catching the exception or resetting the timer).
+Semantics are the reference scorer's (``semantics="reference"`` of the sandboxed evaluator, see
+:mod:`.reference`): blocked substrings, its fence stripping, and for every test call the ground
+truth's and the answer's definitions executed afresh into a new local namespace, the call
+evaluated there (``Exception`` -> ``None``); the answer's call gets a 1-second ``SIGALRM``
+(``signal.setitimer``, main thread only; an answer can defeat it). A test passes when the ground
+truth's output is not ``None`` and ``==`` the answer's (``ValueError`` from ``==``: fails).
 """
 from __future__ import annotations
 
+import builtins
 import signal
 import threading
 
-from ..protocol import extract_code
 from ..tasks import BackendTask
 from .backend import BackendScore
+from .reference import reference_code
 
 __all__ = ["InProcessEvaluator"]
 
 
-class _Timeout(Exception):
-    pass
-
-
 def _alarm(signum, frame):
-    raise _Timeout()
+    raise TimeoutError("test exceeded its time limit")
 
 
 class InProcessEvaluator:
     """UNSAFE: ``exec`` in this process (see the module warning). Same ``score`` interface as
-    :class:`~colbench_env.evaluation.backend.BackendEvaluator`, single-threaded.
+    :class:`~colbench_env.evaluation.backend.BackendEvaluator`, single-threaded, no caching.
 
     Args:
-        timeout_s: seconds for one answer (all tests) and for one ground-truth run, via SIGALRM;
-            only enforced when called from the main thread.
+        test_timeout_s: seconds for each of the answer's test calls (the reference's alarm), via
+            SIGALRM; only enforced when called from the main thread.
     """
 
-    def __init__(self, timeout_s: float = 10.0):
-        if not isinstance(timeout_s, (int, float)) or not timeout_s > 0:
-            raise ValueError(f"timeout_s must be a positive number, got {timeout_s!r}")
-        self.timeout_s = float(timeout_s)
+    def __init__(self, test_timeout_s: float = 1.0):
+        if not isinstance(test_timeout_s, (int, float)) or not test_timeout_s > 0:
+            raise ValueError(f"test_timeout_s must be a positive number, got {test_timeout_s!r}")
+        self.test_timeout_s = float(test_timeout_s)
+        self._globals = {"__name__": "sweet_rl.utils.code_utils", "__builtins__": builtins, "signal": signal}
 
-    def _run(self, code: str, calls: list[str]) -> tuple[list, str | None]:
-        """Exec ``code`` and eval each call; returns (per-call (ok, value), load error)."""
-        ns: dict = {"__name__": "__colbench_answer__"}
-        main = threading.current_thread() is threading.main_thread()
-        old = signal.signal(signal.SIGALRM, _alarm) if main else None
-        if main:
-            signal.setitimer(signal.ITIMER_REAL, self.timeout_s)
-        out: list = []
+    def _output(self, code, call: str):
         try:
-            try:
-                exec(compile(code, "<answer>", "exec"), ns)
-            except BaseException as e:  # noqa: BLE001 - the reference swallows everything
-                return [(False, None)] * len(calls), f"{type(e).__name__}: {e}"
-            for call in calls:
-                try:
-                    out.append((True, eval(call, ns)))
-                except BaseException:  # noqa: BLE001
-                    out.append((False, None))
-            return out, None
-        except _Timeout:
-            out += [(False, None)] * (len(calls) - len(out))
-            return out, None
-        finally:
-            if main:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, old)
+            local = {"function_definition": code, "test_case": call}
+            exec(code, self._globals, local)
+            return eval(call, self._globals, local)
+        except Exception:  # noqa: BLE001 - the reference turns every exception into None
+            return None
 
     def score(self, task: BackendTask, answer_text: str | None) -> BackendScore:
         """Score one answer (UNSAFE; see the module docstring)."""
         names = list(task.test_cases)
-        calls = [task.test_cases[n] for n in names]
-        code = extract_code(answer_text)
-        if not code.strip():
-            return BackendScore(0.0, False, 0, len(names), "empty answer: no code found", {n: False for n in names})
-        truth, _ = self._run(task.ground_truth, calls)
-        got, load_error = self._run(code, calls)
+        code, rule = reference_code(answer_text or "")
+        if rule is not None:
+            return BackendScore(0.0, False, 0, len(names), f"blocked by a reference-semantics rule: the answer "
+                                f"contains {rule!r}", {n: False for n in names})
+        main = threading.current_thread() is threading.main_thread()
         per_test = {}
-        for name, (tok, tv), (aok, av) in zip(names, truth, got):
+        for name in names:
+            call = task.test_cases[name]
+            expected = self._output(task.ground_truth, call)
+            old = signal.signal(signal.SIGALRM, _alarm) if main else None
+            if main:
+                signal.setitimer(signal.ITIMER_REAL, self.test_timeout_s)
             try:
-                per_test[name] = bool(tok and aok and tv is not None and tv == av)
-            except Exception:  # noqa: BLE001 - e.g. numpy arrays
+                got = self._output(code, call)
+            except TimeoutError:
+                got = None
+            finally:
+                if main:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.signal(signal.SIGALRM, old)
+            try:
+                per_test[name] = bool(expected == got and expected is not None)
+            except ValueError:
                 per_test[name] = False
         passed = sum(per_test.values())
         return BackendScore(passed / len(names), passed == len(names), passed, len(names),
-                            None if load_error is None else f"answer failed to load: {load_error}", per_test)
+                            None if passed == len(names) else f"{len(names) - passed}/{len(names)} tests failed",
+                            per_test)
 
     def score_many(self, items) -> list[BackendScore]:
         """Score ``(task, answer_text)`` pairs one after the other (UNSAFE)."""

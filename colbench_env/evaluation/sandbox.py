@@ -54,6 +54,7 @@ from __future__ import annotations
 import ctypes
 import json
 import marshal
+import math
 import os
 import secrets
 import select
@@ -71,7 +72,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 __all__ = ["SandboxLimits", "Isolation", "probe_isolation", "JobResult", "WorkerPool", "SandboxError",
-           "ProtocolError", "decode_value", "NOBODY"]
+           "ProtocolError", "decode_value", "TypeRef", "NOBODY"]
 
 #: uid/gid the children run as when the evaluator is root.
 NOBODY = 65534
@@ -259,8 +260,106 @@ def _interpreter_paths() -> list[str]:
 
 # ---------------------------------------------------------------------------- decoding (parent side)
 
+@dataclass(frozen=True)
+class TypeRef:
+    """A type object a program returned, by name: the class ``qualname`` of module ``module`` (only
+    types their module holds under that name cross; a type the program defined itself is equal to
+    nothing else, as in the reference, and does not cross). Equal to the same name only."""
+
+    module: str
+    qualname: str
+
+    def __repr__(self) -> str:
+        name = self.qualname if self.module == "builtins" else f"{self.module}.{self.qualname}"
+        return f"<class '{name}'>"
+
+
+#: ``numpy.nan`` as decoded (one object, as in a process where both programs ran).
+_NUMPY_NAN = float("nan")
+
+
+def _ints(obj: Any, n: int) -> list[int]:
+    if type(obj) is not list or len(obj) != n or any(type(v) is not int for v in obj):
+        raise ProtocolError("malformed value")
+    return obj
+
+
+def _decode_tz(obj: Any):
+    import datetime as dtm
+
+    if obj is None:
+        return None
+    if type(obj) is not list or len(obj) != 3 or obj[0] != "tz" or not (obj[2] is None or type(obj[2]) is str):
+        raise ProtocolError("malformed timezone")
+    off = dtm.timedelta(*_ints(obj[1], 3))
+    return dtm.timezone(off) if obj[2] is None else dtm.timezone(off, _hex_str(obj[2]))
+
+
+def _hex_str(s: str) -> str:
+    return bytes.fromhex(s).decode("utf-8", "surrogatepass")
+
+
+def _decode_special(tag: str, obj: list, depth: int) -> Any:
+    import datetime as dtm
+
+    n = len(obj)
+    if tag == "n" and n == 2 and obj[1] in ("math", "numpy"):
+        return math.nan if obj[1] == "math" else _NUMPY_NAN
+    if tag == "dt" and n == 3:
+        *fields, fold = _ints(obj[1], 8)
+        return dtm.datetime(*fields, tzinfo=_decode_tz(obj[2]), fold=fold)
+    if tag == "da" and n == 2:
+        return dtm.date(*_ints(obj[1], 3))
+    if tag == "ti" and n == 3:
+        *fields, fold = _ints(obj[1], 5)
+        return dtm.time(*fields, tzinfo=_decode_tz(obj[2]), fold=fold)
+    if tag == "td" and n == 2:
+        return dtm.timedelta(*_ints(obj[1], 3))
+    if tag == "tz":
+        return _decode_tz(obj)
+    if tag == "D" and n == 2 and type(obj[1]) is str:
+        import decimal
+
+        return decimal.Decimal(_hex_str(obj[1]))
+    if tag == "R" and n == 3 and type(obj[1]) is str and type(obj[2]) is str:
+        import fractions
+
+        return fractions.Fraction(int(obj[1], 16), int(obj[2], 16))
+    if tag == "r" and n == 2:
+        return range(*_ints(obj[1], 3))
+    if tag == "Y" and n == 2 and type(obj[1]) is str:
+        return bytearray.fromhex(obj[1])
+    if tag == "T" and n == 3 and type(obj[1]) is str and type(obj[2]) is str:
+        return TypeRef(_hex_str(obj[1]), _hex_str(obj[2]))
+    if n == 2 and type(obj[1]) is list:
+        import collections
+
+        items = obj[1]
+        if tag == "Q":
+            return collections.deque(decode_value(x, depth + 1) for x in items)
+        if tag == "K":
+            return dict.fromkeys(decode_value(x, depth + 1) for x in items).keys()
+        if tag in ("C", "O", "I"):
+            pairs = []
+            for kv in items:
+                if type(kv) is not list or len(kv) != 2:
+                    raise ProtocolError("malformed dict item")
+                pairs.append((decode_value(kv[0], depth + 1), decode_value(kv[1], depth + 1)))
+            if tag == "C":
+                return collections.Counter(dict(pairs))
+            return collections.OrderedDict(pairs) if tag == "O" else dict(pairs).items()
+    raise ProtocolError(f"unknown value tag {tag[:10]!r}")
+
+
 def decode_value(obj: Any, _depth: int = 0) -> Any:
     """Decode one tagged value (see ``_sandbox_child.py``) into plain Python data; strict.
+
+    Only standard types whose ``==`` the evaluator trusts come out: ``None``, ``bool``, ``int``,
+    ``float``, ``complex``, ``str``, ``bytes``, ``bytearray``, ``list``, ``tuple``, ``dict``,
+    ``set``, ``frozenset``, ``range``, ``datetime.{datetime,date,time,timedelta,timezone}``,
+    ``decimal.Decimal``, ``fractions.Fraction``, ``collections.{Counter,OrderedDict,deque}``, dict
+    key/item views and :class:`TypeRef`. ``math.nan`` and ``numpy.nan`` decode to one object each
+    (containers compare items by identity first, as when both programs ran in one process).
 
     Raises:
         ProtocolError: on anything that is not a well-formed encoding.
@@ -300,11 +399,11 @@ def decode_value(obj: Any, _depth: int = 0) -> Any:
                         raise ProtocolError("malformed dict item")
                     out[decode_value(kv[0], _depth + 1)] = decode_value(kv[1], _depth + 1)
                 return out
+        return _decode_special(tag, obj, _depth)
     except ProtocolError:
         raise
-    except (ValueError, TypeError, OverflowError, RecursionError) as e:  # bad hex, unhashable key...
+    except (ValueError, TypeError, OverflowError, RecursionError, ArithmeticError) as e:  # bad hex, key...
         raise ProtocolError(f"undecodable value ({type(e).__name__})") from None
-    raise ProtocolError(f"unknown value tag {tag[:10]!r}")
 
 
 def _hex_text(s: Any) -> str:
@@ -323,6 +422,9 @@ class JobResult:
     Attributes:
         outcomes: per test index, ``(True, value)`` (the call returned ``value``) or ``(False, message)``
             (it raised, or returned something that is not plain data); tests missing did not finish.
+        fail_kinds: per failed test index, ``"exception"``, ``"timeout"`` (the per-test limit of
+            reference semantics), ``"memory"`` (MemoryError), ``"output"`` (result too large) or
+            ``"unsupported"`` (a result type that does not cross).
         load_error: message when the code did not compile or its top level raised.
         finished: the child reported that it evaluated every test.
         timed_out: killed at the wall-clock timeout.
@@ -330,11 +432,19 @@ class JobResult:
         exit_status: how the child ended (``returncode`` of the outermost process).
         output: the first ``max_output_kb`` of its stdout+stderr.
         elapsed_s: seconds from handing over the job to the job's processes being dead.
+        cpu_ns: CPU nanoseconds by stage, as far as reported: ``fork`` (the zygote's ``fork``),
+            ``setup`` (the child until the job is read: confinement, rlimits, fds, copy-on-write
+            faults), ``exec`` (the child running the code and the tests, encoding the results),
+            ``sweep`` (the zygote killing and reaping the job's processes, emptying the work
+            directory and IPC objects), ``job_processes`` (all the CPU of the job's processes,
+            their exit included; rusage granularity), ``transfer`` (this process handing over the
+            job and decoding the results).
         worker_id: ``TAG:N``: the tag in the worker's (zygote's) command line (``colbench-sbx-...``)
             and the job's serial number in that worker.
     """
 
     outcomes: dict[int, tuple[bool, Any]] = field(default_factory=dict)
+    fail_kinds: dict[int, str] = field(default_factory=dict)
     load_error: str | None = None
     finished: bool = False
     timed_out: bool = False
@@ -343,6 +453,10 @@ class JobResult:
     output: str = ""
     elapsed_s: float = 0.0
     worker_id: str = ""
+    cpu_ns: dict[str, int] = field(default_factory=dict)
+
+
+_FAIL_KINDS = ("exception", "timeout", "memory", "output", "unsupported")
 
 
 def _parse_line(line: bytes, n_tests: int, res: JobResult) -> None:
@@ -355,6 +469,11 @@ def _parse_line(line: bytes, n_tests: int, res: JobResult) -> None:
     if type(msg) is not list or not msg or type(msg[0]) is not str:
         raise ProtocolError("malformed result line")
     kind = msg[0]
+    if kind == "P" and len(msg) == 3 and all(type(v) is int and 0 <= v < 1 << 62 for v in msg[1:]):
+        if "setup" in res.cpu_ns:
+            raise ProtocolError("duplicate profile line")
+        res.cpu_ns["setup"], res.cpu_ns["exec"] = msg[1], msg[2]
+        return
     if kind == "D" and len(msg) == 1:
         res.finished = True
         return
@@ -363,13 +482,17 @@ def _parse_line(line: bytes, n_tests: int, res: JobResult) -> None:
             raise ProtocolError("unexpected load-error line")
         res.load_error = _hex_text(msg[1])
         return
-    if kind in ("v", "e") and len(msg) == 3:
+    if (kind == "v" and len(msg) == 3) or (kind == "e" and len(msg) == 4 and msg[3] in _FAIL_KINDS):
         i = msg[1]
         if type(i) is not int or not 0 <= i < n_tests:
             raise ProtocolError("bad test index")
         if i in res.outcomes or res.load_error is not None:
             raise ProtocolError(f"duplicate result for test {i}")
-        res.outcomes[i] = (True, decode_value(msg[2])) if kind == "v" else (False, _hex_text(msg[2]))
+        if kind == "v":
+            res.outcomes[i] = (True, decode_value(msg[2]))
+        else:
+            res.outcomes[i] = (False, _hex_text(msg[2]))
+            res.fail_kinds[i] = msg[3]
         return
     raise ProtocolError("unknown result line")
 
@@ -529,16 +652,18 @@ class _Worker:
             return ""
 
     # -- one job
-    def run(self, code: str, tests: Sequence[str]) -> tuple[JobResult, bool]:
+    def run(self, code: str, tests: Sequence[str], mode: str = "python",
+            test_timeout: float | None = None) -> tuple[JobResult, bool]:
         """Run one job in a fresh child; returns (result, whether this worker can take another job).
 
         Raises:
             SandboxError: the job could not be handed over (the worker is dead); nothing ran.
         """
         self.wait_ready()
+        c0 = time.thread_time_ns()
         self.serial += 1
         res = JobResult(worker_id=f"{self.tag}:{self.serial}")
-        payload = marshal.dumps({"code": code, "tests": list(tests)})
+        payload = marshal.dumps({"code": code, "tests": list(tests), "mode": mode, "test_timeout": test_timeout})
         fds = [os.memfd_create(name, os.MFD_CLOEXEC) for name in ("colbench-job", "colbench-result", "colbench-out")]
         try:
             job_fd, result_fd, out_fd = fds
@@ -564,7 +689,9 @@ class _Worker:
                 self.kill()  # no answer: SIGKILL the zygote from here, its PID namespace goes with it
             else:
                 try:
-                    res.exit_status = int(reply[1:])
+                    status, fork_ns, sweep_ns, job_ns = (int(v) for v in reply[1:].split())
+                    res.exit_status = status
+                    res.cpu_ns.update(fork=fork_ns, sweep=sweep_ns, job_processes=job_ns)
                 except ValueError:
                     healthy = False
             res.elapsed_s = time.monotonic() - t0
@@ -573,6 +700,7 @@ class _Worker:
                 res.timed_out = False
             size = min(os.fstat(out_fd).st_size, self.limits.max_output_kb * 1024)
             res.output = os.pread(out_fd, size, 0).decode("utf-8", "replace") if size else ""
+            res.cpu_ns["transfer"] = time.thread_time_ns() - c0
             return res, healthy
         finally:
             for fd in fds:
@@ -600,6 +728,7 @@ class _Worker:
         except ProtocolError as e:
             res.protocol_error = str(e)
             res.outcomes.clear()
+            res.fail_kinds.clear()
             res.finished = False
             res.load_error = None
 
@@ -633,6 +762,8 @@ class WorkerPool:
         self.ro_paths = self.sys_path + [p for p in libs if os.path.isdir(p)]
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
+        #: CPU nanoseconds by stage summed over the jobs run (see :attr:`JobResult.cpu_ns`), and ``jobs``
+        self.cpu_totals: dict[str, int] = {"jobs": 0}
         self._cond = threading.Condition()
         self._closed = False
 
@@ -687,14 +818,25 @@ class WorkerPool:
                 return
         self._retire(w)
 
-    def run(self, code: str, tests: Sequence[str]) -> JobResult:
-        """Run ``code`` then each call in ``tests`` in a fresh sandboxed child; see :class:`JobResult`."""
+    def run(self, code: str, tests: Sequence[str], mode: str = "python",
+            test_timeout: float | None = None) -> JobResult:
+        """Run ``code`` then each call in ``tests`` in a fresh sandboxed child; see :class:`JobResult`.
+
+        Args:
+            mode: ``"python"``: the code runs once as a module, the calls are evaluated in order in
+                its namespace; ``"reference"``: for each call the code runs afresh into new locals
+                (the reference scorer's ``exec`` inside a function), see ``_sandbox_child.py``.
+            test_timeout: (reference mode) seconds per call, definitions included, after which
+                ``TimeoutError`` is raised inside it; ``None``: no per-call limit.
+        """
+        if mode not in ("python", "reference"):
+            raise ValueError(f"mode must be 'python' or 'reference', got {mode!r}")
         attempt = 0
         while True:  # a worker found dead before the job was handed over: once more on a new one
             attempt += 1
             w = self._acquire()
             try:
-                res, healthy = w.run(code, tests)
+                res, healthy = w.run(code, tests, mode, test_timeout)
             except SandboxError:
                 self._retire(w)
                 if attempt >= 2:
@@ -703,6 +845,10 @@ class WorkerPool:
             except BaseException:
                 self._retire(w)
                 raise
+            with self._cond:
+                self.cpu_totals["jobs"] += 1
+                for k, v in res.cpu_ns.items():
+                    self.cpu_totals[k] = self.cpu_totals.get(k, 0) + v
             if healthy:
                 self._release(w)
             else:

@@ -4,29 +4,39 @@ It answers the agent's last message from the task's hidden information:
 
 1. The hidden information is split into *facts*. Plain-language hidden information (the embedded and
    generated tasks: one fact per sentence) is split into sentences. Hidden information that is code
-   (official ColBench records often hold the ground-truth function itself) is turned into plain
-   words by reading the code: each condition with its outcome, each named constant, each comment or
-   docstring line becomes one fact ("When service_quality is 'excellent', the result is
-   bill * 0.25.").
+   (official ColBench records hold the ground-truth function itself) is told in plain words by
+   :mod:`.code_words`: each constant with what it is for, each condition as a sentence with its
+   outcome, arithmetic in words, what is returned and when, rounding and formatting, the string
+   values the function outputs. No code span is read out ("If service is 'excellent', the function
+   returns 25 percent of bill.").
 2. The message is matched to the facts by shared content words (lower-cased, crudely stemmed,
-   stop-words dropped, a few synonyms folded: "price"/"cost", "percent"/"rate", ...), and by the
-   identifiers of the function. The two best-matching facts form the reply.
-3. A broad question ("what are your requirements?", "anything else?") gets the first facts the
-   human has not told yet. A question that matches no fact gets "I don't know".
+   stop-words dropped, a few synonyms folded: "price"/"cost", "percent"/"rate", ...). On text facts
+   the two facts sharing most words form the reply (the behaviour recorded runs were made with). On
+   code facts each fact also carries topics (identifier words, string values, role words such as
+   "threshold", "round", "otherwise", "category") and numbers; words count by how specific they are
+   (idf), facts already told count a tenth, and a second fact joins only when it is at least half as
+   relevant as the first: the reply answers the question that was asked, and a different question
+   gets a different answer.
+3. A broad question ("what are your requirements?", "anything else?") that matches nothing gets the
+   first facts the human has not told yet. A question that matches no fact gets "I don't know".
 4. Requests for the code, the function body or the tests are refused: the human describes what they
    want in plain words and never pastes code or test calls.
+5. ``volunteer`` (default True) decides what a message that asks nothing gets (an answer attempt, a
+   plan): with True the facts its words touch, as a person corrects a draft; with False only
+   :data:`NO_QUESTION_REPLY`, as the reference simulator's prompt says ("only answer questions").
 
 Replies are at most two sentences and 400 characters.
 """
 from __future__ import annotations
 
-import ast
+import math
 import re
 from typing import Any, Sequence
 
 from .base import BACKEND_REPLY_LIMIT, Simulator
+from .code_words import Fact, code_facts, sentences
 
-__all__ = ["ScriptedBackendSimulator", "extract_facts", "code_to_facts"]
+__all__ = ["ScriptedBackendSimulator", "extract_facts", "code_to_facts", "asks_something", "NO_QUESTION_REPLY"]
 
 _STOP = set("""a an the and or but if then of to in on at for with by from as is are was were be been being do does did
 i you we they he she it me my your our their this that these those what which who whom how when where why
@@ -49,6 +59,12 @@ _SYNONYMS = {
     "discounts": "discount", "off": "discount", "reduction": "discount",
 }
 
+#: More folds for facts read off code (the prose path keeps the map above unchanged, so replies on
+#: prose hidden information stay what recorded runs saw).
+_CODE_SYNONYMS = {**_SYNONYMS, "percentages": "percent", "rates": "percent", "smallest": "threshold",
+                  "lowest": "threshold", "largest": "threshold", "highest": "threshold", "cap": "threshold",
+                  "capped": "threshold"}
+
 _BROAD = re.compile(r"\b(requirement|requirements|rules?|details?|specifics?|specific|constraints?|preferences?|"
                     r"anything else|more about|more info|information|clarify|conditions?|what else|"
                     r"how should it work|what do you want|what exactly|expect)\b", re.I)
@@ -59,10 +75,19 @@ _CODE_REQUEST = re.compile(r"\b(paste|show|send|share|give|reveal|provide|copy|s
 _REFUSAL = ("I can't share any code or tests; I only know what I want in plain words. "
             "Ask me about the specific rules or numbers you need.")
 _DONT_KNOW = "I don't know about that. I don't have any preference on it."
+_WHAT_IF = re.compile(r"\bwhat if\b|\bwhat happens\b|\bin case\b|\bsuppose\b|\bcases?\b", re.I)
+#: The reply of a ``volunteer=False`` human to a message that asks nothing.
+NO_QUESTION_REPLY = "Okay. Ask me if there is anything you need to know about what I want."
+#: A second fact joins a reply on code facts only when it scores at least this share of the best.
+_SECOND_FACT_SHARE = 0.5
+#: A fact already told in the dialogue scores this share of its relevance.
+_TOLD_WEIGHT = 0.1
 
 
-def _stem(w: str) -> str:
+def _stem(w: str, code: bool = False) -> str:
     for suf in ("ing", "ies", "es", "ed", "s"):
+        if code and suf == "es" and not re.search(r"(s|x|z|ch|sh)es$", w):
+            continue  # on code facts "zones" -> "zone" (by the plain "s" rule), "boxes" -> "box"
         if len(w) > 4 and w.endswith(suf) and not w.endswith("ss"):
             w = w[: -len(suf)] + ("y" if suf == "ies" else "")
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":  # shipping -> shipp -> ship
@@ -76,105 +101,65 @@ def _split_identifier(tok: str) -> list[str]:
     return [p.lower() for p in parts if p]
 
 
-def _content_words(text: str) -> set[str]:
+def _content_words(text: str, code: bool = False) -> set[str]:
+    """Lower-cased, stemmed content words with synonyms folded; ``code=True`` for facts read off code
+    and the questions matched to them (a few more folds, a stemmer that keeps "zones" -> "zone")."""
+    synonyms = _CODE_SYNONYMS if code else _SYNONYMS
     words: set[str] = set()
     for tok in re.findall(r"[A-Za-z_][A-Za-z0-9_]*|%", text):
         pieces = [tok.lower()] + (_split_identifier(tok) if "_" in tok or tok.lower() != tok else [])
         for p in pieces:
-            p = _SYNONYMS.get(p, p)
+            p = synonyms.get(p, p)
             if p in _STOP or len(p) < 2:
                 continue
-            words.add(_SYNONYMS.get(_stem(p), _stem(p)))
+            stem = _stem(p, code)
+            words.add(synonyms.get(stem, stem))
     return words
 
 
+def _numbers(text: str) -> set[str]:
+    return {"#" + n for n in re.findall(r"(?<![\w.])-?\d+(?:\.\d+)?", text)}
+
+
 def _sentences(text: str) -> list[str]:
-    text = re.sub(r"\s+", " ", text).strip()
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z0-9'\"(])", text)
-    return [p.strip() for p in parts if len(p.strip()) > 1]
+    return sentences(text)
 
 
 def _looks_like_code(text: str) -> bool:
     return bool(re.search(r"^\s*def \w+\s*\(|^\s*return\b|^\s*(if|for|while) .+:\s*$", text, re.M))
 
 
-def _expr(node: ast.AST) -> str:
-    try:
-        return ast.unparse(node)
-    except Exception:  # pragma: no cover - ast.unparse handles all parsed nodes
-        return "?"
+_ASKS = re.compile(r"\?|(^|[.!:;\n]\s*)(what|which|how|when|where|why|who|whom|whose|should|shall|do|does|did|is|are|"
+                   r"can|could|would|will|may|tell me|let me know|please (tell|describe|explain|list|specify|confirm|"
+                   r"clarify|say|share))\b|\b(tell me|let me know|can you (tell|say|confirm|describe|explain)|"
+                   r"could you (tell|say|confirm|describe|explain)|i('d| would) like to know|i (want|need) to know|"
+                   r"wondering)\b", re.I)
 
 
-def _cond_words(test: ast.AST) -> str:
-    s = _expr(test)
-    for op, words in ((" >= ", " is at least "), (" <= ", " is at most "), (" == ", " is "), (" != ", " is not "),
-                      (" > ", " is more than "), (" < ", " is less than "), (" not in ", " is not one of "),
-                      (" in ", " is one of ")):
-        s = s.replace(op, words)
-    return s
+def asks_something(message: str) -> bool:
+    """Whether ``message`` asks the human anything (a question mark, a sentence opening with a
+    question word or an auxiliary verb, or "tell me" / "let me know" / "could you explain" ...)."""
+    return bool(_ASKS.search(message))
 
 
 def code_to_facts(source: str) -> list[str]:
-    """Plain-words facts read off Python source: conditions with their outcomes, constants,
-    comments and docstrings. Unparsable source yields its comment lines only."""
-    facts: list[str] = []
-    for line in source.splitlines():
-        m = re.match(r"\s*#\s*(.+)", line)
-        if m and len(m.group(1).split()) >= 2:
-            facts.append(m.group(1).strip().rstrip(".") + ".")
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return facts
+    """Plain-words facts read off Python source (:func:`~.code_words.code_facts`), as sentences.
+    Unparsable source yields its comment lines only."""
+    return [f.text for f in code_facts(source)]
 
-    def outcome(body: Sequence[ast.stmt]) -> str | None:
-        for st in body:
-            if isinstance(st, ast.Return) and st.value is not None:
-                return f"the result is {_expr(st.value)}"
-            if isinstance(st, (ast.Assign, ast.AugAssign)):
-                tgt = st.targets[0] if isinstance(st, ast.Assign) else st.target
-                op = "=" if isinstance(st, ast.Assign) else {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=",
-                                                              ast.Div: "/="}.get(type(st.op), "is updated by")
-                verb = "becomes" if op == "=" else {"+=": "goes up by", "-=": "goes down by", "*=": "is multiplied by",
-                                                    "/=": "is divided by"}.get(op, op)
-                return f"{_expr(tgt)} {verb} {_expr(st.value)}"
-        return None
 
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            doc = ast.get_docstring(node)
-            if doc:
-                facts.extend(_sentences(doc))
-        elif isinstance(node, ast.If):
-            out = outcome(node.body)
-            if out:
-                facts.append(f"When {_cond_words(node.test)}, {out}.")
-            if node.orelse and not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)):
-                out = outcome(node.orelse)
-                if out:
-                    facts.append(f"Otherwise (when not {_cond_words(node.test)}), {out}.")
-        elif isinstance(node, ast.Assign) and isinstance(node.value, (ast.Constant, ast.Dict, ast.List, ast.Tuple,
-                                                                       ast.Set, ast.BinOp)):
-            facts.append(f"{_expr(node.targets[0])} is {_expr(node.value)}.")
-        elif isinstance(node, ast.Return) and node.value is not None and not any(
-                f"the result is {_expr(node.value)}" in f for f in facts):
-            facts.append(f"In the end the result is {_expr(node.value)}.")
-    seen: set[str] = set()
-    unique = []
-    for f in facts:
-        if f not in seen:
-            seen.add(f)
-            unique.append(f)
-    return unique
+def _task_facts(task: Any) -> tuple[list[Fact], bool]:
+    hidden = getattr(task, "hidden_information", "") or ""
+    if hidden.strip() and not _looks_like_code(hidden):
+        return [Fact(s) for s in _sentences(hidden)], False
+    source = hidden if hidden.strip() else getattr(task, "ground_truth", "")
+    signature = re.search(r"\bdef\s+(\w+)\s*\(", getattr(task, "problem_description", "") or "")
+    return code_facts(source, signature.group(1) if signature else None), True
 
 
 def extract_facts(task: Any) -> list[str]:
     """The facts the human can tell, in plain words (see the module docstring)."""
-    hidden = getattr(task, "hidden_information", "") or ""
-    if hidden.strip() and not _looks_like_code(hidden):
-        return _sentences(hidden)
-    source = hidden if hidden.strip() else getattr(task, "ground_truth", "")
-    return code_to_facts(source)
+    return [f.text for f in _task_facts(task)[0]]
 
 
 class ScriptedBackendSimulator(Simulator):
@@ -182,52 +167,103 @@ class ScriptedBackendSimulator(Simulator):
 
     Args:
         max_facts: facts per reply (two sentences in ColBench).
+        volunteer: when True (the default), a message that asks nothing (an answer attempt, a plan)
+            still gets the facts that its words touch, as a person would correct a draft that goes
+            against what they want; when False, a fact is revealed only in reply to a question about
+            it, as the reference's simulator prompt says ("only answer questions"), and a message
+            without a question gets :data:`NO_QUESTION_REPLY`.
     """
 
     kind = "backend"
 
-    def __init__(self, max_facts: int = 2):
-        if max_facts < 1:
-            raise ValueError(f"max_facts must be >= 1, got {max_facts}")
+    def __init__(self, max_facts: int = 2, volunteer: bool = True):
+        if not isinstance(max_facts, int) or isinstance(max_facts, bool) or max_facts < 1:
+            raise ValueError(f"max_facts must be an integer >= 1, got {max_facts!r}")
+        if not isinstance(volunteer, bool):
+            raise ValueError(f"volunteer must be True or False, got {volunteer!r}")
         self.max_facts = max_facts
-        self._facts_cache: dict[int, tuple[Any, list[str], list[set[str]]]] = {}
+        self.volunteer = volunteer
+        self._facts_cache: dict[int, tuple] = {}
 
     def config(self) -> dict:
-        return {"class": type(self).__name__, "max_facts": self.max_facts, "version": 1}
+        return {"class": type(self).__name__, "max_facts": self.max_facts, "volunteer": self.volunteer, "version": 2}
 
-    def _facts(self, task: Any) -> tuple[list[str], list[set[str]]]:
+    def _facts(self, task: Any) -> tuple[list[Fact], list[set[str]], bool, dict[str, float], list[float]]:
         key = id(task)
         hit = self._facts_cache.get(key)
         if hit is None or hit[0] is not task:
-            facts = extract_facts(task)
-            hit = (task, facts, [_content_words(f) for f in facts])
+            facts, from_code = _task_facts(task)
+            words = [_content_words(f.text, from_code) | _content_words(" ".join(sorted(f.topics)), from_code)
+                     for f in facts]
+            if from_code:  # numbers are specific on code facts ("What if I am above 85 percent?")
+                words = [ws | _numbers(f.text) for ws, f in zip(words, facts)]
+            df: dict[str, int] = {}
+            for ws in words:
+                for w in ws:
+                    df[w] = df.get(w, 0) + 1
+            idf = {w: math.log((len(facts) + 1) / n) + 0.1 for w, n in df.items()}
+            mean = sum(len(ws) for ws in words) / max(len(words), 1)
+            norms = [0.5 + 0.5 * len(ws) / mean if mean else 1.0 for ws in words]
+            hit = (task, facts, words, from_code, idf, norms)
             if len(self._facts_cache) > 4096:
                 self._facts_cache.clear()
             self._facts_cache[key] = hit
-        return hit[1], hit[2]
+        return hit[1], hit[2], hit[3], hit[4], hit[5]
 
     def reply(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> str:
         message = dialogue[-1]["content"] if dialogue else ""
         if _CODE_REQUEST.search(message):
             return _REFUSAL
-        facts, fact_words = self._facts(task)
+        if not self.volunteer and not asks_something(message):
+            return NO_QUESTION_REPLY
+        facts, fact_words, from_code, idf, norms = self._facts(task)
         if not facts:
             return _DONT_KNOW
         told = " ".join(m["content"] for m in dialogue if m.get("role") == "user")
-        q_words = _content_words(message)
-        scored = []
-        for i, words in enumerate(fact_words):
-            overlap = len(q_words & words)
-            if overlap:
-                scored.append((-overlap, i))
-        scored.sort()
-        chosen = [i for _, i in scored[: self.max_facts]]
+        q_words = _content_words(message, from_code)
+        if from_code:
+            q_words |= _numbers(message)
+            if _WHAT_IF.search(message):
+                q_words.add("condition")
+            chosen = self._choose_weighted(facts, fact_words, idf, norms, q_words, told)
+            if all(facts[i].text in told for i in chosen) and _BROAD.search(message):
+                # a broad question whose matches were all told (or that matches nothing) gets untold facts
+                untold = [i for i, f in enumerate(facts) if f.text not in told]
+                chosen = untold[: self.max_facts] or chosen or list(range(len(facts)))[: self.max_facts]
+            if not chosen:
+                return _DONT_KNOW
+            reply = self._compose([facts[i].text for i in chosen])
+            if all(facts[i].text in told for i in chosen):  # nothing new answers it: say so
+                reply = self._compose(["As I said, " + reply[:1].lower() + reply[1:]])
+            return reply
+        else:
+            scored = sorted((-len(q_words & words), i) for i, words in enumerate(fact_words) if q_words & words)
+            chosen = [i for _, i in scored[: self.max_facts]]
         if not chosen and _BROAD.search(message):
-            untold = [i for i, f in enumerate(facts) if f not in told]
+            untold = [i for i, f in enumerate(facts) if f.text not in told]
             chosen = (untold or list(range(len(facts))))[: self.max_facts]
         if not chosen:
             return _DONT_KNOW
-        return self._compose([facts[i] for i in sorted(chosen)])
+        return self._compose([facts[i].text for i in sorted(chosen)])
+
+    def _choose_weighted(self, facts: list[Fact], fact_words: list[set[str]], idf: dict[str, float],
+                         norms: list[float], q_words: set[str], told: str) -> list[int]:
+        """Facts read off code, most relevant first: each question word counts by how specific it is
+        to few facts (idf), a long fact counts a little less (as BM25 does), facts already told count
+        a tenth (so a new question moves on to new facts), and a second fact joins only when it is at
+        least half as relevant as the first (so different questions get different answers)."""
+        scored = []
+        for i, words in enumerate(fact_words):
+            score = math.fsum(idf[w] for w in q_words & words) / norms[i]  # fsum: the same whatever the set order
+            if score > 0:
+                if facts[i].text in told:
+                    score *= _TOLD_WEIGHT
+                scored.append((-score, i))
+        if not scored:
+            return []
+        scored.sort()
+        best = -scored[0][0]
+        return [i for s, i in scored[: self.max_facts] if -s >= _SECOND_FACT_SHARE * best]
 
     def _compose(self, sentences: list[str]) -> str:
         reply = ""
