@@ -351,6 +351,22 @@ def _release_memory() -> None:
         pass
 
 
+def bound_heap(threshold: int = 1 << 20) -> None:
+    """glibc: serve allocations >= ``threshold`` with mmap (returned to the OS when freed) and trim
+    free heap tops above it -- what ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_`` set.
+    Without it glibc raises its mmap threshold up to 32 MiB as tensors are freed, and a training
+    step's freed activation buffers stay in the process's RSS (measured on the PPO stage: see
+    ``benchmarks/results/pipeline_small/README.md``). A no-op off glibc."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, threshold)  # M_MMAP_THRESHOLD (fixed: disables the dynamic raise)
+        libc.mallopt(-1, threshold)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
 def _export_merged(trainer: Any, model_dir: Path) -> None:
     """The trained policy as a plain transformers model directory (LoRA merged into the base)."""
     model_dir.mkdir(parents=True, exist_ok=True)
@@ -397,6 +413,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     """Run (or resume) every stage; returns the report."""
     from benchmarks.run import summarize
 
+    bound_heap()
     out = Path(cfg.out_dir)
     (out / "eval").mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
