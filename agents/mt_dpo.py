@@ -110,7 +110,7 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
             refs += list(zip(chunk, total[:len(chunk)].tolist(), total[len(chunk):].tolist()))
     ref_of = {i: (c, r) for i, c, r in refs}
     lm.train()
-    lm.start_schedule(len(batches(list(range(len(pairs))), batch_size)), epochs)
+    lm.start_schedule(-(-len(pairs) // (batch_size * lm.accelerator.num_processes)), epochs)
     sums: dict[str, float] = defaultdict(float)
     n_batches = 0
     for epoch in range(epochs):

@@ -162,7 +162,7 @@ class PPO(LMTrainer):
         items = self.rollout_batch(records)
         lm = self.policy
         lm.train()
-        lm.start_schedule(len(self._batches(items, c.batch_size)), c.update_epochs)
+        lm.start_schedule(self._n_batches(len(items), c.batch_size), c.update_epochs)
         self.value_head.train()
         stats: dict[str, float] = {}
         for epoch in range(c.update_epochs):

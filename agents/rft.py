@@ -73,7 +73,7 @@ class RejectionFineTuning(LMTrainer):
                              f">= {self.config.success_threshold}; nothing to train on")
         lm = self.policy
         lm.train()
-        lm.start_schedule(len(self._batches(seqs, self.config.batch_size)), self.config.epochs)
+        lm.start_schedule(self._n_batches(len(seqs), self.config.batch_size), self.config.epochs)
         total_loss, total_tokens = 0.0, 0.0
         for epoch in range(self.config.epochs):
             total_loss, total_tokens = 0.0, 0.0

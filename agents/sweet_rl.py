@@ -248,7 +248,7 @@ class SweetRL(LMTrainer):
                 cache[id(rec)] = self._critic_sequences(rec)
                 ref_cache[id(rec)] = self._turn_means(lm, cache[id(rec)], reference=True)
         lm.train()
-        lm.start_schedule(len(self._batches(pairs, c.critic_batch_size)), c.critic_epochs)
+        lm.start_schedule(self._n_batches(len(pairs), c.critic_batch_size), c.critic_epochs)
         loss_sum, acc_sum, n = 0.0, 0.0, 0
         for epoch in range(c.critic_epochs):
             loss_sum, acc_sum, n = 0.0, 0.0, 0

@@ -741,6 +741,11 @@ class LMTrainer(abc.ABC):
             out.append([items[i] for i in chunk[rank * size:(rank + 1) * size]])
         return out
 
+    def _n_batches(self, n_items: int, size: int) -> int:
+        """How many micro-batches :meth:`_batches` gives this process for ``n_items`` (without
+        drawing an order: for the learning-rate schedule)."""
+        return -(-n_items // (size * self.accelerator.num_processes))
+
     def _global_share(self, count: torch.Tensor | float) -> torch.Tensor:
         """``N x count / (sum of count over the N processes)``: multiply a loss that is a mean over
         this process's ``count`` tokens (or turns) by it, and DDP's gradient average becomes the
