@@ -5,15 +5,14 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 ASSETS ?= $(CURDIR)/assets
 TAILWIND_VERSION := 2.2.19
-DEMO_EPISODES ?= 6
-DEMO_TOKENS ?= 128
+DEMO_TASKS ?= 7
 PYTEST_ARGS ?=
 
 export COLBENCH_ASSETS := $(ASSETS)
 
 .PHONY: setup browser assets test demo bench clean
 
-$(VENV)/.stamp: setup.py
+$(VENV)/.stamp: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0            # first: the CPU wheel; anything else pulls CUDA
@@ -43,10 +42,9 @@ assets: $(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css
 test: setup browser assets
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
+# One dialogue turn by turn, then lower bound vs SmolLM2 vs upper bound (resumes from runs/demo).
 demo: setup
-	$(VENV)/bin/colbench run --env ColBench-Backend-v0 --agent smollm2 --split test \
-	  --episodes $(DEMO_EPISODES) --batch-size $(DEMO_EPISODES) --max-new-tokens $(DEMO_TOKENS) \
-	  --out runs/demo_smollm2.jsonl
+	$(VENV)/bin/colbench demo --tasks $(DEMO_TASKS) --out-dir runs/demo
 
 bench: setup browser assets
 	$(VENV)/bin/colbench bench

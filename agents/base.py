@@ -10,9 +10,9 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
-from colbench_env.backends.base import LMBackend, SamplingParams
-from colbench_env.protocol import ANSWER_MARKER, OUTPUT_MARKER
-from wrappers.prompting import observation_to_messages
+from colbench_env.lm.base import LMBackend, SamplingParams
+from colbench_env.protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
+from colbench_env.prompting import observation_to_messages
 
 __all__ = ["Agent", "CallableAgent", "ScriptedAgent", "LMAgent", "as_agent"]
 
@@ -90,32 +90,32 @@ class ScriptedAgent(Agent):
 
 
 class LMAgent(Agent):
-    """An LM-backed agent with the paper's agent prompt (:mod:`wrappers.prompting`).
+    """An LM-backed agent with the paper's agent prompt (:mod:`colbench_env.prompting`).
 
     Args:
-        backend: an :class:`~colbench_env.backends.base.LMBackend`, or a name for
-            :func:`colbench_env.backends.make_backend` (``"smollm2"`` -- the embedded
+        lm: the language model: an :class:`~colbench_env.lm.base.LMBackend`, or a name for
+            :func:`colbench_env.lm.make_backend` (``"smollm2"`` -- the embedded
             SmolLM2-135M-Instruct --, ``"hf"``, ``"openai"``).
         kind: ``"backend"`` or ``"frontend"`` (which instructions).
         max_turns: told to the agent in its instructions.
         sampling: generation settings (greedy, 512 new tokens by default).
         prompt_style: ``"paper"`` (default) or ``"compact"`` (a worked example, for very small
-            policies; :data:`wrappers.prompting.PROMPT_STYLES`).
-        backend_kwargs: passed to :func:`make_backend` when ``backend`` is a name.
+            policies; :data:`colbench_env.prompting.PROMPT_STYLES`).
+        lm_kwargs: passed to :func:`make_backend` when ``lm`` is a name.
     """
 
-    def __init__(self, backend: Any = "smollm2", *, kind: str = "backend", max_turns: int = 10,
-                 sampling: SamplingParams | None = None, prompt_style: str = "paper", **backend_kwargs: Any):
-        from wrappers.prompting import PROMPT_STYLES
+    def __init__(self, lm: Any = "smollm2", *, kind: str = "backend", max_turns: int = MAX_TURNS,
+                 sampling: SamplingParams | None = None, prompt_style: str = "paper", **lm_kwargs: Any):
+        from colbench_env.prompting import PROMPT_STYLES
 
         if prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {prompt_style!r}")
-        if isinstance(backend, LMBackend):
-            self.backend = backend
+        if isinstance(lm, LMBackend):
+            self.lm = lm
         else:
-            from colbench_env.backends import make_backend
+            from colbench_env.lm import make_backend
 
-            self.backend = make_backend(backend, **backend_kwargs)
+            self.lm = make_backend(lm, **lm_kwargs)
         self.kind = kind
         self.max_turns = max_turns
         self.sampling = sampling or SamplingParams(max_new_tokens=512, temperature=0.0)
@@ -131,9 +131,9 @@ class LMAgent(Agent):
     def act_batch(self, observations: Sequence[dict]) -> list[str]:
         if not observations:
             return []
-        gens = self.backend.generate([self.messages(o) for o in observations], self.sampling)
+        gens = self.lm.generate([self.messages(o) for o in observations], self.sampling)
         n = self.sampling.n
         return [gens[i * n].text for i in range(len(observations))]
 
     def close(self) -> None:
-        self.backend.close()
+        self.lm.close()

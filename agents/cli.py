@@ -5,7 +5,7 @@ Examples::
     colbench train sweet-rl --trajectories rollouts.jsonl --model /models/llama-3.1-8b-instruct --out runs/sweet
     colbench train mt-dpo --trajectories rollouts.jsonl --model PATH --out runs/dpo \\
         --config-json '{"beta": 0.1, "epochs": 2}'
-    accelerate launch --config_file configs/accelerate/deepspeed_zero3.yaml -m benchmarks.cli train ...
+    accelerate launch --config_file configs/accelerate/deepspeed_zero3.yaml -m colbench train ...
 
 ``--config-json`` is a JSON object (or a path to a ``.json`` file) of the algorithm's config fields
 (see :class:`agents.RFTConfig`, :class:`agents.MultiTurnDPOConfig`, :class:`agents.PPOConfig`,
@@ -16,17 +16,13 @@ Each ``--updates`` round runs one ``update`` on the trajectories and writes the 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 from pathlib import Path
 
-ALGORITHMS = {
-    "rft": ("agents.rft", "RejectionFineTuning"),
-    "mt-dpo": ("agents.mt_dpo", "MultiTurnDPO"),
-    "ppo": ("agents.ppo", "PPO"),
-    "sweet-rl": ("agents.sweet_rl", "SweetRL"),
-}
+from colbench_env.errors import UsageError
+
+from .registry import TRAINERS as ALGORITHMS, trainer_class
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,24 +48,30 @@ def parse_config_json(value: str | None) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
-        raise SystemExit(f"colbench train: {source}: invalid JSON ({e.msg} at line {e.lineno} column {e.colno})")
+        raise UsageError(f"{source}: invalid JSON ({e.msg} at line {e.lineno} column {e.colno})")
     if not isinstance(data, dict):
-        raise SystemExit(f"colbench train: {source}: must be a JSON object of config fields")
+        raise UsageError(f"{source}: must be a JSON object of config fields")
     return data
 
 
 def main(args: argparse.Namespace) -> int:
     from .trainer_base import ConfigError, config_from_dict
 
-    module_name, class_name = ALGORITHMS[args.algorithm]
-    cls = getattr(importlib.import_module(module_name), class_name)
+    cls = trainer_class(args.algorithm)
     fields = parse_config_json(args.config_json)
     if args.model is not None:
         fields["model"] = args.model
     if args.progress:
         fields["show_progress"] = True
     if args.updates < 1:
-        raise SystemExit("colbench train: --updates must be >= 1")
+        raise UsageError(f"--updates must be >= 1, got {args.updates}")
+    from .trainer_base import load_trajectories
+
+    if not os.path.isfile(args.trajectories):
+        raise UsageError(f"--trajectories {args.trajectories}: no such file")
+    records = load_trajectories(args.trajectories)  # a malformed file fails before the model loads
+    if not records:
+        raise UsageError(f"--trajectories {args.trajectories}: no trajectories in the file")
     out = Path(args.out)
     try:
         if (out / "trainer.json").exists() and not args.no_resume:
@@ -77,13 +79,10 @@ def main(args: argparse.Namespace) -> int:
             print(f"resumed {args.algorithm} from {out} at update {trainer.updates}")
         else:
             if "model" not in fields:
-                raise SystemExit("colbench train: --model is required when not resuming")
+                raise UsageError("--model is required when not resuming")
             trainer = cls(config_from_dict(cls.config_class, fields, source="--config-json"))
     except ConfigError as e:
-        raise SystemExit(f"colbench train: {e}")
-    from .trainer_base import load_trajectories
-
-    records = load_trajectories(args.trajectories)
+        raise UsageError(str(e)) from None
     for _ in range(args.updates):
         metrics = trainer.update(records)
         trainer.save(out)

@@ -74,26 +74,46 @@ def trajectory_pairs(trajectories: Sequence[dict], *, success_threshold: float =
     return pairs
 
 
-def _summed_logps(lm: TrainableLM, sides: list[list[TokenizedSequence]], *, reference: bool):
-    """Summed log-prob and token count of each side (a side may span several sequences)."""
+def _summed_logps(lm: TrainableLM, sides: list[list[TokenizedSequence]], *, reference: bool,
+                  whole_sequence: int = 0):
+    """Summed log-prob and token count of each side's actions (a side may span several sequences).
+
+    With ``whole_sequence = k``, also the NLL (mean negative log-prob) of the first ``k`` sides over
+    *every* token of their sequences (context included; all sides are then scored at every token).
+    Either way the log-probs come from :meth:`~agents.trainer_base.TrainableLM.token_logps`, whose
+    vocabulary projection runs chunk by chunk at the scored positions only (never the full
+    ``(B, L, vocab)`` logits)."""
     flat = [s for side in sides for s in side]
     owner = torch.tensor([k for k, side in enumerate(sides) for _ in side], device=lm.device)
     batch = lm.batch(flat)
-    logps = lm.token_logps(batch, reference=reference)
-    sums = masked_sum(logps, batch["loss_mask"])
-    counts = batch["loss_mask"].sum(-1)
+    actions = batch["loss_mask"]
+    if whole_sequence:
+        every = batch["attention_mask"][:, 1:].to(actions.dtype)
+        logps = lm.token_logps(dict(batch, loss_mask=every), reference=reference)
+    else:
+        logps = lm.token_logps(batch, reference=reference)
+    sums = masked_sum(logps, actions)
+    counts = actions.sum(-1)
     n = len(sides)
     total = torch.zeros(n, device=lm.device, dtype=sums.dtype).index_add(0, owner, sums)
     tokens = torch.zeros(n, device=lm.device, dtype=counts.dtype).index_add(0, owner, counts)
-    return total, tokens
+    if not whole_sequence:
+        return total, tokens
+    all_sum = torch.zeros(n, device=lm.device, dtype=sums.dtype).index_add(0, owner, masked_sum(logps, every))
+    all_n = torch.zeros(n, device=lm.device, dtype=counts.dtype).index_add(0, owner, every.sum(-1))
+    nll = -all_sum[:whole_sequence] / all_n[:whole_sequence].clamp(min=1)
+    return total, tokens, nll
 
 
 def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, beta: float, nll_coef: float,
                            batch_size: int, epochs: int, batches: Callable[[list, int], list[list]],
-                           progress: Callable = lambda it, desc: it) -> dict:
+                           progress: Callable = lambda it, desc: it, nll_scope: str = "action") -> dict:
     """DPO (+ NLL) epochs over preference pairs; the reference is ``lm`` with its adapter disabled.
 
-    Reference log-probs are computed once, before the first step.
+    Reference log-probs are computed once, before the first step. The NLL term is the chosen
+    side's mean negative log-prob over its action tokens (``nll_scope="action"``) or over every
+    token of its sequences, context included (``"sequence"``: the reference SWEET-RL's policy DPO,
+    see :attr:`agents.sweet_rl.SweetRLConfig.nll_scope`).
 
     Returns:
         Means over the last epoch of ``loss``, ``dpo_loss``, ``chosen_reward``, ``rejected_reward``,
@@ -101,6 +121,8 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
     """
     if not pairs:
         raise ValueError("no preference pairs to train on")
+    if nll_scope not in ("action", "sequence"):
+        raise ValueError(f"nll_scope must be 'action' or 'sequence', got {nll_scope!r}")
     lm.eval()
     refs = []
     with torch.no_grad():  # every pair's reference (on every process: the order may differ per epoch)
@@ -117,11 +139,17 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
         sums, n_batches = defaultdict(float), 0
         for chunk in progress(batches(list(range(len(pairs))), batch_size), f"dpo epoch {epoch}"):
             sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
-            total, tokens = _summed_logps(lm, sides, reference=False)
             k = len(chunk)
+            if nll_scope == "sequence" and nll_coef > 0:
+                # chosen sides scored at every token (chunked), rejected ones at their actions only
+                c_total, c_tokens, nll = _summed_logps(lm, sides[:k], reference=False, whole_sequence=k)
+                r_total, r_tokens = _summed_logps(lm, sides[k:], reference=False)
+                total, tokens = torch.cat([c_total, r_total]), torch.cat([c_tokens, r_tokens])
+            else:
+                total, tokens = _summed_logps(lm, sides, reference=False)
+                nll = -total[:k] / tokens[:k].clamp(min=1)
             ref_c = torch.tensor([ref_of[i][0] for i in chunk], device=lm.device)
             ref_r = torch.tensor([ref_of[i][1] for i in chunk], device=lm.device)
-            nll = -total[:k] / tokens[:k].clamp(min=1)
             loss, stats = dpo_loss(total[:k], total[k:], ref_c, ref_r, beta=beta, chosen_nll=nll, nll_coef=nll_coef)
             lm.backward(loss)
             sums["loss"] += float(loss.detach())

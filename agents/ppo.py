@@ -8,6 +8,15 @@ One *action* is one agent turn. For each collected trajectory:
 * rewards are 0 except the terminal reward (the trajectory's ``reward``) after the last turn;
 * advantages come from GAE over the turns (:func:`agents.losses.gae`), are normalised over the batch
   (``norm_adv``) and broadcast to every token of that turn's action;
+* log-probabilities are those of the *sampling* distribution ``softmax(logits / T)`` at the
+  temperature ``T`` the trajectories were sampled with (``rollout_temperature``, default the
+  config's ``temperature``, which :meth:`act` samples with): the "old" log-probs are the behaviour
+  policy's, computed in one no-grad pass before the first step (the weights that sampled the
+  trajectories -- PPO assumes the data come from the current policy), and the ratio of the first
+  minibatch is exactly 1; with ``T != 1``, log-probs at temperature 1 would make the ratio
+  ``pi_1 / pi_T`` from the first step on (off-policy);
+* minibatches are reshuffled every update epoch; the value head is clipped with the LoRA weights
+  (one global gradient norm);
 * the policy loss is the token-level clipped surrogate (:func:`agents.losses.ppo_clip_loss`) over the
   agent tokens only, plus ``vf_coef`` x the (clipped) value loss and ``kl_coef`` x a KL penalty to the
   reference policy (the base with the LoRA adapter disabled; :func:`agents.losses.kl_penalty`).
@@ -41,10 +50,15 @@ class PPOConfig(TrainerConfig):
         kl_coef: weight of the KL-to-reference penalty.
         kl_estimator: ``"k3"`` (non-negative) or ``"k1"``.
         norm_adv: normalise advantages over the batch of turns.
-        update_epochs: PPO epochs over each batch of trajectories (``epochs`` is ignored).
+        update_epochs: PPO epochs over each batch of trajectories (CleanRL's name; the inherited
+            ``epochs`` must stay 1, it has no meaning here).
         target_kl: stop the epochs early when ``approx_kl`` exceeds it (``None``: never).
         value_learning_rate: learning rate of the value head.
         batch_size: trajectories per minibatch.
+        rollout_temperature: the temperature the trajectories were sampled at (``None``: the
+            ``temperature`` field, the one :meth:`PPO.act` samples with). Log-probs (old, new and
+            reference) are taken under ``softmax(logits / rollout_temperature)``. Greedy (0)
+            rollouts have no sampling distribution and are refused.
     """
 
     gamma: float = 1.0
@@ -59,9 +73,13 @@ class PPOConfig(TrainerConfig):
     target_kl: float | None = None
     value_learning_rate: float = 1e-4
     batch_size: int = 4
+    rollout_temperature: float | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        t = self.temperature if self.rollout_temperature is None else self.rollout_temperature
+        _check(isinstance(t, (int, float)) and t > 0, "rollout_temperature" if self.rollout_temperature is not None
+               else "temperature", f"PPO needs sampled rollouts: the sampling temperature must be > 0, got {t!r}")
         _check(0.0 <= self.gamma <= 1.0, "gamma", f"must be in [0, 1], got {self.gamma!r}")
         _check(0.0 <= self.gae_lambda <= 1.0, "gae_lambda", f"must be in [0, 1], got {self.gae_lambda!r}")
         _check(self.clip_coef > 0, "clip_coef", f"must be > 0, got {self.clip_coef!r}")
@@ -70,6 +88,8 @@ class PPOConfig(TrainerConfig):
         _check(self.kl_estimator in ("k1", "k3"), "kl_estimator", f"must be 'k1' or 'k3', got {self.kl_estimator!r}")
         _check(isinstance(self.update_epochs, int) and self.update_epochs > 0, "update_epochs",
                f"must be a positive int, got {self.update_epochs!r}")
+        _check(self.epochs == 1, "epochs", f"PPO's passes over the data are 'update_epochs'; leave 'epochs' at 1, "
+               f"got {self.epochs!r}")
         _check(self.target_kl is None or self.target_kl > 0, "target_kl", "must be > 0 or None")
         _check(self.value_learning_rate > 0, "value_learning_rate", f"must be > 0, got {self.value_learning_rate!r}")
 
@@ -96,12 +116,20 @@ class PPO(LMTrainer):
     def _load_extra(self, d: Path) -> None:
         self.value_head.load_state_dict(torch.load(d / "value_head.pt", map_location=self.policy._load_device()))
 
+    @property
+    def sampling_temperature(self) -> float:
+        """The behaviour policy's temperature (:attr:`PPOConfig.rollout_temperature`)."""
+        c = self.config
+        return float(c.temperature if c.rollout_temperature is None else c.rollout_temperature)
+
     # ---------------------------------------------------------------------------------------------
-    def _forward(self, sequences: list[TokenizedSequence], *, with_values: bool):
-        """Per-token log-probs ``(B, L-1)``, the batch, and per-turn values (in span order)."""
+    def _forward(self, sequences: list[TokenizedSequence], *, with_values: bool, reference: bool = False):
+        """Per-token log-probs ``(B, L-1)`` at the sampling temperature, the batch, and per-turn
+        values (in span order; ``None`` without ``with_values``). ``reference``: the adapter disabled."""
         lm = self.policy
         batch = lm.batch(sequences)
-        logps, last = lm.logps_and_hidden(batch)  # log-probs only at the action tokens (bounded memory)
+        # log-probs only at the action tokens, chunked (bounded memory), of softmax(logits / T)
+        logps, last = lm.logps_and_hidden(batch, reference=reference, temperature=self.sampling_temperature)
         values = None
         if with_values:
             rows = [b for b, s in enumerate(sequences) for _ in s.turn_spans]
@@ -120,7 +148,7 @@ class PPO(LMTrainer):
                 k += 1
         return out
 
-    def rollout_batch(self, trajectories) -> list[dict]:
+    def prepare_batch(self, trajectories) -> list[dict]:
         """Tokenise trajectories and compute collection-time log-probs, reference log-probs, values,
         GAE advantages and returns (one entry per trajectory)."""
         c = self.config
@@ -133,7 +161,7 @@ class PPO(LMTrainer):
                 continue
             with torch.no_grad():
                 logps, batch, values = self._forward(seqs, with_values=True)
-                ref = self.policy.token_logps(batch, reference=True)
+                ref, _, _ = self._forward(seqs, with_values=False, reference=True)
             n_turns = values.shape[0]
             rewards = torch.zeros(n_turns, device=values.device)
             rewards[-1] = trajectory_reward(rec)
@@ -159,7 +187,7 @@ class PPO(LMTrainer):
         """
         c = self.config
         records = load_trajectories(trajectories)
-        items = self.rollout_batch(records)
+        items = self.prepare_batch(records)
         lm = self.policy
         lm.train()
         lm.start_schedule(self._n_batches(len(items), c.batch_size), c.update_epochs)
@@ -202,7 +230,8 @@ class PPO(LMTrainer):
 
     @torch.no_grad()
     def turn_logprobs(self, record: dict) -> list[float]:
-        """Summed log-prob of each agent turn of a trajectory under the current policy."""
+        """Summed log-prob of each agent turn of a trajectory under the current policy (at the
+        sampling temperature, as in the PPO loss)."""
         seqs = tokenize_trajectory(self.tokenizer, record, formatter=self.formatter, max_length=self.config.max_length)
         self.policy.eval()
         logps, batch, _ = self._forward(seqs, with_values=False)

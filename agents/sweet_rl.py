@@ -50,14 +50,20 @@ from typing import Sequence
 
 import torch
 
-from .losses import bradley_terry_loss, masked_mean, turn_advantage
+from .losses import bradley_terry_loss, turn_advantage
 from .mt_dpo import PreferencePair, train_preference_pairs
-from .tokenize import TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn, turn_masks
-from .trainer_base import LMTrainer, TrainableLM, TrainerConfig, _check, load_trajectories, task_key, trajectory_reward
+from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn,
+                       turn_masks)
+from .trainer_base import (LMTrainer, ModelSettings, TrainableLM, TrainerConfig, _check, load_trajectories, task_key,
+                           trajectory_reward)
 
-__all__ = ["SweetRLConfig", "SweetRL", "critic_messages", "training_info"]
+__all__ = ["SweetRLConfig", "SweetRL", "critic_messages", "training_info", "critic_pairs", "all_ordered_pairs"]
 
 INFO_HEADER = "Training-time information (hidden from the agent; use it to judge the agent's actions):"
+
+#: Leading context messages the critic's truncation never cuts: the instructions, which carry the
+#: training-time information (:func:`critic_messages`), and the problem statement.
+CRITIC_KEEP_HEAD = 2
 
 
 @dataclass
@@ -89,6 +95,25 @@ class SweetRLConfig(TrainerConfig):
             reference trains the critic at 8192 tokens and the policy at 16384).
         min_reward_gap: a pair's rewards must differ by more than this.
         train_policy: ``False`` trains only the critic in ``update``.
+        critic_pairs: which rollout pairs train the critic (:func:`critic_pairs`).
+            ``"best_vs_lower"`` (reference, ``scripts/evaluate_code.py`` of facebookresearch/sweet_rl):
+            only tasks with a fully successful rollout (reward >= 1), the best one against each lower
+            one; ``"all_ordered"``: every ordered pair of a task with a reward gap, fail-vs-fail included.
+        critic_aggregation: how a trajectory's score aggregates its turns' log-probs.
+            ``"token_mean"`` (reference: ``openrlhf/trainer/dpo_trainer.py`` of
+            YifeiZhou02/collab_openrlhf with ``--mean_log_prob`` and ``--response_template``, as the
+            sweet_rl README trains the critic): ``beta * (mean log pi_c - mean log pi_ref)`` with the
+            means over *all* action tokens of the trajectory; ``"turn_sum"``: ``sum_t A(o_t, a_t, c)``,
+            the per-turn advantages (each a per-turn token mean) summed.
+        state_selection: which agent turns become stage-2 states. ``"first_trajectories"``
+            (reference, ``scripts/sample_best_of_n.py --data_fraction``): the first ``state_fraction``
+            of the trajectories in data order, all their agent turns; ``"random_turns"``: a seeded
+            random ``state_fraction`` of all agent turns.
+        nll_scope: the NLL term of the policy DPO. ``"sequence"`` (reference: ``openrlhf`` DPO
+            trainer's ``nll_loss`` with the sweet_rl README's step-level pairs, whose chosen text is the
+            whole context + action and has no prompt part): mean negative log-likelihood over every
+            token of the chosen sequence, context included; ``"action"``: over the chosen action's
+            tokens only.
     """
 
     beta: float = 0.1
@@ -113,6 +138,10 @@ class SweetRLConfig(TrainerConfig):
     min_reward_gap: float = 0.0
     train_policy: bool = True
     batch_size: int = 4
+    critic_pairs: str = "best_vs_lower"
+    critic_aggregation: str = "token_mean"
+    state_selection: str = "first_trajectories"
+    nll_scope: str = "sequence"
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -139,6 +168,17 @@ class SweetRLConfig(TrainerConfig):
         _check(self.critic_max_length is None or (isinstance(self.critic_max_length, int) and self.critic_max_length > 0),
                "critic_max_length", f"must be a positive int or None, got {self.critic_max_length!r}")
         _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")
+        for name, choices in (("critic_pairs", ("best_vs_lower", "all_ordered")),
+                              ("critic_aggregation", ("token_mean", "turn_sum")),
+                              ("state_selection", ("first_trajectories", "random_turns")),
+                              ("nll_scope", ("sequence", "action"))):
+            _check(getattr(self, name) in choices, name, f"must be one of {choices}, got {getattr(self, name)!r}")
+
+    def critic_settings(self) -> ModelSettings:
+        """The critic's LoRA, quantisation and learning rate (the ``critic_*`` fields)."""
+        return ModelSettings(lora_r=self.critic_lora_r, lora_alpha=self.critic_lora_alpha,
+                             load_in_4bit=self.critic_load_in_4bit, learning_rate=self.critic_learning_rate,
+                             full_finetune=self.critic_full_finetune)
 
 
 def training_info(task: dict, fields: Sequence[str]) -> str:
@@ -186,7 +226,7 @@ class SweetRL(LMTrainer):
         tok = self._critic_tokenizer
         if tok is None and not isinstance(source, str):
             tok = self.tokenizer
-        self.critic = self._make_lm(source, tok, prefix="critic_")
+        self.critic = self._make_lm(source, tok, c.critic_settings())
         self.critic_tokenizer = self.critic.tokenizer
         self._rng = random.Random(c.seed)
 
@@ -197,17 +237,26 @@ class SweetRL(LMTrainer):
     def _critic_formatter(self, task: dict):
         info = training_info(task, self.config.info_fields) if self.config.use_training_info else None
         base = self.formatter
-        if base is None:
-            from .tokenize import default_formatter
-            base = default_formatter()
         return lambda t, h: critic_messages(base(t, h), info)
 
     def _critic_sequences(self, rec: dict) -> list[TokenizedSequence]:
+        """The critic's token sequences of a trajectory. Longer than ``critic_max_length`` (default
+        ``max_length``): one sequence per turn, each keeping the training-time information, the
+        problem and the whole action, the dialogue cut in the middle
+        (:func:`~agents.tokenize.tokenize_turn` ``keep_head``);
+        :class:`~agents.tokenize.ContextTooLong` when even that does not fit."""
         return tokenize_trajectory(self.critic_tokenizer, rec, formatter=self._critic_formatter(rec["task"]),
-                                   max_length=self.config.critic_max_length or self.config.max_length)
+                                   max_length=self.config.critic_max_length or self.config.max_length,
+                                   keep_head=CRITIC_KEEP_HEAD)
 
     def _turn_means(self, lm: TrainableLM, sequences: list[TokenizedSequence], *, reference: bool) -> torch.Tensor:
         """Mean log-prob of each turn's action tokens, all turns of ``sequences`` in order: ``(n_turns,)``."""
+        sums, counts = self._turn_sums(lm, sequences, reference=reference)
+        return sums / counts.clamp(min=1.0)
+
+    def _turn_sums(self, lm: TrainableLM, sequences: list[TokenizedSequence], *,
+                   reference: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        """Summed log-prob and token count of each turn's action, all turns in order: two ``(n_turns,)``."""
         batch = lm.batch(sequences)
         logps = lm.token_logps(batch, reference=reference)
         L = batch["input_ids"].shape[1]
@@ -216,37 +265,65 @@ class SweetRL(LMTrainer):
             rows.append(b)
             masks.append(m)
         mask = torch.stack(masks).to(lm.device)
-        return masked_mean(logps[torch.tensor(rows, device=lm.device)], mask)
+        return (logps[torch.tensor(rows, device=lm.device)] * mask).sum(-1), mask.sum(-1)
+
+    def _aggregate(self, cur_sums: torch.Tensor, ref_sums: torch.Tensor, counts: torch.Tensor,
+                   owner: torch.Tensor, n: int) -> torch.Tensor:
+        """Trajectory scores ``(n,)`` from per-turn sums/counts; ``owner[t]`` is turn ``t``'s trajectory
+        (:attr:`SweetRLConfig.critic_aggregation`)."""
+        c = self.config
+        zeros = torch.zeros(n, device=cur_sums.device, dtype=cur_sums.dtype)
+        if c.critic_aggregation == "turn_sum":
+            adv = turn_advantage(cur_sums / counts.clamp(min=1.0), ref_sums / counts.clamp(min=1.0), beta=c.beta)
+            return zeros.index_add(0, owner, adv)
+        tokens = zeros.index_add(0, owner, counts.to(zeros.dtype)).clamp(min=1.0)
+        return c.beta * (zeros.index_add(0, owner, cur_sums) - zeros.index_add(0, owner, ref_sums)) / tokens
 
     def trajectory_score(self, rec: dict, *, grad: bool = False) -> torch.Tensor:
-        """``sum_t A(o_t, a_t, c)`` of one trajectory under the current critic."""
+        """The critic's score of one trajectory (:attr:`SweetRLConfig.critic_aggregation`)."""
         seqs = self._critic_sequences(rec)
-        ref = self._turn_means(self.critic, seqs, reference=True)
+        with torch.no_grad():
+            ref, counts = self._turn_sums(self.critic, seqs, reference=True)
         ctx = torch.enable_grad() if grad else torch.no_grad()
         with ctx:
-            cur = self._turn_means(self.critic, seqs, reference=False)
-            return turn_advantage(cur, ref, beta=self.config.beta).sum()
+            cur, _ = self._turn_sums(self.critic, seqs, reference=False)
+            owner = torch.zeros(len(cur), dtype=torch.long, device=cur.device)
+            return self._aggregate(cur, ref, counts, owner, 1)[0]
 
     def update_critic(self, trajectories) -> dict:
         """Bradley-Terry epochs on rollout pairs of the same task (higher reward = chosen).
 
+        A trajectory whose training-time information, problem and some action do not fit in
+        ``critic_max_length`` (default ``max_length``) together is dropped with its pairs (counted in ``n_critic_dropped``), as the
+        reference drops over-long examples: the critic never scores a turn without the information.
+
         Returns:
-            ``{"critic_loss", "critic_accuracy", "n_critic_pairs"}`` (means over the last epoch).
+            ``{"critic_loss", "critic_accuracy", "n_critic_pairs", "n_critic_dropped"}`` (means over the
+            last epoch).
         """
         records = load_trajectories(trajectories)
         c = self.config
-        pairs = all_ordered_pairs(records, c.min_reward_gap)
-        if not pairs:
-            raise ValueError(f"sweet-rl: no two rollouts of the same task with different rewards among "
-                             f"{len(records)} trajectories; the critic has nothing to compare")
-        lm = self.critic
+        pairs = critic_pairs(records, c.min_reward_gap, c.critic_pairs)
         cache: dict[int, list[TokenizedSequence]] = {}
-        ref_cache: dict[int, torch.Tensor] = {}
+        dropped: set[int] = set()
+        for rec in {id(r): r for pair in pairs for r in pair}.values():
+            try:
+                cache[id(rec)] = self._critic_sequences(rec)
+            except ContextTooLong:
+                dropped.add(id(rec))
+        pairs = [p for p in pairs if id(p[0]) not in dropped and id(p[1]) not in dropped]
+        if not pairs:
+            what = ("no task with a fully successful rollout (reward >= 1) and a lower one"
+                    if c.critic_pairs == "best_vs_lower" else "no two rollouts of the same task with different rewards")
+            raise ValueError(f"sweet-rl: {what} among "
+                             f"{len(records)} trajectories ({len(dropped)} dropped as longer than the critic's max length "
+                             f"{c.critic_max_length or c.max_length}); the critic has nothing to compare")
+        lm = self.critic
+        ref_cache: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
         lm.eval()
         with torch.no_grad():
             for rec in {id(r): r for pair in pairs for r in pair}.values():
-                cache[id(rec)] = self._critic_sequences(rec)
-                ref_cache[id(rec)] = self._turn_means(lm, cache[id(rec)], reference=True)
+                ref_cache[id(rec)] = self._turn_sums(lm, cache[id(rec)], reference=True)
         lm.train()
         lm.start_schedule(self._n_batches(len(pairs), c.critic_batch_size), c.critic_epochs)
         loss_sum, acc_sum, n = 0.0, 0.0, 0
@@ -255,12 +332,12 @@ class SweetRL(LMTrainer):
             for chunk in self._progress(self._batches(pairs, c.critic_batch_size), f"critic epoch {epoch}"):
                 recs = [r for pair in chunk for r in pair]
                 seqs = [s for r in recs for s in cache[id(r)]]
-                means = self._turn_means(lm, seqs, reference=False)
-                refs = torch.cat([ref_cache[id(r)] for r in recs])
-                adv = turn_advantage(means, refs, beta=c.beta)
-                owner = torch.tensor([k for k, r in enumerate(recs) for _ in range(len(ref_cache[id(r)]))],
+                sums, _ = self._turn_sums(lm, seqs, reference=False)
+                refs = torch.cat([ref_cache[id(r)][0] for r in recs])
+                counts = torch.cat([ref_cache[id(r)][1] for r in recs])
+                owner = torch.tensor([k for k, r in enumerate(recs) for _ in range(len(ref_cache[id(r)][0]))],
                                      device=lm.device)
-                scores = torch.zeros(len(recs), device=lm.device, dtype=adv.dtype).index_add(0, owner, adv)
+                scores = self._aggregate(sums, refs, counts, owner, len(recs))
                 chosen, rejected = scores[0::2], scores[1::2]
                 loss = bradley_terry_loss(chosen, rejected)
                 lm.backward(loss)
@@ -268,7 +345,8 @@ class SweetRL(LMTrainer):
                 acc_sum += float((chosen > rejected).float().mean())
                 n += 1
             lm.flush()
-        return {"critic_loss": loss_sum / max(n, 1), "critic_accuracy": acc_sum / max(n, 1), "n_critic_pairs": len(pairs)}
+        return {"critic_loss": loss_sum / max(n, 1), "critic_accuracy": acc_sum / max(n, 1), "n_critic_pairs": len(pairs),
+                "n_critic_dropped": len(dropped)}
 
     @torch.no_grad()
     def score_actions(self, task: dict, history: list, actions: Sequence[str], *,
@@ -279,20 +357,21 @@ class SweetRL(LMTrainer):
             baseline: ``"critic_reference"`` -- ``beta * (mean log pi_c - mean log pi_ref)`` with the
                 critic's base as reference (the critic's training objective); ``"policy"`` -- against
                 the current policy's own mean log-prob of the action in the agent's context (stage 2).
+
+        Raises:
+            ContextTooLong: the information, the problem and an action exceed ``max_length``
+                (a longer dialogue is cut in the middle; the information never is).
         """
         c = self.config
         fmt = self.formatter
-        if fmt is None:
-            from .tokenize import default_formatter
-            fmt = default_formatter()
         agent_ctx = list(fmt(task, list(history)))
         critic_ctx = self._critic_formatter(task)(task, list(history))
         self.critic.eval()
         out: list[float] = []
         for start in range(0, len(actions), c.batch_size):
             chunk = list(actions[start:start + c.batch_size])
-            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.critic_max_length or c.max_length)
-                     for a in chunk]
+            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.critic_max_length or c.max_length,
+                                   keep_head=CRITIC_KEEP_HEAD) for a in chunk]
             crit = self._turn_means(self.critic, cseqs, reference=False)
             if baseline == "critic_reference":
                 base = self._turn_means(self.critic, cseqs, reference=True)
@@ -307,14 +386,27 @@ class SweetRL(LMTrainer):
 
     # --- step-level pairs and the policy ----------------------------------------------------------
     def select_states(self, trajectories) -> list[tuple[dict, Turn]]:
-        """A seeded random ``state_fraction`` of all agent turns (at least one): ``[(record, turn)]``."""
+        """Stage-2 states ``[(record, turn)]`` (:attr:`SweetRLConfig.state_selection`): all agent turns
+        of the first ``state_fraction`` of the trajectories (reference; at least one trajectory with a
+        turn), or a seeded random ``state_fraction`` of all agent turns (at least one)."""
+        records = load_trajectories(trajectories)
+        c = self.config
+        if c.state_selection == "first_trajectories":
+            # the reference keeps data[:int(len(data) * data_fraction)]; at least one trajectory here
+            k = max(1, int(len(records) * c.state_fraction))
+            states = [(rec, t) for rec in records[:k] for t in agent_turns(rec, self.formatter)]
+            if not states:
+                states = [(rec, t) for rec in records for t in agent_turns(rec, self.formatter)][:1]
+            if not states:
+                raise ValueError("sweet-rl: the trajectories have no agent turns")
+            return states
         states = []
-        for rec in load_trajectories(trajectories):
+        for rec in records:
             for t in agent_turns(rec, self.formatter):
                 states.append((rec, t))
         if not states:
             raise ValueError("sweet-rl: the trajectories have no agent turns")
-        k = max(1, round(self.config.state_fraction * len(states)))
+        k = max(1, round(c.state_fraction * len(states)))
         return self._rng.sample(states, k)
 
     def step_pairs(self, trajectories, *, candidates: dict | None = None) -> tuple[list[PreferencePair], dict]:
@@ -329,6 +421,7 @@ class SweetRL(LMTrainer):
         c = self.config
         pairs: list[PreferencePair] = []
         gaps = []
+        n_dropped = 0
         for rec, turn in self._progress(self.select_states(trajectories), "candidates"):
             history = rec["dialogue_history"][:turn.index]
             if candidates is not None:
@@ -337,7 +430,11 @@ class SweetRL(LMTrainer):
                 acts = self.policy.generate(turn.messages, n=c.n_candidates,
                                             max_new_tokens=c.candidate_max_new_tokens or c.max_new_tokens,
                                             temperature=c.candidate_temperature)
-            scores = self.score_actions(rec["task"], history, acts, baseline="policy")
+            try:
+                scores = self.score_actions(rec["task"], history, acts, baseline="policy")
+            except ContextTooLong:  # the critic cannot see this state with its information: skip it
+                n_dropped += 1
+                continue
             order = sorted(range(len(acts)), key=lambda i: scores[i], reverse=True)
             half = len(order) // 2
             top, bottom = order[:half], order[len(order) - half:]
@@ -348,12 +445,13 @@ class SweetRL(LMTrainer):
                 pairs.append(([tokenize_turn(self.tokenizer, turn.messages, acts[i], max_length=c.max_length)],
                               [tokenize_turn(self.tokenizer, turn.messages, acts[j], max_length=c.max_length)]))
                 gaps.append(scores[i] - scores[j])
-        return pairs, {"n_step_pairs": len(pairs), "mean_advantage_gap": sum(gaps) / max(len(gaps), 1)}
+        return pairs, {"n_step_pairs": len(pairs), "mean_advantage_gap": sum(gaps) / max(len(gaps), 1),
+                       "n_states_dropped": n_dropped}
 
     def update_policy(self, pairs: Sequence[PreferencePair]) -> dict:
         """Stage 3: DPO + NLL on step-level pairs."""
         c = self.config
-        m = train_preference_pairs(self.policy, list(pairs), beta=c.dpo_beta, nll_coef=c.nll_coef,
+        m = train_preference_pairs(self.policy, list(pairs), beta=c.dpo_beta, nll_coef=c.nll_coef, nll_scope=c.nll_scope,
                                    batch_size=c.batch_size, epochs=c.epochs, batches=self._batches,
                                    progress=self._progress)
         return {f"policy_{k}" if not k.startswith("n_") else k: v for k, v in m.items()}
@@ -377,6 +475,32 @@ class SweetRL(LMTrainer):
         p = d / "sweet_rng.pt"
         if p.exists():
             self._rng.setstate(torch.load(p, weights_only=False))
+
+
+def critic_pairs(records: Sequence[dict], min_gap: float, kind: str = "best_vs_lower") -> list[tuple[dict, dict]]:
+    """``(chosen, rejected)`` rollout pairs for the critic (:attr:`SweetRLConfig.critic_pairs`).
+
+    ``"best_vs_lower"`` follows ``scripts/evaluate_code.py`` (facebookresearch/sweet_rl): per task
+    whose best reward is >= 1 (a fully successful rollout), the first rollout with that reward
+    against every rollout whose reward is lower by more than ``min_gap``; tasks without a success
+    give no pair. ``"all_ordered"``: :func:`all_ordered_pairs`.
+    """
+    if kind == "all_ordered":
+        return all_ordered_pairs(records, min_gap)
+    if kind != "best_vs_lower":
+        raise ValueError(f"critic pairs must be 'best_vs_lower' or 'all_ordered', got {kind!r}")
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        groups[task_key(r["task"])].append(r)
+    out = []
+    for recs in groups.values():
+        rewards = [trajectory_reward(r) for r in recs]
+        top = max(rewards)
+        if top < 1.0:
+            continue
+        best = recs[rewards.index(top)]
+        out += [(best, r) for r, x in zip(recs, rewards) if x < top - min_gap]
+    return out
 
 
 def all_ordered_pairs(records: Sequence[dict], min_gap: float) -> list[tuple[dict, dict]]:

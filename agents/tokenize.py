@@ -6,7 +6,7 @@ A trajectory record (official format, see :mod:`colbench_env.trajectories`) beco
 * ``action_t`` is the ``t``-th assistant entry's ``"output"`` (the raw generation, thought included),
   falling back to its ``"content"``;
 * ``context_t = format_messages(task, dialogue_history[:i])`` with ``i`` the index of that entry
-  (default formatter: :func:`agents.prompts.format_agent_messages`, the paper's agent prompt).
+  (default formatter: :func:`colbench_env.prompting.record_messages`, the paper's agent prompt).
 
 The chat template renders ``context_t`` with the generation prompt; the *completion* is what the
 template adds when the action is appended as an assistant message (the action text and the
@@ -29,6 +29,8 @@ import torch
 __all__ = [
     "Turn",
     "TokenizedSequence",
+    "TokenizationError",
+    "ContextTooLong",
     "action_text",
     "agent_turns",
     "tokenize_turn",
@@ -45,11 +47,15 @@ class TokenizationError(ValueError):
     """A trajectory cannot be tokenised; the message names the trajectory and the turn."""
 
 
-def default_formatter() -> Formatter:
-    """:func:`agents.prompts.format_agent_messages` (imported lazily)."""
-    from agents.prompts import format_agent_messages
+class ContextTooLong(TokenizationError):
+    """The protected head of a context (``keep_head`` messages) plus the action exceed ``max_length``."""
 
-    return format_agent_messages
+
+def default_formatter() -> Formatter:
+    """:func:`colbench_env.prompting.record_messages` (imported lazily)."""
+    from colbench_env.prompting import record_messages
+
+    return record_messages
 
 
 def action_text(entry: dict) -> str:
@@ -139,17 +145,39 @@ def _prompt_and_completion(tokenizer, messages: Messages, action: str) -> tuple[
     return prompt, full[len(prompt):]
 
 
-def tokenize_turn(tokenizer, messages: Messages, action: str, *, max_length: int | None = None) -> TokenizedSequence:
+def tokenize_turn(tokenizer, messages: Messages, action: str, *, max_length: int | None = None,
+                  keep_head: int = 0) -> TokenizedSequence:
     """One turn: ``chat_template(messages) + completion(action)``, mask on the completion tokens.
 
-    With ``max_length``, the *context* is cut from the left (oldest tokens first) so that the
-    action stays whole; an action longer than ``max_length`` is cut from the right.
+    With ``max_length``, the *context* is cut so that the action stays whole:
+
+    * ``keep_head == 0``: from the left (oldest tokens first); an action longer than
+      ``max_length`` is cut from the right;
+    * ``keep_head > 0``: the first ``keep_head`` messages (e.g. the critic's instructions with the
+      training-time information, and the problem) are never cut, nor is the action: the dialogue
+      is cut in the *middle*, right after them (oldest dialogue tokens first), keeping the most
+      recent context. When the head and the action alone exceed ``max_length``,
+      :class:`ContextTooLong` is raised (the caller drops the example).
     """
     prompt, completion = _prompt_and_completion(tokenizer, messages, action)
-    p_ids, c_ids = _ids(tokenizer, prompt), _ids(tokenizer, completion)
-    if max_length is not None and len(p_ids) + len(c_ids) > max_length:
+    c_ids = _ids(tokenizer, completion)
+    head_ids: list[int] = []
+    if keep_head > 0 and max_length is not None:
+        head = _render(tokenizer, list(messages)[:keep_head], generation_prompt=False)
+        if not prompt.startswith(head):
+            raise TokenizationError("the chat template does not render the first messages as a prefix of the "
+                                    "context; cannot protect them from truncation")
+        head_ids, p_ids = _ids(tokenizer, head), _ids(tokenizer, prompt[len(head):])
+        if len(head_ids) + len(c_ids) > max_length:
+            raise ContextTooLong(f"the first {keep_head} message(s) ({len(head_ids)} tokens) and the action "
+                                 f"({len(c_ids)} tokens) exceed max_length={max_length}")
+    else:
+        p_ids = _ids(tokenizer, prompt)
+    if max_length is not None and len(head_ids) + len(p_ids) + len(c_ids) > max_length:
         c_ids = c_ids[:max_length - 1] if len(c_ids) >= max_length else c_ids
-        p_ids = p_ids[len(p_ids) - (max_length - len(c_ids)):]
+        room = max_length - len(head_ids) - len(c_ids)
+        p_ids = p_ids[len(p_ids) - room:] if room > 0 else []
+    p_ids = head_ids + p_ids
     ids = p_ids + c_ids
     return TokenizedSequence(ids, [0] * len(p_ids) + [1] * len(c_ids), [(len(p_ids), len(ids))], [0])
 
@@ -161,6 +189,7 @@ def tokenize_trajectory(
     formatter: Formatter | None = None,
     max_length: int | None = None,
     multi_turn: bool = True,
+    keep_head: int = 0,
     source: str = "<trajectory>",
 ) -> list[TokenizedSequence]:
     """All agent turns of a trajectory, as one multi-turn sequence when possible (module docstring).
@@ -169,6 +198,8 @@ def tokenize_trajectory(
         multi_turn: try to pack all turns into one sequence; ``False`` always gives one per turn.
         max_length: the packed sequence must fit, otherwise one sequence per turn is returned, each
             cut as in :func:`tokenize_turn`.
+        keep_head: messages at the start of every context that truncation must keep
+            (:func:`tokenize_turn`); :class:`ContextTooLong` when some turn cannot keep them.
 
     Returns:
         A list of sequences whose masks together cover every agent action exactly once.
@@ -186,7 +217,10 @@ def tokenize_trajectory(
             return [packed]
     out = []
     for t in turns:
-        seq = tokenize_turn(tokenizer, t.messages, t.action, max_length=max_length)
+        try:
+            seq = tokenize_turn(tokenizer, t.messages, t.action, max_length=max_length, keep_head=keep_head)
+        except ContextTooLong as e:
+            raise ContextTooLong(f"{source}: agent turn {t.turn}: {e}") from None
         out.append(TokenizedSequence(seq.input_ids, seq.mask, seq.turn_spans, [t.turn]))
     return out
 

@@ -33,6 +33,9 @@ from typing import Any, Callable, Iterable, Sequence
 
 import torch
 
+from colbench_env.protocol import MAX_TURNS
+from colbench_env.lm.quantization import keep_4bit_differentiable
+
 from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate
 
@@ -111,7 +114,7 @@ class TrainerConfig:
     temperature: float = 1.0
     mixed_precision: str = "no"
     show_progress: bool = False
-    max_turns: int = 10
+    max_turns: int = MAX_TURNS
     prompt_style: str = "paper"
     full_finetune: bool = False
     adam_betas: tuple = (0.9, 0.999)
@@ -129,7 +132,7 @@ class TrainerConfig:
         _check(self.learning_rate > 0, "learning_rate", f"must be > 0, got {self.learning_rate!r}")
         _check(self.weight_decay >= 0, "weight_decay", f"must be >= 0, got {self.weight_decay!r}")
         _check(self.max_grad_norm is None or self.max_grad_norm >= 0, "max_grad_norm", "must be >= 0 or None")
-        from wrappers.prompting import PROMPT_STYLES
+        from colbench_env.prompting import PROMPT_STYLES
 
         _check(self.prompt_style in PROMPT_STYLES, "prompt_style", f"must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         for name in ("batch_size", "gradient_accumulation_steps", "epochs", "max_length", "max_new_tokens", "max_turns"):
@@ -152,6 +155,24 @@ class TrainerConfig:
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+    def policy_settings(self) -> ModelSettings:
+        """The policy's LoRA, quantisation and learning rate."""
+        return ModelSettings(lora_r=self.lora_r, lora_alpha=self.lora_alpha, load_in_4bit=self.load_in_4bit,
+                             learning_rate=self.learning_rate, full_finetune=self.full_finetune)
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """What differs between the models a trainer builds (the policy; SWEET-RL's critic): read from
+    the trainer's config by :meth:`TrainerConfig.policy_settings` /
+    ``SweetRLConfig.critic_settings``; every other setting is shared."""
+
+    lora_r: int
+    lora_alpha: int
+    load_in_4bit: bool
+    learning_rate: float
+    full_finetune: bool = False
 
 
 def config_from_dict(cls: type, data: dict, *, source: str = "<config>"):
@@ -260,6 +281,9 @@ class TrainableLM:
             lcfg = peft.LoraConfig(r=lora_r, lora_alpha=lora_alpha, lora_dropout=lora_dropout,
                                    target_modules=lora_target_modules, task_type="CAUSAL_LM", bias="none")
             net = peft.get_peft_model(base, lcfg)
+        # a 4-bit base (loaded here or given) must never switch to bitsandbytes' CPU inference
+        # kernel, which has no backward (colbench_env.lm.quantization)
+        keep_4bit_differentiable(net)
         self.tokenizer = tokenizer
         params = [p for p in net.parameters() if p.requires_grad]
         if not params:
@@ -327,8 +351,12 @@ class TrainableLM:
     #: trained positions per chunk of the vocabulary projection (chunk x vocab fp32 logits at a time)
     logits_chunk: int = 256
 
-    def logps_and_hidden(self, batch: dict[str, torch.Tensor], *, reference: bool = False):
+    def logps_and_hidden(self, batch: dict[str, torch.Tensor], *, reference: bool = False, temperature: float = 1.0):
         """Per-token log-probs ``(B, L-1)`` (zero outside ``loss_mask``) and the last hidden states ``(B, L, H)``.
+
+        ``temperature``: log-probs of ``softmax(logits / temperature)`` (PPO's sampling distribution,
+        :attr:`agents.ppo.PPOConfig.rollout_temperature`). ``reference``: the frozen reference (the
+        adapter disabled; the frozen copy with ``full_finetune``).
 
         Memory: the full ``(B, L, vocab)`` logits are never built. The network runs to its last
         hidden states (``logits_to_keep=1``), and the output projection + log-softmax are applied to
@@ -361,6 +389,8 @@ class TrainableLM:
 
                     def chunk_lp(hc: torch.Tensor, tc: torch.Tensor) -> torch.Tensor:
                         logits = head(hc).float()
+                        if temperature != 1.0:
+                            logits = logits / temperature
                         return logits.gather(1, tc.unsqueeze(1)).squeeze(1) - torch.logsumexp(logits, -1)
 
                     parts = []
@@ -374,7 +404,8 @@ class TrainableLM:
                     full = torch.zeros(ids.shape[0], ids.shape[1] - 1, device=lp.device, dtype=lp.dtype)
                     return full.index_put((rows, cols), lp), hidden
             out = net(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False, output_hidden_states=True)
-        return token_logprobs(out.logits, ids) * mask, out.hidden_states[-1]
+        logits = out.logits.float() if temperature == 1.0 else out.logits.float() / temperature
+        return token_logprobs(logits, ids) * mask, out.hidden_states[-1]
 
     # --- optimisation ------------------------------------------------------------------------
     def train(self) -> None:
@@ -399,7 +430,9 @@ class TrainableLM:
                 if p.grad is not None:
                     p.grad.copy_(self.accelerator.reduce(p.grad, reduction="mean"))
         if self.max_grad_norm:
-            self.accelerator.clip_grad_norm_(self.model.parameters(), self.max_grad_norm)
+            # every parameter the optimiser steps (extra groups included, e.g. PPO's value head)
+            params = [p for g in self.optimizer.param_groups for p in g["params"]]
+            self.accelerator.clip_grad_norm_(params, self.max_grad_norm)
         self.optimizer.step()
         if self.scheduler is not None:
             self.scheduler.step()
@@ -543,10 +576,10 @@ class LMTrainer(abc.ABC):
         model: overrides ``config.model`` with a model object (or path).
         tokenizer: tokenizer to use (loaded from the model path when ``None``).
         formatter: ``(task_record, dialogue_history) -> chat messages`` (default:
-            :func:`agents.prompts.format_agent_messages` with the config's ``max_turns`` and
+            :func:`colbench_env.prompting.record_messages` with the config's ``max_turns`` and
             ``prompt_style``).
         prompt: ``observation -> chat messages`` used by ``act`` (default:
-            :func:`agents.prompts.format_agent_prompt`, likewise).
+            :func:`colbench_env.prompting.observation_to_messages`, likewise).
         accelerator: an :class:`accelerate.Accelerator` (one is created from the config otherwise).
     """
 
@@ -569,11 +602,11 @@ class LMTrainer(abc.ABC):
         if formatter is None or prompt is None:
             import functools
 
-            from agents.prompts import format_agent_messages, format_agent_prompt
+            from colbench_env.prompting import observation_to_messages, record_messages
 
-            formatter = formatter or functools.partial(format_agent_messages, max_turns=config.max_turns,
+            formatter = formatter or functools.partial(record_messages, max_turns=config.max_turns,
                                                        style=config.prompt_style)
-            prompt = prompt or functools.partial(format_agent_prompt, max_turns=config.max_turns,
+            prompt = prompt or functools.partial(observation_to_messages, max_turns=config.max_turns,
                                                  style=config.prompt_style)
         self.formatter = formatter
         self.prompt = prompt
@@ -582,20 +615,19 @@ class LMTrainer(abc.ABC):
         source = model if model is not None else config.model
         if source is None:
             raise ConfigError("field 'model': no model given (set config.model to a path or pass model=...)")
-        self.policy = self._make_lm(source, tokenizer, prefix="")
+        self.policy = self._make_lm(source, tokenizer, config.policy_settings())
         self.tokenizer = self.policy.tokenizer
         self._build()
 
-    def _make_lm(self, source, tokenizer, *, prefix: str) -> TrainableLM:
+    def _make_lm(self, source, tokenizer, settings: ModelSettings) -> TrainableLM:
         c = self.config
-        get = lambda name: getattr(c, prefix + name)  # noqa: E731
         return TrainableLM(
-            self.accelerator, source, tokenizer, lora_r=get("lora_r"), lora_alpha=get("lora_alpha"),
+            self.accelerator, source, tokenizer, lora_r=settings.lora_r, lora_alpha=settings.lora_alpha,
             lora_dropout=c.lora_dropout, lora_target_modules=c.lora_target_modules,
-            load_in_4bit=get("load_in_4bit"), compute_dtype=c.compute_dtype, learning_rate=get("learning_rate"),
+            load_in_4bit=settings.load_in_4bit, compute_dtype=c.compute_dtype, learning_rate=settings.learning_rate,
             weight_decay=c.weight_decay, max_grad_norm=c.max_grad_norm,
             gradient_accumulation_steps=c.gradient_accumulation_steps,
-            gradient_checkpointing=c.gradient_checkpointing, full_finetune=get("full_finetune"),
+            gradient_checkpointing=c.gradient_checkpointing, full_finetune=settings.full_finetune,
             adam_betas=c.adam_betas, lr_scheduler=c.lr_scheduler, warmup_ratio=c.warmup_ratio,
             min_lr_ratio=c.min_lr_ratio)
 
@@ -629,10 +661,7 @@ class LMTrainer(abc.ABC):
     def _observation_messages(self, observation) -> list[dict]:
         if isinstance(observation, str) or (isinstance(observation, list) and all(isinstance(m, dict) for m in observation)):
             return as_messages(observation)
-        prompt = self.prompt
-        if prompt is None:
-            from agents.prompts import format_agent_prompt as prompt
-        return list(prompt(observation))
+        return list(self.prompt(observation))
 
     def collect(self, env, policy=None, n_episodes: int = 1) -> list[dict]:
         """Run ``n_episodes`` episodes and return their trajectory records.
@@ -642,15 +671,11 @@ class LMTrainer(abc.ABC):
             policy: ``observation -> action text`` (an :class:`~agents.base.Agent`, or any callable);
                 default: this trainer's current policy (:meth:`act`).
         """
+        from colbench_env.rollout import run_episodes
+
         policy = policy or self.act
         factory = env if callable(env) and not hasattr(env, "step") else (lambda: env)
-        try:
-            from colbench_env.rollout import run_episodes
-        except ImportError:
-            run_episodes = None
-        if run_episodes is not None:
-            return list(run_episodes(factory, policy, n_episodes))
-        return _simple_rollouts(factory, policy, n_episodes)
+        return list(run_episodes(factory, policy, n_episodes))
 
     # --- checkpoints -------------------------------------------------------------------------
     def save(self, directory: str | os.PathLike) -> str:
@@ -714,21 +739,28 @@ class LMTrainer(abc.ABC):
                     or not self.accelerator.is_local_main_process)
 
     def _batches(self, items: list, size: int, *, shuffle: bool = True, shard: bool = True) -> list[list]:
-        """This process's micro-batches of ``items``: ``size`` per process (a seeded shuffle unless
-        ``shuffle=False``).
+        """This process's micro-batches of ``items``: ``size`` per process.
+
+        Shuffled calls draw a fresh order each time -- every epoch of an update gets its own --
+        seeded by ``(seed, updates, k)`` with ``k`` the shuffled call's number within the current
+        update, so a resumed run repeats the same orders (``shuffle=False``: data order).
 
         With N processes (``accelerate launch``) the global micro-batch is ``size x N``: every
-        process draws the same order, cuts it into global batches and takes its own ``size`` slice
-        of each (``shard=False``: every process gets all of them). DDP then averages the
-        gradients, so N processes with ``size`` equal one process with ``size x N`` (for losses that
-        are means over examples; token- and turn-level means are reweighted by
+        process draws the same order (the same call counter), cuts it into global batches and takes
+        its own ``size`` slice of each (``shard=False``: every process gets all of them). DDP then
+        averages the gradients, so N processes with ``size`` equal one process with ``size x N`` (for
+        losses that are means over examples; token- and turn-level means are reweighted by
         :meth:`LMTrainer._global_share`). A last global batch that is short is filled by cycling
         through the order from its start, as accelerate's ``even_batches`` does, so that no process
         is left without work (a process with nothing to do would stall the others' all-reduce).
         """
         order = list(range(len(items)))
         if shuffle:
-            g = torch.Generator().manual_seed(self.config.seed + self.updates)
+            update, k = getattr(self, "_shuffle_calls", (self.updates, 0))
+            if update != self.updates:
+                k = 0
+            self._shuffle_calls = (self.updates, k + 1)
+            g = torch.Generator().manual_seed(self.config.seed + self.updates + 1_000_003 * k)
             order = torch.randperm(len(items), generator=g).tolist()
         n_proc = self.accelerator.num_processes if shard else 1
         if n_proc == 1:
@@ -737,7 +769,7 @@ class LMTrainer(abc.ABC):
         out = []
         for s in range(0, len(order), width):
             chunk = order[s:s + width]
-            chunk += [order[k % len(order)] for k in range(width - len(chunk))]
+            chunk += [order[j % len(order)] for j in range(width - len(chunk))]
             out.append([items[i] for i in chunk[rank * size:(rank + 1) * size]])
         return out
 
@@ -757,20 +789,3 @@ class LMTrainer(abc.ABC):
         total = self.accelerator.reduce(c.clone(), reduction="sum")
         return self.accelerator.num_processes * c / total.clamp(min=1e-12)
 
-
-def _simple_rollouts(factory: Callable[[], Any], policy: Callable[[Any], str], n: int) -> list[dict]:
-    """Episodes with a plain Gymnasium loop; each episode's final ``info["trajectory"]`` is its record."""
-    out = []
-    for k in range(n):
-        env = factory()
-        obs, info = env.reset(seed=k)
-        done = False
-        while not done:
-            obs, _reward, terminated, truncated, info = env.step(policy(obs))
-            done = terminated or truncated
-        rec = info.get("trajectory")
-        if not isinstance(rec, dict):
-            raise RuntimeError("collect: the env's final info has no 'trajectory' record and "
-                               "colbench_env.rollout.run_episodes is not available")
-        out.append(rec)
-    return out

@@ -1,7 +1,7 @@
 """Peak memory of one SWEET-RL critic training step: 4-bit NF4 base + LoRA vs full precision + LoRA.
 
 Each setting runs in a fresh subprocess (so neither sees the other's allocations), with the real
-SmolLM2-135M-Instruct (:func:`colbench_env.backends.smollm2.smollm2_path`): load the critic base
+SmolLM2-135M-Instruct (:func:`colbench_env.lm.smollm2.smollm2_path`): load the critic base
 (4-bit NF4 via bitsandbytes, or float32), add LoRA, run one Bradley-Terry step on a pair of
 two-turn trajectories whose critic context holds the training-time information.
 
@@ -100,7 +100,7 @@ def make_random_llama(directory: str) -> dict:
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from colbench_env.backends.smollm2 import smollm2_path
+    from colbench_env.lm.smollm2 import smollm2_path
 
     tok = AutoTokenizer.from_pretrained(smollm2_path())
     cfg = LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
@@ -124,11 +124,11 @@ def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None) -> dict:
     from accelerate import Accelerator
 
     from agents.losses import bradley_terry_loss, masked_mean
-    from agents.prompts import format_agent_messages
+    from colbench_env.prompting import record_messages
     from agents.sweet_rl import critic_messages
     from agents.tokenize import tokenize_trajectory, turn_masks
     from agents.trainer_base import TrainableLM
-    from colbench_env.backends.smollm2 import smollm2_path
+    from colbench_env.lm.smollm2 import smollm2_path
 
     import bitsandbytes  # noqa: F401  (imported before the baseline: libraries are not the critic's memory)
     import peft  # noqa: F401
@@ -163,7 +163,7 @@ def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None) -> dict:
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     with _PeakRSS() as meter:
-        fmt = lambda t, h: critic_messages(format_agent_messages(t, h), task["ground_truth"])  # noqa: E731
+        fmt = lambda t, h: critic_messages(record_messages(t, h), task["ground_truth"])  # noqa: E731
         seqs = [s for r in (traj("x + 7", 1.0), traj("x", 0.0)) for s in tokenize_trajectory(lm.tokenizer, r, formatter=fmt)]
         with torch.no_grad():
             b = lm.batch(seqs)

@@ -18,12 +18,16 @@ the same rewards (``same_rewards_*``). Wall-clock ratios depend on what else run
 CPU time is measured too: the evaluator process's own, and its sandbox processes' (zygotes and
 their children: ``RUSAGE_CHILDREN`` after the pool is closed and reaped, minus a run without the
 timed part). ``cpu_breakdown_ms_per_job`` splits the sandbox's per-job CPU into ``fork`` (the
-zygote's ``fork``), ``setup`` (the child's confinement, rlimits, fds and copy-on-write faults until
-the job is read), ``exec`` (running the code and tests, encoding results), ``sweep`` (the zygote
-killing/reaping the job's processes, emptying its directory and IPC objects), ``exit`` (the job's
-processes' CPU after the child's own measurements: process teardown), ``transfer`` (the evaluator
+zygote's ``fork``), ``setup`` (the child's main thread from ``fork`` until the job is read:
+confinement, rlimits, fds, copy-on-write faults), ``exec`` (its main thread running the code and
+tests, encoding results), ``sweep`` (the zygote killing/reaping the job's processes, emptying its
+directory and IPC objects), ``exit`` (the job's processes' CPU beyond the child's main thread's
+measurements: process teardown, and any thread or process the job started), ``transfer`` (the evaluator
 handing the job over and decoding results), ``evaluator_other`` (the evaluator's thread pool,
 scoring and comparison) and ``zygote_other`` (the zygote's loop and everything not attributed).
+``page_faults_per_job`` counts the minor page faults of the job's processes and of the zygote
+(mostly copy-on-write copies: each page a fresh child or the zygote writes after a ``fork`` costs a
+fault, a 4 KiB copy and, at exit, a free -- the main cost of a fresh process per program).
 Run::
 
     python -m benchmarks.bench_evaluator [--tasks N] [--rl-tasks N] [--workers W] [--json]
@@ -94,7 +98,7 @@ def _sandboxed(items, workers: int, timeout_s: float, timed: bool):
     kids0 = _children_cpu()
     with BackendEvaluator(workers=workers, timeout_s=timeout_s) as ev:
         ev.score_many([(warm, "def w():\n    return 1")] * workers)
-        before = dict(ev._pool.cpu_totals)
+        before, faults_before = dict(ev._pool.cpu_totals), dict(ev._pool.fault_totals)
         scores, t, cpu_self = None, 0.0, 0.0
         if timed:
             c0, t0 = _self_cpu(), time.perf_counter()
@@ -102,6 +106,7 @@ def _sandboxed(items, workers: int, timeout_s: float, timed: bool):
             t, cpu_self = time.perf_counter() - t0, _self_cpu() - c0
         after = dict(ev._pool.cpu_totals)
         prof = {k: after.get(k, 0) - before.get(k, 0) for k in after}
+        prof.update({f"faults_{k}": v - faults_before.get(k, 0) for k, v in ev._pool.fault_totals.items()})
         truth_runs = ev.truth_runs - 1
         iso = {k: v for k, v in ev.isolation.items() if k in ("netns", "pidns", "ipcns", "uid_drop", "landlock_abi")}
     return scores, t, cpu_self, _children_cpu() - kids0, prof, truth_runs, iso
@@ -126,6 +131,7 @@ def _compare(items, workers: int, timeout_s: float) -> dict:
         "inprocess_cpu_ms_per_answer": 1e3 * cpu_ref / n, "sandboxed_cpu_ms_per_answer": 1e3 * cpu_sb / n,
         "cpu_ratio": cpu_ref / cpu_sb if cpu_sb > 0 else float("inf"),
         "cpu_breakdown_ms_per_job": {k: round(v, 4) for k, v in ms.items()},
+        "page_faults_per_job": {k: round(prof.get(f"faults_{k}", 0) / jobs, 1) for k in ("job_processes", "zygote")},
         "mean_reward": sum(s.reward for s in sb_scores) / n, "isolation": iso,
     }
 
@@ -147,6 +153,7 @@ def run(n_tasks: int = 1000, rl_tasks: int = 250, workers: int = 2, timeout_s: f
         "evaluator_idle_ratio_estimate": a["cpu_ratio"] * cores,
         "evaluator_rl_idle_ratio_estimate": b["cpu_ratio"] * cores,
         "evaluator_cpu_breakdown_ms_per_job": a["cpu_breakdown_ms_per_job"],
+        "evaluator_page_faults_per_job": a["page_faults_per_job"],
         "evaluator_single_pass": a, "evaluator_rl_workload": b, "evaluator_workers": workers,
         "evaluator_same_rewards": a["same_rewards"] and b["same_rewards"],
     }
@@ -167,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
               f"(CPU ratio {d['cpu_ratio']:.3f}x; same rewards: {d['same_rewards']}; {d['jobs']} sandbox jobs, "
               f"{d['truth_runs']} ground truths)")
     print("sandbox CPU per job (ms): " + ", ".join(f"{k} {v:.3f}" for k, v in r["evaluator_cpu_breakdown_ms_per_job"].items()))
+    print("page faults per job: " + ", ".join(f"{k} {v:.0f}" for k, v in r["evaluator_page_faults_per_job"].items()))
     if a.json:
         print(json.dumps(r))
     return 0

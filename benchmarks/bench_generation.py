@@ -2,7 +2,7 @@
 
 Run: ``python -m benchmarks.bench_generation [--batch 8] [--max-new-tokens 32]``.
 
-Both runs use the same :class:`~colbench_env.backends.hf.HFBackend`, the same ``batch`` prompts
+Both runs use the same :class:`~colbench_env.lm.hf.HFBackend`, the same ``batch`` prompts
 (of different lengths, so the batch is really padded) and greedy decoding; throughput counts the
 generated tokens (end-of-turn token included). The ratio ``batched / one-at-a-time`` is what to
 compare across machines, not the absolute numbers.
@@ -13,7 +13,7 @@ import argparse
 import json
 import time
 
-from colbench_env.backends.base import SamplingParams
+from colbench_env.lm.base import SamplingParams
 
 __all__ = ["run", "main"]
 
@@ -47,7 +47,7 @@ def run(batch: int = 8, max_new_tokens: int = 32, device: str = "cpu", threads: 
 
     if threads is not None:
         torch.set_num_threads(threads)
-    from colbench_env.backends.hf import HFBackend
+    from colbench_env.lm.hf import HFBackend
 
     if batch < 1 or max_new_tokens < 1:
         raise ValueError(f"batch and max_new_tokens must be >= 1, got {batch} and {max_new_tokens}")

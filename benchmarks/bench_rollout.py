@@ -16,7 +16,7 @@ def run(episodes: int = 8, batch: int = 8, max_turns: int = 2, max_new_tokens: i
 
     import colbench_env  # noqa: F401
     from agents.base import LMAgent
-    from colbench_env.backends.base import SamplingParams
+    from colbench_env.lm.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.rollout import episode_specs, run_episodes
 

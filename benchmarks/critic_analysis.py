@@ -50,7 +50,8 @@ import torch
 
 from agents.losses import bradley_terry_loss
 from agents.sweet_rl import SweetRL, SweetRLConfig, all_ordered_pairs, critic_messages, training_info
-from wrappers.prompting import PROMPT_STYLES
+from colbench_env.protocol import MAX_TURNS
+from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["COLOURS", "colour_task", "colour_rollout", "colour_data", "short_formatter", "ValueHeadCritic",
            "pairwise_accuracy", "trajectory_split", "run", "add_arguments", "main"]
@@ -93,7 +94,7 @@ def colour_data(indices, seed: int) -> list[list[dict]]:
 
 
 def short_formatter(task: dict, history: list) -> list[dict]:
-    """A short agent prompt (same shape as :mod:`agents.prompts`: instructions, problem, then the turns)."""
+    """A short agent prompt (same shape as :func:`colbench_env.prompting.record_messages`: instructions, problem, then the turns)."""
     msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
     for m in history:
         msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
@@ -254,7 +255,7 @@ def _tiny_llama(tokenizer, seed: int, hidden_size: int = 64):
 def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: str | None = None, seed: int = 0, *,
         beta: float = 1.0, learning_rate: float = 3e-3, lora_r: int = 8, batch_size: int = 4,
         value_head_epochs: int | None = None, trajectories: str | None = None, holdout_every: int = 3,
-        prompt_style: str = "paper", max_turns: int = 10, max_length: int = 4096) -> dict:
+        prompt_style: str = "paper", max_turns: int = MAX_TURNS, max_length: int = 4096) -> dict:
     """Train the three critics on the training tasks' pairs; measure pairwise accuracy on held-out tasks.
 
     Args:
@@ -285,7 +286,7 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
             raise ValueError(f"critic_analysis.run: {name} must be a positive int, got {v!r}")
     model_name = model
     if model == "smollm2":
-        from colbench_env.backends.smollm2 import smollm2_path
+        from colbench_env.lm.smollm2 import smollm2_path
 
         model = smollm2_path()
     if model is not None and not Path(model).is_dir():
@@ -300,7 +301,7 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
     else:
         import functools
 
-        from agents.prompts import format_agent_messages
+        from colbench_env.prompting import record_messages
         from colbench_env.trajectories import read_jsonl, validate_trajectory
 
         records = []
@@ -312,7 +313,7 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
             records.append(rec)
         train, test_pairs, counts = trajectory_split(records, holdout_every)
         n_train_tasks, n_test_tasks = counts["n_train_tasks"], counts["n_test_tasks"]
-        formatter = functools.partial(format_agent_messages, max_turns=max_turns, style=prompt_style)
+        formatter = functools.partial(record_messages, max_turns=max_turns, style=prompt_style)
         data = {"data": str(trajectories), "n_records": counts["n_records"], "holdout_every": holdout_every,
                 "prompt_style": prompt_style, "max_turns": max_turns}
     train_pairs = all_ordered_pairs(train, 0.0)
@@ -320,7 +321,7 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
     if model is None:
         from transformers import AutoTokenizer
 
-        from colbench_env.backends.smollm2 import smollm2_path
+        from colbench_env.lm.smollm2 import smollm2_path
 
         tok = AutoTokenizer.from_pretrained(smollm2_path())
         critic_base = lambda: _tiny_llama(tok, seed + 1)  # noqa: E731
@@ -368,10 +369,9 @@ def markdown_table(result: dict) -> str:
     lines = [f"Held-out pairwise accuracy ({result['n_test_pairs']} pairs from {result['n_test_tasks']} unseen tasks; "
              f"{result['n_train_pairs']} training pairs; ties count 1/2). Data: {result.get('data', 'synthetic')}; "
              f"critic model: {result['model']}.", "",
-             "| critic | training-time info | pairwise accuracy | last-epoch BT loss |", "|---|---|---|---|"]
+             "| critic | training-time info | epochs | pairwise accuracy | last-epoch BT loss |", "|---|---|---|---|---|"]
     epochs = {"logprob_with_info": result["epochs"], "logprob_without_info": result["epochs"],
               "value_head_with_info": result.get("value_head_epochs", result["epochs"])}
-    lines[-2:] = ["| critic | training-time info | epochs | pairwise accuracy | last-epoch BT loss |", "|---|---|---|---|---|"]
     for label, info, key in rows:
         lines.append(f"| {label} | {info} | {epochs[key]} | {result['pairwise_accuracy_' + key]:.3f} "
                      f"| {result['critic_loss_' + key]:.4f} |")
@@ -394,10 +394,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --trajectories: the agent prompt they were collected with")
     parser.add_argument("--max-turns", type=int, default=10, help="with --trajectories: their turn budget")
     parser.add_argument("--learning-rate", type=float, default=3e-3, help="critic learning rate (default 3e-3)")
-    parser.add_argument("--lora-r", type=int, default=8)
-    parser.add_argument("--batch-size", type=int, default=4)
+    parser.add_argument("--lora-r", type=int, default=8, help="LoRA rank of every critic")
+    parser.add_argument("--batch-size", type=int, default=4, help="training pairs per optimiser step")
     parser.add_argument("--max-length", type=int, default=4096, help="longest critic context (cut from the left)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seeds the data split and training")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     parser.add_argument("--out", default=None, help="directory to write critic_analysis.md and critic_analysis.json")
 

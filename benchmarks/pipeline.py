@@ -41,12 +41,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wrappers.prompting import PROMPT_STYLES
+from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["PipelineConfig", "PRESETS", "PAPER_SETTINGS", "add_arguments", "main", "paper_settings_table",
            "run_pipeline", "trainer_config"]
 
-METHODS = ("rft", "mt-dpo", "ppo", "sweet-rl")
+from agents.registry import TRAINERS
+
+METHODS = tuple(TRAINERS)
 
 
 @dataclass
@@ -111,15 +113,19 @@ class PipelineConfig:
         for name in ("rollout_temperature", "eval_temperature"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if not 1 <= self.difficulty <= 4:
-            raise ValueError(f"difficulty must be 1..4, got {self.difficulty}")
-        from colbench_env.generator import FAMILIES
+        from colbench_env.tasks import generated_spec
 
-        if self.family not in FAMILIES:
-            raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {self.family!r}")
+        generated_spec(1, self.difficulty, self.family)  # the generator's checks of difficulty and family
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         self.methods = tuple(self.methods)
+        from agents.trainer_base import config_from_dict
+
+        for method, overrides in self.trainer_overrides.items():  # the same validation as `colbench train`
+            if method not in METHODS:
+                raise ValueError(f"trainer_overrides: unknown method {method!r}; choose from {METHODS}")
+            config_from_dict(_trainer_class(method).config_class, dict(overrides),
+                             source=f"trainer_overrides[{method!r}]")
 
 
 # Gradient checkpointing bounds the activations: without it one PPO minibatch (4 x ~600 tokens)
@@ -130,7 +136,7 @@ _SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048, "grad
 PRESETS: dict[str, dict] = {
     "small": {"trainer_overrides": {
         "rft": dict(_SMALL_TRAINING), "mt-dpo": dict(_SMALL_TRAINING),
-        "ppo": dict(_SMALL_TRAINING, update_epochs=1),
+        "ppo": dict(_SMALL_TRAINING, epochs=1, update_epochs=1),  # PPO's passes are update_epochs
         "sweet-rl": dict(_SMALL_TRAINING, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
                          critic_learning_rate=1e-4, critic_epochs=2)}},
     # The reference's settings (facebookresearch/sweet_rl README + scripts, and the OpenRLHF fork's
@@ -148,7 +154,7 @@ PRESETS: dict[str, dict] = {
             "beta": 0.1,
             # step-level pairs (sample_best_of_n.py, generate_random_pairs_from_ranks.py)
             "n_candidates": 16, "candidate_temperature": 1.0, "candidate_max_new_tokens": 1024,
-            "state_fraction": 0.1, "pairs_per_state": 4,
+            "state_selection": "first_trajectories", "state_fraction": 0.1, "pairs_per_state": 4,
             # policy DPO (README: the second train_dpo run)
             "full_finetune": True, "learning_rate": 2e-7, "epochs": 1, "batch_size": 1, "dpo_beta": 0.1,
             "nll_coef": 0.01, "max_length": 16384,
@@ -191,6 +197,8 @@ PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
     ("candidates per state", 16, f"{_SR} scripts/sample_best_of_n.py (best_of_n)", "sweet-rl.n_candidates"),
     ("candidate temperature", 1.0, f"{_SR} scripts/sample_best_of_n.py (temperature)", "sweet-rl.candidate_temperature"),
     ("candidate tokens", 1024, f"{_SR} scripts/sample_best_of_n.py (max_tokens)", "sweet-rl.candidate_max_new_tokens"),
+    ("states: all turns of the first trajectories", "first_trajectories",
+     f"{_SR} scripts/sample_best_of_n.py (data[: int(len(data) * data_fraction)])", "sweet-rl.state_selection"),
     ("data fraction for states", 0.1, f"{_SR} README.md (sample_best_of_n.py --data_fraction)", "sweet-rl.state_fraction"),
     ("pairs per state", 4, f"{_SR} README.md (generate_random_pairs_from_ranks.py --num_pairs)", "sweet-rl.pairs_per_state"),
     ("policy: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.full_finetune"),
@@ -242,19 +250,18 @@ def _log(msg: str) -> None:
 
 
 def _tasks(cfg: PipelineConfig, split: str) -> list:
-    from colbench_env.generator import generate_tasks
-    from colbench_env.tasks import load_tasks
+    from colbench_env.tasks import generated_spec, load_tasks
 
     n = cfg.n_train_tasks if split == "train" else cfg.n_test_tasks
     if cfg.tasks == "generated":
-        return generate_tasks(n or 20, difficulty=cfg.difficulty, split=split, family=cfg.family)
+        return load_tasks(generated_spec(n or 20, cfg.difficulty, cfg.family), kind="backend", split=split)
     tasks = load_tasks(cfg.tasks, kind="backend", split=split)
     return tasks[:n] if n else tasks
 
 
 def _policy_path(cfg: PipelineConfig) -> str:
     if cfg.policy == "smollm2":
-        from colbench_env.backends.smollm2 import smollm2_path
+        from colbench_env.lm.smollm2 import smollm2_path
 
         return smollm2_path()
     return cfg.policy
@@ -267,8 +274,8 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
 
     import colbench_env  # noqa: F401
     from agents.base import LMAgent
-    from benchmarks.run import run_to_file
-    from colbench_env.backends.base import SamplingParams
+    from colbench.cli.run import run_to_file
+    from colbench_env.lm.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.rollout import episode_specs
     from colbench_env.simulators import make_simulator
@@ -292,20 +299,22 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
 
 
 def _trainer_class(method: str):
-    from agents import MultiTurnDPO, PPO, RejectionFineTuning, SweetRL
+    from agents.registry import trainer_class
 
-    return {"rft": RejectionFineTuning, "mt-dpo": MultiTurnDPO, "ppo": PPO, "sweet-rl": SweetRL}[method]
+    return trainer_class(method)
 
 
 def trainer_config(cfg: PipelineConfig, method: str, base: str):
     """The resolved trainer config of ``method`` in a pipeline run (the preset's overrides over the
     fields the pipeline sets for every trainer)."""
-    cls = _trainer_class(method)
-    fields = {f.name for f in dataclasses.fields(cls.config_class)}
+    from agents.trainer_base import config_from_dict
+
     conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True,
             "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
-    conf.update(cfg.trainer_overrides.get(method, {}))
-    return cls.config_class(**{k: v for k, v in conf.items() if k in fields})
+    if method == "ppo":
+        conf["rollout_temperature"] = cfg.rollout_temperature  # PPO's behaviour policy sampled at it
+    conf.update(cfg.trainer_overrides.get(method, {}))  # checked in PipelineConfig.__post_init__
+    return config_from_dict(_trainer_class(method).config_class, conf, source=f"trainer_overrides[{method!r}]")
 
 
 def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
@@ -376,42 +385,18 @@ def _export_merged(trainer: Any, model_dir: Path) -> None:
 
 
 def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
-    import csv
+    from colbench.report import write_report
 
-    cols = ["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds", "note"]
-    with open(out / "results.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    fmt = lambda v: "" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))  # noqa: E731
-    md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    md += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
-    (out / "results.md").write_text("\n".join(md) + "\n")
-    (out / "results.json").write_text(json.dumps({"rows": rows, **meta}, indent=2, default=str) + "\n")
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-    names = [r["method"] for r in rows]
-    for ax, key, title in ((axes[0], "tests_passed_pct", "% tests passed"), (axes[1], "success_rate_pct", "success rate (%)")):
-        vals = [r[key] if r[key] is not None else 0.0 for r in rows]
-        ax.bar(names, vals, color=["#999999"] + ["#4c72b0"] * (len(rows) - 1))
-        ax.set_title(title)
-        ax.tick_params(axis="x", labelsize=8)
-        for i, r in enumerate(rows):
-            ax.text(i, vals[i], "n/a" if r[key] is None else f"{r[key]:.1f}", ha="center", va="bottom", fontsize=8)
-    fig.suptitle(f"ColBench backend, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out / "results.png", dpi=110)
-    plt.close(fig)
+    write_report(rows, out, stem="results", label=("method",),
+                 columns=["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds", "note"],
+                 metrics=("tests_passed_pct", "success_rate_pct"),
+                 titles={"tests_passed_pct": "% tests passed", "success_rate_pct": "success rate (%)"}, meta=meta,
+                 suptitle=f"ColBench backend, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})")
 
 
 def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     """Run (or resume) every stage; returns the report."""
-    from benchmarks.run import summarize
+    from colbench_env.metrics import summarize
 
     bound_heap()
     out = Path(cfg.out_dir)
@@ -463,26 +448,30 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
 # ------------------------------------------------------------------------------------------ CLI
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--small", action="store_true", help="CPU preset (default)")
+    g.add_argument("--small", action="store_true", help="CPU preset (default); every option below defaults to the preset's value")
     g.add_argument("--paper", action="store_true", help="the paper's 8B/70B setting (GPUs, vLLM)")
-    p.add_argument("--out-dir", default=None)
+    p.add_argument("--out-dir", default=None, help="where every stage writes and resumes from (preset's default)")
     p.add_argument("--policy", default=None, help="base policy (smollm2, a local path or hub id)")
-    p.add_argument("--tasks", default=None)
-    p.add_argument("--difficulty", type=int, default=None)
+    p.add_argument("--tasks", default=None,
+                   help="'generated' (procedural, see --difficulty/--family), 'default' or a task file")
+    p.add_argument("--difficulty", type=int, default=None, help="generated tasks' difficulty, 1..4")
     p.add_argument("--family", default=None, help="generated tasks' template family (rate, all)")
-    p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES)
-    p.add_argument("--rollout-temperature", type=float, default=None)
-    p.add_argument("--n-train-tasks", type=int, default=None)
-    p.add_argument("--n-test-tasks", type=int, default=None)
-    p.add_argument("--rollouts-per-task", type=int, default=None)
-    p.add_argument("--max-turns", type=int, default=None)
-    p.add_argument("--methods", nargs="+", choices=METHODS, default=None)
-    p.add_argument("--simulator", default=None)
-    p.add_argument("--simulator-base-url", default=None)
-    p.add_argument("--simulator-model", default=None)
+    p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES,
+                   help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
+    p.add_argument("--rollout-temperature", type=float, default=None, help="sampling temperature of the collection")
+    p.add_argument("--n-train-tasks", type=int, default=None, help="training tasks")
+    p.add_argument("--n-test-tasks", type=int, default=None, help="held-out evaluation tasks")
+    p.add_argument("--rollouts-per-task", type=int, default=None, help="k sampled rollouts per training task")
+    p.add_argument("--max-turns", type=int, default=None,
+                   help="agent turns per episode (the last one is taken as the answer)")
+    p.add_argument("--methods", nargs="+", choices=METHODS, default=None, help="trainers to run (default: all)")
+    p.add_argument("--simulator", default=None, help="the human: scripted (offline) or openai (a served LLM)")
+    p.add_argument("--simulator-base-url", default=None, help="LLM simulator's OpenAI-compatible base URL")
+    p.add_argument("--simulator-model", default=None, help="LLM simulator's model (served name)")
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
-    p.add_argument("--max-new-tokens", type=int, default=None)
-    p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--max-new-tokens", type=int, default=None, help="LM agents' tokens per turn")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="episodes in flight (one batched agent call per turn)")
     p.add_argument("--semantics", choices=("reference", "python"), default=None,
                    help="backend scoring: reference (default, comparable with published numbers) or python")
 

@@ -13,19 +13,19 @@ from __future__ import annotations
 import argparse
 import json
 
-from wrappers.prompting import PROMPT_STYLES
+from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["run", "main"]
 
 
 def run(model: str = "smollm2", difficulty: int = 1, n: int = 12, max_new_tokens: int = 128,
         temperature: float = 0.0, max_turns: int = 3, family: str = "all", prompt_style: str = "paper") -> dict:
-    from colbench_env.backends import make_backend
-    from colbench_env.backends.base import SamplingParams
+    from colbench_env.lm import make_backend
+    from colbench_env.lm.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.generator import generate_tasks
     from colbench_env.protocol import parse_agent_turn
-    from wrappers.prompting import format_agent_messages
+    from colbench_env.prompting import format_agent_messages
 
     tasks = generate_tasks(n, difficulty=difficulty, split="train", family=family)
     backend = make_backend("smollm2") if model == "smollm2" else make_backend("hf", model=model)

@@ -12,17 +12,14 @@ from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
 
-from .protocol import ANSWER_MARKER, OUTPUT_MARKER, extract_code, extract_html, parse_agent_turn
+from .protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER, extract_code, extract_html, parse_agent_turn
 from .tasks import BackendTask, FrontendTask, TaskFormatError, default_tasks, load_tasks
 
 __all__ = [
     "BackendTask", "FrontendTask", "TaskFormatError", "default_tasks", "load_tasks",
-    "ANSWER_MARKER", "OUTPUT_MARKER", "parse_agent_turn", "extract_code", "extract_html",
+    "ANSWER_MARKER", "OUTPUT_MARKER", "MAX_TURNS", "parse_agent_turn", "extract_code", "extract_html",
     "aec_env", "parallel_env",
 ]
-__version__ = "0.1.0"
-
-MAX_TURNS = 10
 
 for _kind in ("Backend", "Frontend"):
     _id = f"ColBench-{_kind}-v0"
@@ -32,16 +29,20 @@ for _kind in ("Backend", "Frontend"):
 
 
 def aec_env(kind: str = "backend", **kwargs):
-    """The PettingZoo AEC environment (agents ``"agent"`` and ``"human"``); see
-    :class:`colbench_env.pz_env.ColBenchAECEnv` for the keyword arguments."""
+    """The PettingZoo AEC environment (agents ``"agent"`` and ``"human"``), wrapped in PettingZoo's
+    ``OrderEnforcingWrapper`` as PettingZoo's own envs are (``.unwrapped`` is the
+    :class:`colbench_env.pz_env.ColBenchAECEnv`, whose docstring lists the keyword arguments)."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
     from .pz_env import ColBenchAECEnv
 
-    return ColBenchAECEnv(kind=kind, **kwargs)
+    return OrderEnforcingWrapper(ColBenchAECEnv(kind=kind, **kwargs))
 
 
 def parallel_env(kind: str = "backend", **kwargs):
-    """The PettingZoo Parallel form of :func:`aec_env`: PettingZoo's ``turn_based_aec_to_parallel``
-    (each parallel step applies the active agent's action; ``infos[a]["active_agent"]`` names it)."""
-    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+    """The PettingZoo Parallel form of :func:`aec_env` (:class:`colbench_env.parallel.ColBenchParallelEnv`):
+    each parallel step applies the active agent's action; ``infos[a]["active_agent"]`` names it,
+    from ``reset()`` on, and an action dict without it is a clear ``KeyError``."""
+    from .parallel import ColBenchParallelEnv
 
-    return turn_based_aec_to_parallel(aec_env(kind, **kwargs))
+    return ColBenchParallelEnv(aec_env(kind, **kwargs))

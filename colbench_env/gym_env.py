@@ -1,21 +1,6 @@
 """ColBench as a single-agent Gymnasium environment: the PettingZoo env with a simulator playing the
-human. Registered as ``ColBench-Backend-v0`` and ``ColBench-Frontend-v0``.
-
-``step(action)`` takes the agent's generation (see :mod:`colbench_env.protocol`) and returns
-
-* ``observation``: ``{"problem_description": str, "dialogue": str}`` -- ``dialogue`` is a JSON
-  list of chat messages ``{"role": "assistant"|"user", "content": str}`` (``assistant`` = the
-  agent, ``user`` = the human), the human's reply to this action last;
-* ``reward``: 0 until the episode ends; then the score of the answer (backend: fraction of hidden
-  tests passed; frontend: similarity of the rendered answer to the target);
-* ``terminated``: the agent answered (``I WANT TO ANSWER:``, or its ``max_turns``-th turn);
-* ``truncated``: the simulator failed (``info["error"]`` says why);
-* ``info``: ``task_id``, ``turn``; at the end also ``answer``, ``reward``, ``success`` and the
-  evaluator's details. Training-time information is never here unless the env is wrapped in
-  :class:`wrappers.HiddenInfoWrapper`.
-
-For batched rollouts (:mod:`colbench_env.rollout`) the step is also available in three phases:
-:meth:`agent_step`, :meth:`simulator_request` / :meth:`human_step`, :meth:`transition`.
+human. Registered as ``ColBench-Backend-v0`` and ``ColBench-Frontend-v0``; the specification is the
+docstring of :class:`ColBenchEnv`.
 """
 from __future__ import annotations
 
@@ -23,26 +8,78 @@ from typing import Any
 
 import gymnasium as gym
 
+from .protocol import MAX_TURNS
 from .pz_env import AGENT, ColBenchAECEnv
-from .simulators import SimulatorError, make_simulator
+from .simulators import SIMULATOR_NAMES, Simulator, SimulatorError, make_simulator
 
 __all__ = ["ColBenchEnv"]
 
 
 class ColBenchEnv(gym.Env):
-    """Gymnasium ColBench environment.
+    """Gymnasium ColBench environment: the agent's side of :class:`~colbench_env.pz_env.ColBenchAECEnv`,
+    with a simulator playing the human.
 
-    Args:
-        kind: ``"backend"`` or ``"frontend"``.
-        tasks: see :func:`colbench_env.tasks.load_tasks` (``"default"``, a path, ``"generated:N:d"``,
-            a list).
-        split: ``"train"`` / ``"test"`` / ``None``.
-        simulator: ``"scripted"`` (offline default), ``"hf"``, ``"openai"``, ``"record"``,
-            ``"replay"``, or a :class:`~colbench_env.simulators.Simulator`.
-        simulator_kwargs: keyword arguments for the simulator (e.g. ``base_url``, ``model``).
-        max_turns: agent turns per episode (10).
-        evaluator, renderer, similarity, render_mode: as for
-            :class:`~colbench_env.pz_env.ColBenchAECEnv`.
+    ## Description
+
+    Multi-turn collaboration (ColBench, arXiv 2503.15478): an LLM agent talks with a simulated human
+    for at most ``max_turns`` turns to produce what the human wants -- a personalised Python
+    function (``ColBench-Backend-v0``) or an HTML + Tailwind page (``ColBench-Frontend-v0``). The
+    human holds hidden information the agent must ask for.
+
+    ## Observation Space
+
+    ``Dict(problem_description=Text, dialogue=Text)``: the task as the human asked for it, and the
+    messages so far as a JSON list ``[{"role": "assistant"|"user", "content": str, "output"?: str}]``
+    (``assistant`` = the agent, with its raw generation in ``output``; ``user`` = the human), the
+    human's reply to the last action last. Training-time information is never here.
+
+    ## Action Space
+
+    Text (up to 1,000,000 characters): the agent's generation. ``OUTPUT:`` separates its thought from
+    its message; ``I WANT TO ANSWER:`` ends the episode with what follows as the answer (see
+    :mod:`colbench_env.protocol`).
+
+    ## Rewards
+
+    0 until the episode ends; then the answer's score: backend, the fraction of the hidden tests
+    passed (``info["success"]`` when all pass); frontend, the similarity of the rendered answer to the
+    rendered target.
+
+    ## Episode End
+
+    * ``terminated``: the agent answered (``I WANT TO ANSWER:``, or its ``max_turns``-th turn, whose
+      message is taken as the answer).
+    * ``truncated``: the simulator failed or returned an empty reply (``info["error"]`` says why).
+
+    ``info``: ``task_id``, ``turn`` (agent turns taken: 0 after ``reset``); at the end also
+    ``answer``, ``reward``, ``success`` (backend only) and the scorer's details (backend: ``tests_passed``, ``tests_total``, ``eval_reason``). Wrap the env in
+    :class:`wrappers.HiddenInfoWrapper` to add the training-time information.
+
+    ## Arguments
+
+    * ``kind``: ``"backend"`` or ``"frontend"`` (set by the registered id).
+    * ``tasks``: ``"default"``, a path, ``"generated:N:d:family"``, a list
+      (:func:`colbench_env.tasks.load_tasks`).
+    * ``split``: ``"train"`` / ``"test"`` / ``None``.
+    * ``simulator``: ``"scripted"`` (offline default), ``"hf"``, ``"openai"``, ``"record"``,
+      ``"replay"``, or a :class:`~colbench_env.simulators.Simulator` (shared: not closed with the
+      env). A named simulator is built on first use, so envs whose replies come from elsewhere
+      (batched rollouts share one simulator) never load a model.
+    * ``simulator_kwargs``: keyword arguments for the simulator (e.g. ``base_url``, ``model``).
+    * ``max_turns``: agent turns per episode (10).
+    * ``evaluator``, ``renderer``, ``similarity``, ``render_mode``, ``scorer``: as for
+      :class:`~colbench_env.pz_env.ColBenchAECEnv`.
+
+    ``reset(seed=..., options=...)``: the seed draws the task; ``options["task_index"]`` or
+    ``options["task_id"]`` picks it.
+
+    The step is also available in phases (:mod:`colbench_env.phased`), which the batched rollout
+    runner and the ColBench wrappers use: :meth:`agent_step`, :meth:`simulator_request`,
+    :meth:`human_step`, :meth:`transition`.
+
+    ## Version History
+
+    * v0: initial release.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -55,21 +92,41 @@ class ColBenchEnv(gym.Env):
         split: str | None = None,
         simulator: Any = "scripted",
         simulator_kwargs: dict | None = None,
-        max_turns: int = 10,
+        max_turns: int = MAX_TURNS,
         evaluator: Any = None,
         renderer: Any = None,
         similarity: Any = "visual",
         render_mode: str | None = None,
+        scorer: Any = None,
     ):
+        if not isinstance(simulator, (str, Simulator)):
+            raise TypeError(f"simulator must be a name or a Simulator, got {type(simulator).__name__}")
+        if isinstance(simulator, str) and simulator not in SIMULATOR_NAMES:
+            raise ValueError(f"unknown simulator {simulator!r}; expected one of {', '.join(SIMULATOR_NAMES)} "
+                             "or a Simulator")
         self.pz = ColBenchAECEnv(kind, tasks, split=split, max_turns=max_turns, evaluator=evaluator,
-                                 renderer=renderer, similarity=similarity, render_mode=render_mode)
+                                 renderer=renderer, similarity=similarity, render_mode=render_mode, scorer=scorer)
         self.kind = kind
-        self.simulator = make_simulator(simulator, kind=kind, **(simulator_kwargs or {}))
-        self._own_simulator = self.simulator is not simulator  # a simulator passed in is the caller's to close
+        self._simulator_spec = simulator
+        self._simulator_kwargs = dict(simulator_kwargs or {})
+        self._simulator: Simulator | None = simulator if isinstance(simulator, Simulator) else None
         self.observation_space = self.pz.observation_space(AGENT)
         self.action_space = self.pz.action_space(AGENT)
         self.render_mode = render_mode
         self._pending_reply = False
+        self._closed = False
+
+    @property
+    def simulator(self) -> Simulator:
+        """The simulator playing the human (a named one is built here, on first use)."""
+        if self._simulator is None:
+            self._simulator = make_simulator(self._simulator_spec, kind=self.kind, **self._simulator_kwargs)
+        return self._simulator
+
+    @property
+    def simulator_built(self) -> bool:
+        """Whether this env has a simulator object (passed in, or built on first use)."""
+        return self._simulator is not None
 
     # convenience views of the underlying episode
     @property
@@ -94,24 +151,24 @@ class ColBenchEnv(gym.Env):
             options["task_index"] = int(self.np_random.integers(len(self.pz.tasks)))
         self.pz.reset(seed=seed, options=options)
         self._pending_reply = False
-        return self.pz.observe(AGENT), dict(self.pz.infos[AGENT])
+        return self.pz.observe(AGENT), self.pz.outcome(AGENT)[3]
 
     # ---------------------------------------------------------------- phases
     def agent_step(self, action: str) -> bool:
         """Apply the agent's action; returns whether the human must now reply."""
         if self.pz.task is None:
             raise RuntimeError("call reset() before step()")
-        if self.pz.terminations[AGENT] or self.pz.truncations[AGENT]:
+        if self.pz.episode_over:
             raise RuntimeError("the episode is over: call reset()")
         if not isinstance(action, str):
             raise TypeError(f"the action must be a str, got {type(action).__name__}")
         self.pz.step(action)
-        self._pending_reply = not (self.pz.terminations[AGENT] or self.pz.truncations[AGENT])
+        self._pending_reply = not self.pz.episode_over
         return self._pending_reply
 
     def simulator_request(self) -> tuple:
         """``(task, dialogue, renders)``: what the simulator needs for its reply."""
-        return self.pz.task, list(self.pz.dialogue), self.pz.renders
+        return self.pz.human_request()
 
     def human_step(self, reply: str | None = None, *, error: str | None = None) -> None:
         """Apply the human's reply, or end the episode with ``error`` (simulator failure)."""
@@ -128,9 +185,8 @@ class ColBenchEnv(gym.Env):
 
     def transition(self):
         """``(observation, reward, terminated, truncated, info)`` after the last phase."""
-        reward = float(self.pz.rewards[AGENT]) if (self.pz.terminations[AGENT] or self.pz.truncations[AGENT]) else 0.0
-        return (self.pz.observe(AGENT), reward, bool(self.pz.terminations[AGENT]),
-                bool(self.pz.truncations[AGENT]), dict(self.pz.infos[AGENT]))
+        reward, terminated, truncated, info = self.pz.outcome(AGENT)
+        return self.pz.observe(AGENT), (reward if terminated or truncated else 0.0), terminated, truncated, info
 
     def step(self, action: str):
         """One agent turn and, unless the episode ended, the human's reply."""
@@ -152,6 +208,7 @@ class ColBenchEnv(gym.Env):
 
     def close(self) -> None:
         self.pz.close()
-        if self._own_simulator:
-            self.simulator.close()
+        if self._simulator is not None and self._simulator is not self._simulator_spec and not self._closed:
+            self._simulator.close()  # a simulator passed in is the caller's to close
+        self._closed = True
         super().close()

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 
 OUTPUT_MARKER = "OUTPUT:"
 ANSWER_MARKER = "I WANT TO ANSWER:"
+#: Agent turns per episode in ColBench; the last one is taken as the answer. Every ``max_turns``
+#: default in the package is this constant.
+MAX_TURNS = 10
 
-__all__ = ["OUTPUT_MARKER", "ANSWER_MARKER", "AgentTurn", "parse_agent_turn", "extract_code", "extract_html",
+__all__ = ["OUTPUT_MARKER", "ANSWER_MARKER", "MAX_TURNS", "AgentTurn", "parse_agent_turn", "extract_code", "extract_html",
            "normalize_picsum"]
 
 

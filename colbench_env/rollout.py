@@ -1,11 +1,17 @@
 """Batched rollouts: keep ``B`` episodes in flight, one batched policy call per turn.
 
 Each round, the live episodes' observations go to the policy in one ``act_batch`` call; the
-episodes that need a human reply are answered by one ``reply_batch`` call of the simulator
+episodes that need a human reply are answered by one ``reply_batch`` call of one shared simulator
 (batched generation for a local LM, concurrent requests for an HTTP one); finished episodes are
-handed to ``on_episode`` (e.g. appended to a trajectory file) as they complete and their slot
-starts the next episode. With a deterministic policy and simulator the trajectories are exactly
-those of stepping the episodes one by one: each episode is reset with its own seed and options.
+handed to ``on_episode`` as they complete and their slot starts the next episode. With a
+deterministic policy and simulator the trajectories are exactly those of stepping the episodes one
+by one: each episode is reset with its own seed and options.
+
+The envs are driven through their wrappers: ``reset`` through the whole stack (with
+``options["episode_id"]``, which :class:`wrappers.TrajectoryRecorder` records), the step through the
+phased-step protocol of :mod:`colbench_env.phased`, which ColBench wrappers forward. So a
+``TrajectoryRecorder`` in the stack writes every episode, and ``HiddenInfoWrapper``'s info reaches
+it, exactly as in a loop of ``env.step`` calls.
 
 The policy is duck-typed (``colbench_env`` does not import ``agents``): an object with
 ``act_batch(observations) -> list[str]``, or ``act(observation) -> str``, or a plain callable.
@@ -18,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from .phased import phased
 from .simulators import SimulatorError
 
 __all__ = ["EpisodeSpec", "run_episodes", "episode_specs", "policy_act_batch"]
@@ -81,17 +88,19 @@ def run_episodes(
     on_episode: Callable[[dict], None] | None = None,
     progress: Any = None,
 ) -> list[dict]:
-    """Run episodes and return their trajectory records (official format plus ``episode_id``),
-    in completion order.
+    """Run episodes and return their trajectory records (official format plus ``episode_id`` and
+    ``env_id``), in completion order.
 
     Args:
-        env_fn: makes a ColBench Gymnasium env (``env.unwrapped`` a
-            :class:`~colbench_env.gym_env.ColBenchEnv`); called ``min(batch_size, len(episodes))``
-            times. The first env's simulator answers for all of them.
+        env_fn: makes a ColBench Gymnasium env, wrapped or not (``env.unwrapped`` a
+            :class:`~colbench_env.gym_env.ColBenchEnv`; wrappers must forward the phased step, see
+            :mod:`colbench_env.phased`); called ``min(batch_size, len(episodes))`` times. The first
+            env's simulator answers for all of them; the others never build theirs.
         policy: see the module docstring.
         episodes: specs, or a number ``n`` (ids ``"0".."n-1"``, seeds ``0..n-1``).
         batch_size: episodes in flight.
-        on_episode: called with each finished record as soon as it is finished.
+        on_episode: called with each finished record as soon as it is finished (to write records
+            to a file, wrap the env in :class:`wrappers.TrajectoryRecorder` instead).
         progress: a tqdm-like object (``update(1)``) or ``None``.
     """
     if isinstance(episodes, int):
@@ -100,9 +109,7 @@ def run_episodes(
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     n_envs = min(batch_size, len(queue))
-    envs = [env_fn() for _ in range(n_envs)]
-    bases = [e.unwrapped for e in envs]
-    simulator = bases[0].simulator if bases else None
+    envs: list = []
     slots: list[dict | None] = [None] * n_envs
     results: list[dict] = []
 
@@ -113,13 +120,14 @@ def run_episodes(
         spec = queue.pop(0)
         if batch_size == 1 and hasattr(policy, "reset"):
             policy.reset()
-        obs, _ = bases[i].reset(seed=spec.seed, options=dict(spec.options))
+        obs, _ = envs[i].reset(seed=spec.seed, options=dict(spec.options, episode_id=spec.episode_id))
         slots[i] = {"spec": spec, "obs": obs, "t0": time.perf_counter()}
 
     def finish(i: int) -> None:
-        rec = bases[i].trajectory_record()
+        base = envs[i].unwrapped
+        rec = base.trajectory_record()
         rec["episode_id"] = slots[i]["spec"].episode_id
-        spec = bases[i].spec  # the wrapped env's spec copy may fail on unpicklable kwargs
+        spec = base.spec  # the wrapped env's spec copy may fail on unpicklable kwargs
         if spec is not None:
             rec["env_id"] = spec.id
         results.append(rec)
@@ -130,18 +138,22 @@ def run_episodes(
         start(i)
 
     try:
+        for _ in range(n_envs):
+            envs.append(env_fn())
+        steps = [phased(e) for e in envs]
+        simulator = envs[0].unwrapped.simulator if envs else None
         for i in range(n_envs):
             start(i)
         while any(s is not None for s in slots):
             live = [i for i, s in enumerate(slots) if s is not None]
             actions = policy_act_batch(policy, [slots[i]["obs"] for i in live])
-            need = [i for i, a in zip(live, actions) if bases[i].agent_step(a)]
+            need = [i for i, a in zip(live, actions) if steps[i].agent_step(a)]
             if need:
-                replies = _replies(simulator, [bases[i].simulator_request() for i in need])
+                replies = _replies(simulator, [steps[i].simulator_request() for i in need])
                 for i, (reply, err) in zip(need, replies):
-                    bases[i].human_step(reply, error=err)
+                    steps[i].human_step(reply, error=err)
             for i in live:
-                obs, _, terminated, truncated, _ = bases[i].transition()
+                obs, _, terminated, truncated, _ = steps[i].transition()
                 slots[i]["obs"] = obs
                 if terminated or truncated:
                     finish(i)

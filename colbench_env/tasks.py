@@ -1,26 +1,19 @@
-"""ColBench tasks: the official record formats, the embedded default sets, and loaders.
+"""Loading ColBench tasks: every task specification (the embedded default sets, official jsonl
+files, ``generated:N:difficulty:family``, lists of records) resolves here, in :func:`load_tasks`.
 
-Official backend record (``backend_tasks/*.jsonl``)::
-
-    {"problem_description": str,        # vague request; the signature sentence already appended
-     "ground_truth": str,               # Python source of the personalised function
-     "test_cases": {"test1": "f(...)"}  # or a JSON string of such a dict
-     "hidden_information": str}         # what the human knows (often the ground truth itself)
-
-Official frontend record: ``{"problem_description": str, "ground_truth": str}`` (HTML + Tailwind).
-
-Embedded records add ``task_id`` and ``split`` (``"train"`` / ``"test"``) and, for backend tasks,
-``generic_solution`` (what an agent writes without asking; the tests must reject it). Unknown
-fields are kept in :attr:`BackendTask.extra` and written back by :meth:`BackendTask.to_record`.
+The record formats and the task classes are in :mod:`colbench_env.records` (re-exported here);
+procedural tasks come from :mod:`colbench_env.generator`, which this module alone imports.
 """
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Union
+from typing import Any, Iterable
+
+from .generator import check_difficulty, check_family, generate_tasks
+from .records import BackendTask, FrontendTask, Task, TaskFormatError, task_from_record
 
 __all__ = [
     "BackendTask",
@@ -31,178 +24,9 @@ __all__ = [
     "read_task_file",
     "load_tasks",
     "default_tasks",
+    "generated_spec",
+    "parse_generated_spec",
 ]
-
-_BACKEND_KNOWN = ("problem_description", "ground_truth", "test_cases", "hidden_information", "task_id", "split")
-_FRONTEND_KNOWN = ("problem_description", "ground_truth", "task_id", "split")
-
-
-class TaskFormatError(ValueError):
-    """A task record is malformed. The message names the source (file), line and field."""
-
-    def __init__(self, message: str, *, source: str = "<record>", line: int | None = None, field: str | None = None):
-        self.source, self.line, self.field = source, line, field
-        where = source if line is None else f"{source}:{line}"
-        what = f" field '{field}'" if field else ""
-        super().__init__(f"{where}:{what} {message}")
-
-
-@dataclass(frozen=True)
-class BackendTask:
-    """A backend-programming task: write a personalised Python function.
-
-    Attributes:
-        problem_description: what the human asks for (vague; ends with the signature sentence).
-        ground_truth: Python source of the function the human really wants (hidden from the agent).
-        test_cases: ``{"test1": "f(1, 2)", ...}``: calls evaluated on the ground truth and the answer.
-        hidden_information: what the simulated human knows and may tell when asked.
-        task_id: stable identifier (embedded/generated tasks; ``"<file>:<line>"`` for official files).
-        split: ``"train"``, ``"test"`` or ``None``.
-        extra: any other fields of the record, written back unchanged.
-    """
-
-    problem_description: str
-    ground_truth: str
-    test_cases: dict
-    hidden_information: str
-    task_id: str = ""
-    split: str | None = None
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
-
-    kind = "backend"
-
-    def to_record(self) -> dict:
-        """The official-format record (plus ``task_id``/``split``/extra fields when set)."""
-        rec: dict[str, Any] = {
-            "problem_description": self.problem_description,
-            "ground_truth": self.ground_truth,
-            "test_cases": dict(self.test_cases),
-            "hidden_information": self.hidden_information,
-        }
-        if self.task_id:
-            rec["task_id"] = self.task_id
-        if self.split is not None:
-            rec["split"] = self.split
-        rec.update(self.extra)
-        return rec
-
-    @property
-    def training_info(self) -> dict:
-        """Training-time information (never shown to the agent)."""
-        return {
-            "ground_truth": self.ground_truth,
-            "hidden_information": self.hidden_information,
-            "test_cases": dict(self.test_cases),
-        }
-
-
-@dataclass(frozen=True)
-class FrontendTask:
-    """A frontend-design task: write an HTML + Tailwind page.
-
-    Attributes:
-        problem_description: the human's vague one-paragraph description of the page.
-        ground_truth: the HTML page the human has in mind (hidden from the agent).
-        task_id, split, extra: as for :class:`BackendTask`.
-    """
-
-    problem_description: str
-    ground_truth: str
-    task_id: str = ""
-    split: str | None = None
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
-
-    kind = "frontend"
-
-    def to_record(self) -> dict:
-        rec: dict[str, Any] = {"problem_description": self.problem_description, "ground_truth": self.ground_truth}
-        if self.task_id:
-            rec["task_id"] = self.task_id
-        if self.split is not None:
-            rec["split"] = self.split
-        rec.update(self.extra)
-        return rec
-
-    @property
-    def hidden_information(self) -> str:
-        return self.ground_truth
-
-    @property
-    def training_info(self) -> dict:
-        return {"ground_truth": self.ground_truth}
-
-
-Task = Union[BackendTask, FrontendTask]
-
-
-def _require_str(rec: dict, name: str, src: str, line: int | None, *, allow_empty: bool = False) -> str:
-    if name not in rec:
-        raise TaskFormatError("is missing", source=src, line=line, field=name)
-    value = rec[name]
-    if not isinstance(value, str):
-        raise TaskFormatError(f"must be a string, got {type(value).__name__}", source=src, line=line, field=name)
-    if not allow_empty and not value.strip():
-        raise TaskFormatError("is empty", source=src, line=line, field=name)
-    return value
-
-
-def _parse_test_cases(value: Any, src: str, line: int | None) -> dict:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as e:
-            raise TaskFormatError(f"is a string but not valid JSON ({e.msg} at char {e.pos})",
-                                  source=src, line=line, field="test_cases") from None
-    if not isinstance(value, dict):
-        raise TaskFormatError(f"must be a dict {{'test1': 'f(...)'}} or a JSON string of one, got "
-                              f"{type(value).__name__}", source=src, line=line, field="test_cases")
-    if not value:
-        raise TaskFormatError("has no tests", source=src, line=line, field="test_cases")
-    for k, v in value.items():
-        if not isinstance(v, str) or not v.strip():
-            raise TaskFormatError(f"entry {k!r} must be a non-empty string (a Python call)",
-                                  source=src, line=line, field="test_cases")
-    return dict(value)
-
-
-def task_from_record(rec: Any, *, kind: str | None = None, source: str = "<record>", line: int | None = None) -> Task:
-    """Build a task from an official-format record (``dict``); ``kind`` is inferred when ``None``.
-
-    Raises:
-        TaskFormatError: naming ``source``, ``line`` and the offending field.
-    """
-    if isinstance(rec, (BackendTask, FrontendTask)):
-        return rec
-    if not isinstance(rec, dict):
-        raise TaskFormatError(f"a task record must be a JSON object, got {type(rec).__name__}", source=source, line=line)
-    if kind is None:
-        kind = "backend" if ("test_cases" in rec or "hidden_information" in rec) else "frontend"
-    default_id = f"{os.path.basename(source)}:{line}" if line is not None else ""
-    task_id = rec.get("task_id", default_id)
-    if not isinstance(task_id, (str, int)):
-        raise TaskFormatError("must be a string", source=source, line=line, field="task_id")
-    split = rec.get("split")
-    if split is not None and split not in ("train", "test"):
-        raise TaskFormatError(f"must be 'train' or 'test', got {split!r}", source=source, line=line, field="split")
-    if kind == "backend":
-        if "test_cases" not in rec:
-            raise TaskFormatError("is missing", source=source, line=line, field="test_cases")
-        extra = {k: v for k, v in rec.items() if k not in _BACKEND_KNOWN}
-        return BackendTask(
-            problem_description=_require_str(rec, "problem_description", source, line),
-            ground_truth=_require_str(rec, "ground_truth", source, line),
-            test_cases=_parse_test_cases(rec["test_cases"], source, line),
-            hidden_information=_require_str(rec, "hidden_information", source, line, allow_empty=True),
-            task_id=str(task_id), split=split, extra=extra,
-        )
-    if kind == "frontend":
-        extra = {k: v for k, v in rec.items() if k not in _FRONTEND_KNOWN}
-        return FrontendTask(
-            problem_description=_require_str(rec, "problem_description", source, line),
-            ground_truth=_require_str(rec, "ground_truth", source, line),
-            task_id=str(task_id), split=split, extra=extra,
-        )
-    raise ValueError(f"unknown task kind {kind!r} (expected 'backend' or 'frontend')")
 
 
 def read_task_file(path: str | os.PathLike, *, kind: str | None = None) -> list[Task]:
@@ -214,7 +38,14 @@ def read_task_file(path: str | os.PathLike, *, kind: str | None = None) -> list[
     src = str(path)
     if not path.exists():
         raise FileNotFoundError(f"task file not found: {src}")
-    text = path.read_text(encoding="utf-8")
+    if path.is_dir():
+        raise TaskFormatError("is a directory, not a task file", source=src)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise TaskFormatError(f"not UTF-8 text (byte {e.start}; a binary file?)", source=src) from None
+    if not text.strip():
+        raise TaskFormatError("the file is empty (expected one task record per line)", source=src)
     tasks: list[Task] = []
     if path.suffix == ".json":
         try:
@@ -273,18 +104,7 @@ def load_tasks(spec: Any = "default", *, kind: str = "backend", split: str | Non
         if s.startswith("generated"):
             if kind != "backend":
                 raise ValueError("generated tasks exist for the backend only")
-            from .generator import generate_tasks
-
-            parts = s.split(":")
-            if len(parts) > 4:
-                raise ValueError(f"task spec {s!r}: expected 'generated:N:difficulty:family'")
-            try:
-                n = int(parts[1]) if len(parts) > 1 and parts[1] else 100
-                difficulty = int(parts[2]) if len(parts) > 2 and parts[2] else 1
-            except ValueError:
-                raise ValueError(f"task spec {s!r}: N and difficulty must be integers "
-                                 "('generated:N:difficulty:family')") from None
-            family = parts[3] if len(parts) > 3 else "all"
+            n, difficulty, family = parse_generated_spec(s)
             return list(generate_tasks(n, difficulty=difficulty, split=split, family=family))
         tasks = read_task_file(s, kind=kind)
     elif isinstance(spec, Iterable):
@@ -296,3 +116,35 @@ def load_tasks(spec: Any = "default", *, kind: str = "backend", split: str | Non
     if not tasks:
         raise ValueError(f"no tasks in {spec!r}" + (f" for split {split!r}" if split else ""))
     return tasks
+
+
+def parse_generated_spec(spec: str) -> tuple[int, int, str]:
+    """``(n, difficulty, family)`` of a ``"generated[:N[:difficulty[:family]]]"`` spec (defaults 100,
+    1, ``"all"``), each part checked (difficulty and family by :mod:`colbench_env.generator`).
+
+    Raises:
+        ValueError: naming the spec and the part at fault.
+    """
+    parts = spec.split(":")
+    if parts[0] != "generated" or len(parts) > 4:
+        raise ValueError(f"task spec {spec!r}: expected 'generated:N:difficulty:family'")
+    try:
+        n = int(parts[1]) if len(parts) > 1 and parts[1] else 100
+        difficulty = int(parts[2]) if len(parts) > 2 and parts[2] else 1
+    except ValueError:
+        raise ValueError(f"task spec {spec!r}: N and difficulty must be integers "
+                         "('generated:N:difficulty:family')") from None
+    if n < 0:
+        raise ValueError(f"task spec {spec!r}: N must be >= 0")
+    family = parts[3] if len(parts) > 3 else "all"
+    check_difficulty(difficulty)
+    check_family(family)
+    return n, difficulty, family
+
+
+def generated_spec(n: int = 100, difficulty: int = 1, family: str = "all") -> str:
+    """The task spec ``"generated:N:difficulty:family"`` for :func:`load_tasks`, checked now (so a
+    config can reject a bad difficulty or family when it is built, with the generator's message)."""
+    spec = f"generated:{n}:{difficulty}:{family}"
+    parse_generated_spec(spec)
+    return spec

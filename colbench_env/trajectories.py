@@ -41,8 +41,13 @@ def read_jsonl(path: str | os.PathLike, *, tolerate_partial_last_line: bool = Fa
             append leaves behind) instead of raising.
     """
     path = os.fspath(path)
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except UnicodeDecodeError as e:
+        raise TrajectoryFormatError(f"{path}: not UTF-8 text (byte {e.start}; a binary file?)") from None
+    except IsADirectoryError:
+        raise TrajectoryFormatError(f"{path}: is a directory, not a trajectory file") from None
     last_index = len(lines) - 1
     for i, raw in enumerate(lines):
         if not raw.strip():

@@ -8,7 +8,6 @@ process other than the main one reports any file it opens for writing under ``OU
 """
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -16,11 +15,10 @@ import sys
 
 def main() -> int:
     algorithm, data, model, out, config = sys.argv[1:6]
-    from agents.cli import ALGORITHMS
+    from agents.registry import trainer_class
     from agents.trainer_base import config_from_dict, load_trajectories
 
-    module_name, class_name = ALGORITHMS[algorithm]
-    cls = getattr(importlib.import_module(module_name), class_name)
+    cls = trainer_class(algorithm)
     records = load_trajectories(data)
     trainer = cls(config_from_dict(cls.config_class, dict(json.loads(config), model=model)))
     if not trainer.accelerator.is_main_process:

@@ -1,7 +1,6 @@
 """The agent interface: custom agents as subclasses or callables, the scripted agent, and every
 trainer started by `accelerate launch`."""
 import json
-import os
 import subprocess
 import sys
 
@@ -12,9 +11,6 @@ import colbench_env  # noqa: F401
 from agents import Agent, CallableAgent, ScriptedAgent, as_agent
 from colbench_env.evaluation.backend import BackendEvaluator
 from tiny_models import save_tiny_llama, smollm2_tokenizer
-
-sys.path.insert(0, os.path.dirname(__file__))
-from test_trainers import BAD, GOOD, MID  # noqa: E402
 
 
 class AlwaysAnswers(Agent):
@@ -28,8 +24,14 @@ def test_custom_agents_plug_in():
         env = gym.make("ColBench-Backend-v0", evaluator=ev)
         for agent in (AlwaysAnswers(), as_agent(lambda obs: "OUTPUT: I WANT TO ANSWER: def f(): pass")):
             obs, _ = env.reset(seed=0)
-            obs, r, term, trunc, info = env.step(agent(obs))
-            assert term and 0.0 <= r <= 1.0
+            action = agent(obs)
+            obs, r, term, trunc, info = env.step(action)
+            # the env's reward is the evaluator's score of the answer (the text after the marker)
+            expected = ev.score(env.unwrapped.task, action.split("I WANT TO ANSWER:", 1)[1])
+            assert term and not trunc and (r, info["tests_passed"]) == (expected.reward, expected.passed)
+            assert r < 1.0  # neither answer is the task's function
+            if not isinstance(agent, AlwaysAnswers):
+                assert r == 0.0 and info["tests_passed"] == 0  # no function of the task's name
         assert AlwaysAnswers().act_batch([obs, obs]) == [AlwaysAnswers().act(obs)] * 2
     with pytest.raises(TypeError, match="an agent must be an Agent or a callable"):
         as_agent(3)
@@ -57,9 +59,9 @@ def tiny_dir(tmp_path_factory):
     ("rft", {}), ("mt-dpo", {}), ("ppo", {}),
     ("sweet-rl", {"n_candidates": 2, "candidate_max_new_tokens": 4, "state_fraction": 1.0}),
 ])
-def test_every_trainer_runs_under_accelerate_launch(tmp_path, tiny_dir, algorithm, config):
+def test_every_trainer_runs_under_accelerate_launch(tmp_path, tiny_dir, algorithm, config, scored_trajectories):
     data = tmp_path / "trajs.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in (GOOD, BAD, MID)))
+    data.write_text("".join(json.dumps(r) + "\n" for r in scored_trajectories))
     out = tmp_path / "ckpt"
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "1", "--num_machines", "1",
            "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "benchmarks.cli", "train", algorithm,

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from benchmarks.evaluate_table import parse_agent_spec
+from colbench.cli.table import parse_agent_spec
 
 
 def colbench(*args, timeout=600):
@@ -38,18 +38,17 @@ def test_agent_specs():
     assert (s["agent"], s["agent_base_url"], s["name"]) == ("openai", "http://localhost:8000/v1", "Llama-3.1-8B-Instruct")
     import pytest
 
-    with pytest.raises(ValueError, match="bad agent spec"):
+    with pytest.raises(ValueError, match="--agents 'gpt': expected smollm2, scripted"):
         parse_agent_spec("gpt")
+    s = parse_agent_spec("my_pkg.agents:Oracle")  # a plug-in, named after its class
+    assert (s["agent"], s["name"]) == ("my_pkg.agents:Oracle", "Oracle")
 
 
 def test_table_with_a_served_lm_agent_and_the_compact_prompt(tmp_path):
     """An OpenAI-compatible policy (the local test server) in the table, with the prompt options."""
-    import os
-
-    sys.path.insert(0, os.path.dirname(__file__))
     from openai_test_server import OpenAITestServer
 
-    from wrappers.prompting import agent_instructions
+    from colbench_env.prompting import agent_instructions
 
     with OpenAITestServer() as server:
         colbench("table", "--agents", f"openai:echo@{server.url}", "--episodes", "2", "--max-turns", "2",

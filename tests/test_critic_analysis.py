@@ -51,7 +51,7 @@ def test_value_head_trains():
     from transformers import AutoTokenizer
 
     from agents.sweet_rl import all_ordered_pairs
-    from colbench_env.backends.smollm2 import smollm2_path
+    from colbench_env.lm.smollm2 import smollm2_path
 
     torch.set_num_threads(1)
     tok = AutoTokenizer.from_pretrained(smollm2_path())

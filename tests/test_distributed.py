@@ -17,18 +17,13 @@ from pathlib import Path
 import pytest
 import torch
 from safetensors.torch import load_file
+from samples import BAD, GOOD, MID, TASK, traj
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
-from agents.mt_dpo import MultiTurnDPO
-from agents.ppo import PPO
-from agents.rft import RejectionFineTuning
-from agents.sweet_rl import SweetRL
-
-sys.path.insert(0, os.path.dirname(__file__))
-from test_trainers import BAD, GOOD, MID, TASK, traj  # noqa: E402
+from agents.registry import TRAINERS, trainer_class
 
 HERE = Path(__file__).resolve().parent
-CLASSES = {"rft": RejectionFineTuning, "mt-dpo": MultiTurnDPO, "ppo": PPO, "sweet-rl": SweetRL}
+CLASSES = {name: trainer_class(name) for name in TRAINERS}
 TASK2 = dict(TASK, task_id="t2", problem_description="Write g(x) that returns twice x.",
              ground_truth="def g(x):\n    return 2 * x")
 GOOD2 = traj(["Which number? OUTPUT: Which number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],

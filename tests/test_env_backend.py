@@ -1,5 +1,6 @@
 """The backend environments against the peer checkers, and the hidden-information contract."""
 import json
+import re
 import warnings
 
 import gymnasium as gym
@@ -152,6 +153,59 @@ def test_embedded_ground_truths_pass_and_generic_solutions_fail(evaluator):
         assert len(t.test_cases) == 10, t.task_id
         assert g.success and g.passed == 10, (t.task_id, g)
         assert not n.success, (t.task_id, "generic solution passes every test")
+
+
+def test_aec_factory_enforces_order_and_exposes_the_public_api(evaluator):
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    from colbench_env.pz_env import AGENT, HUMAN, ColBenchAECEnv
+
+    aec = colbench_env.aec_env("backend", tasks=RECS, evaluator=evaluator)
+    assert isinstance(aec, OrderEnforcingWrapper) and isinstance(aec.unwrapped, ColBenchAECEnv)
+    with pytest.raises(AssertionError, match=re.escape("reset() needs to be called before step")):  # PettingZoo's check
+        aec.step("hello")
+    aec.reset(options={"task_id": "ship"})
+    env = aec.unwrapped
+    assert not env.episode_over and env.outcome() == (0.0, False, False, {"task_id": "ship", "turn": 0})
+    aec.step("OUTPUT: Is there a threshold?")
+    task, dialogue, renders = env.human_request()
+    assert task.task_id == "ship" and renders is None
+    assert dialogue == [{"role": "assistant", "content": "Is there a threshold?", "output": "OUTPUT: Is there a threshold?"}]
+    assert aec.agent_selection == HUMAN
+    aec.step("x" * 500)  # cut to the backend reply limit
+    assert env.dialogue[-1]["content"] == "x" * 400
+    aec.step(ANSWER_SHIP)
+    assert env.episode_over and env.outcome(AGENT)[:3] == (1.0, True, False)
+    assert env.outcome(HUMAN)[3]["tests_passed"] == 3 and env.trajectory_record()["reward"] == 1.0
+    aec.close()
+
+
+def test_a_scorer_object_is_the_only_kind_specific_part(evaluator):
+    """The env takes a scorer object; the default backend one is the sandboxed evaluator's score, and
+    a scorer of the other kind is refused."""
+    from colbench_env.scoring import BackendScorer, EpisodeResult, FrontendScorer
+
+    class ExactAnswer(BackendScorer):
+        def score(self, task, answer):
+            ok = answer.strip() == task.ground_truth.strip()
+            return EpisodeResult(reward=float(ok), success=ok)
+
+    env = gym.make("ColBench-Backend-v0", tasks=RECS, scorer=ExactAnswer())
+    env.reset(options={"task_id": "tip"})
+    _, r, term, _, info = env.step(f"OUTPUT: I WANT TO ANSWER: {RECS[1]['ground_truth']}")
+    assert (r, term, info["success"]) == (1.0, True, True) and "tests_passed" not in info
+    env.close()
+    default = BackendScorer(evaluator)
+    task = colbench_env.load_tasks(RECS)[0]
+    answer = "def ship(total):\n    return 4.99"
+    expected = evaluator.score(task, answer)
+    assert default.score(task, answer) == {"reward": expected.reward, "success": expected.success,
+                                           "tests_passed": expected.passed, "tests_total": 3,
+                                           "eval_reason": expected.reason, "eval_semantics": "reference",
+                                           "eval_tests": [t.as_dict() for t in expected.tests]}
+    assert expected.passed == 1  # only ship(10) costs 4.99
+    with pytest.raises(ValueError, match="a backend env got a frontend scorer"):
+        colbench_env.aec_env("backend", tasks=RECS, scorer=FrontendScorer())
 
 
 def test_final_info_explains_the_score_and_semantics_are_selectable():

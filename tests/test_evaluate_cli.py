@@ -82,7 +82,7 @@ def test_semantics_option_and_explain(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("reward ") == 3 and "blocked" in r.stdout and "'import os'" in r.stdout
     r = run_cli("--explain", f"{src}:9")
-    assert r.returncode == 2 and r.stderr.strip() == f"error: {src}: no record on line 9"
+    assert r.returncode == 2 and r.stderr.strip() == f"colbench evaluate: error: {src}: no record on line 9"
     r = run_cli("--semantics", "js", str(src))
     assert r.returncode == 2 and "invalid choice: 'js'" in r.stderr
 

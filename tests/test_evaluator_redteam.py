@@ -539,6 +539,15 @@ _SYSV_IPC = H("""
     made = [libc.shmget(0xC0FFEE, 4096, 0o1666), libc.msgget(0xC0FFEE, 0o1666), libc.semget(0xC0FFEE, 1, 0o1666)]
     assert min(made) >= 0, made
     def f(x): return None""")
+_SYSV_IPC_MANY = H("""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    first = [libc.shmget(0, 4096, 0o1600), libc.msgget(0, 0o1600), libc.semget(0, 1, 0o1600)]
+    spare = [libc.shmget(0, 4096, 0o1600), libc.msgget(0, 0o1600), libc.semget(0, 1, 0o1600)]
+    made = [libc.shmget(0xC0FFEE, 4096, 0o1666), libc.msgget(0xC0FFEE, 0o1666), libc.semget(0xC0FFEE, 1, 0o1666)]
+    gone = [libc.shmctl(first[0], 0, None), libc.msgctl(first[1], 0, None), libc.semctl(first[2], 0, 0, None)]
+    assert min(first + spare + made) >= 0 and max(gone) == 0, (first, spare, made, gone)
+    def f(x): return None""")
 _PROBE_SYSV_IPC = H("""
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
@@ -597,6 +606,8 @@ ZYGOTE_ATTACKS = {
     "daemon_survives_into_next_answer": (_DAEMON, _PROBE_DAEMON),
     "poison_modules_builtins_and_workdir": (_POISON, _PROBE_POISON),
     "sysv_ipc_left_for_next_answer": (_SYSV_IPC, _PROBE_SYSV_IPC),
+    # several objects of each kind, the first removed: the rest sit above index 0
+    "sysv_ipc_many_left_for_next_answer": (_SYSV_IPC_MANY, _PROBE_SYSV_IPC),
     "forge_control_messages_to_zygote": (_FORGE_CONTROL, _PROBE_ALIVE),
 }
 

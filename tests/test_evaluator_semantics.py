@@ -202,3 +202,6 @@ def test_benchmark_run_is_callable_and_agrees_with_reference():
     measured = {k: v for k, v in r["evaluator_cpu_breakdown_ms_per_job"].items() if k in ("fork", "setup", "sweep",
                                                                                           "transfer")}
     assert all(v > 0 for v in measured.values()), measured
+    for d in (one, rl):  # every fresh child copies some of the zygote's pages; the zygote too, after fork
+        assert d["page_faults_per_job"]["job_processes"] > 10 and d["page_faults_per_job"]["zygote"] > 0, d
+    assert r["evaluator_page_faults_per_job"] == one["page_faults_per_job"]

@@ -375,3 +375,63 @@ def test_load_tasks_generated_family_spec():
         load_tasks("generated:x")
     with pytest.raises(ValueError, match=re.escape("expected 'generated:N:difficulty:family'")):
         load_tasks("generated:2:1:rate:extra")
+
+
+def test_generated_spec_checks_each_part_and_round_trips():
+    from colbench_env.tasks import generated_spec, parse_generated_spec
+
+    assert generated_spec(7, 2, "rate") == "generated:7:2:rate"
+    assert parse_generated_spec("generated") == (100, 1, "all")
+    assert parse_generated_spec("generated:7:2:rate") == (7, 2, "rate")
+    assert [t.task_id for t in load_tasks(generated_spec(2, 3), split="train")] == ["gen-d3-1", "gen-d3-2"]
+    with pytest.raises(ValueError, match=re.escape("difficulty must be an integer from 1 to 4 (how many hidden "
+                                                   "facts matter), got 5")):
+        generated_spec(3, 5)
+    with pytest.raises(ValueError, match=re.escape("task spec 'generated:-1:1:all': N must be >= 0")):
+        generated_spec(-1)
+
+
+def _package_imports(path):
+    """Absolute names of the ``colbench_env`` modules that the file at ``path`` imports."""
+    import colbench_env
+
+    root = os.path.dirname(colbench_env.__file__)
+    rel = os.path.relpath(path, os.path.dirname(root))[:-3].replace(os.sep, ".")
+    package = rel.rsplit(".", 1)[0] if not rel.endswith("__init__") else rel[: -len(".__init__")]
+    names = set()
+    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            names.add(mod)
+            names.update(f"{mod}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return {n for n in names if n == "colbench_env" or n.startswith("colbench_env.")}
+
+
+def test_records_generator_loading_import_without_a_cycle():
+    """records imports nothing of the package; the generator imports records (and itself) only;
+    loading (``colbench_env.tasks``) is the only module of the package that imports the generator."""
+    import colbench_env
+
+    root = os.path.dirname(colbench_env.__file__)
+    assert _package_imports(os.path.join(root, "records.py")) == set()
+    gen_dir = os.path.join(root, "generator")
+    for name in os.listdir(gen_dir):
+        if name.endswith(".py"):
+            imported = _package_imports(os.path.join(gen_dir, name))
+            assert all(m.startswith(("colbench_env.generator", "colbench_env.records")) for m in imported), (name, imported)
+            assert not any(m.startswith("colbench_env.tasks") for m in imported), (name, imported)
+    importers = set()
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(folder, name)
+            if name.endswith(".py") and not path.startswith(gen_dir):
+                if any(m.startswith("colbench_env.generator") for m in _package_imports(path)):
+                    importers.add(os.path.relpath(path, root))
+    assert importers == {"tasks.py"}

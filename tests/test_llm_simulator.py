@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from colbench_env.backends import OpenAICompatBackend, SamplingParams
+from colbench_env.lm import OpenAICompatBackend, SamplingParams
 from colbench_env.simulators.base import SimulatorError
 from colbench_env.simulators.llm import LLMSimulator
 from colbench_env.simulators.prompts import PROMPT_VERSION, format_dialogue
@@ -114,8 +114,8 @@ def test_config_and_validation(server):
 # --------------------------------------------------------------------- real local models
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
-from colbench_env.backends.hf import HFBackend  # noqa: E402
-from colbench_env.backends.smollm2 import smollm2_path  # noqa: E402
+from colbench_env.lm.hf import HFBackend  # noqa: E402
+from colbench_env.lm.smollm2 import smollm2_path  # noqa: E402
 
 
 class CountingHF(HFBackend):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from colbench_env.backends import OpenAICompatBackend
+from colbench_env.lm import OpenAICompatBackend
 from colbench_env.simulators.base import Simulator, SimulatorError
 from colbench_env.simulators.llm import LLMSimulator
 from colbench_env.simulators.replay import RecordReplaySimulator, replay_key

@@ -120,3 +120,56 @@ def test_cli_errors_are_clear(tmp_path):
     assert p.returncode != 0 and "--agent hf needs --agent-model" in p.stderr
     p = colbench("nonsense", check=False)
     assert p.returncode == 2 and "invalid choice" in p.stderr
+
+
+def test_batched_run_through_wrappers_records_every_episode_with_training_info(tmp_path, evaluator):
+    """run_episodes drives the wrapped env (reset through the stack, the phased step forwarded), so
+    TrajectoryRecorder(HiddenInfoWrapper(env)) writes every episode, with the training-time info, and
+    the file equals what a loop of env.step calls through the same stack writes."""
+    from wrappers import HiddenInfoWrapper
+
+    n_tasks = len(colbench_env.default_tasks("backend", split="test"))
+    specs = episode_specs(7, n_tasks=n_tasks, seed=3)
+    tasks = {t.task_id: t for t in colbench_env.default_tasks("backend", split="test")}
+    built = []
+
+    def env_fn(path):
+        env = TrajectoryRecorder(HiddenInfoWrapper(gym.make("ColBench-Backend-v0", split="test", evaluator=evaluator)),
+                                 path)
+        built.append(env)
+        return env
+
+    batched_path = tmp_path / "batched.jsonl"
+    returned = run_episodes(lambda: env_fn(batched_path), CallableAgent(policy), specs, batch_size=3)
+    recorded = read_trajectories(batched_path)
+    assert sorted(r["episode_id"] for r in recorded) == sorted(s.episode_id for s in specs)
+    for rec in recorded:
+        task = tasks[rec["task_id"]]
+        assert rec["training_info"] == {"ground_truth": task.ground_truth,
+                                        "hidden_information": task.hidden_information,
+                                        "test_cases": task.test_cases}
+    # the record written by the recorder is the runner's record plus the training info
+    by_id = {r["episode_id"]: r for r in returned}
+    assert all({k: v for k, v in r.items() if k != "training_info"} == by_id[r["episode_id"]] for r in recorded)
+    # one simulator answered for all slots: the other envs never built theirs
+    assert [e.unwrapped.simulator_built for e in built] == [True, False, False]
+
+    loop_path = tmp_path / "loop.jsonl"
+    env = env_fn(loop_path)
+    for s in specs:
+        obs, info = env.reset(seed=s.seed, options=dict(s.options, episode_id=s.episode_id))
+        assert info["training_info"]["ground_truth"] == tasks[info["task_id"]].ground_truth
+        done = False
+        while not done:
+            obs, _, term, trunc, info = env.step(policy(obs))
+            done = term or trunc
+    env.close()
+    assert sorted(read_trajectories(loop_path), key=lambda r: r["episode_id"]) == \
+        sorted(recorded, key=lambda r: r["episode_id"])
+
+
+def test_batched_run_refuses_a_wrapper_that_skips_the_phased_step(evaluator):
+    env_fn = lambda: gym.wrappers.TransformReward(gym.make("ColBench-Backend-v0", evaluator=evaluator),  # noqa: E731
+                                                  lambda r: 2 * r)
+    with pytest.raises(TypeError, match="TransformReward does not forward the phased step"):
+        run_episodes(env_fn, CallableAgent(policy), 2, batch_size=2)

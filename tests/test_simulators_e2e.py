@@ -1,7 +1,6 @@
 """Backend episodes end to end with every kind of human: an OpenAI-compatible server (the real test
 server), record/replay, local SmolLM2; a server going down mid-run; LMAgent over HTTP."""
 import json
-import os
 import subprocess
 import sys
 
@@ -14,8 +13,7 @@ from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs, run_episodes
 from colbench_env.trajectories import read_trajectories
 
-sys.path.insert(0, os.path.dirname(__file__))
-from openai_test_server import OpenAITestServer  # noqa: E402
+from openai_test_server import OpenAITestServer
 
 AGENT = ScriptedAgent(["OUTPUT: What are your rules?", "OUTPUT: Any thresholds?",
                        "OUTPUT: I WANT TO ANSWER: def f():\n    return 1"])
@@ -99,7 +97,7 @@ def test_lm_agent_over_openai_compatible_server():
 
 
 def test_lm_agent_prompt_styles_reach_the_server():
-    from wrappers.prompting import agent_instructions
+    from colbench_env.prompting import agent_instructions
 
     with OpenAITestServer() as server:
         env = gym.make("ColBench-Backend-v0", split="test", max_turns=3)

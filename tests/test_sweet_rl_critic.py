@@ -79,7 +79,7 @@ def test_critic_messages_put_info_before_the_dialogue():
 
 
 def short_formatter(task: dict, history: list) -> list[dict]:
-    """A short agent prompt (same shape as agents.prompts': instructions, problem, then the turns)."""
+    """A short agent prompt (same shape as colbench_env.prompting.record_messages: instructions, problem, then the turns)."""
     msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
     for m in history:
         msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
@@ -114,7 +114,7 @@ def test_training_info_decides_the_winner(tok):
 @pytest.mark.slow
 def test_4bit_critic_on_real_smollm2_trains(tok):
     """LoRA on a 4-bit NF4 SmolLM2-135M critic (bitsandbytes on CPU): the Bradley-Terry loss decreases."""
-    from colbench_env.backends.smollm2 import smollm2_path
+    from colbench_env.lm.smollm2 import smollm2_path
 
     _, data = colour_data(range(2), seed=0)
     cfg = SweetRLConfig(model=smollm2_path(), critic_load_in_4bit=True, beta=1.0, critic_learning_rate=2e-3,

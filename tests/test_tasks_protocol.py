@@ -92,3 +92,21 @@ def test_unicode_text_space_contains_any_text():
         assert space.contains(s), s
     assert not space.contains(3) and not space.contains("x" * 101)
     assert all(space.contains(space.sample()) for _ in range(20))
+
+
+def test_record_kind_is_one_rule_and_record_messages_follow_it():
+    from colbench_env.prompting import agent_instructions, record_messages
+    from colbench_env.records import record_kind
+
+    backend = {"problem_description": "p", "ground_truth": "def f(): pass", "test_cases": {"test1": "f()"},
+               "hidden_information": "h"}
+    official_frontend = {"problem_description": "a page", "ground_truth": "<html></html>"}
+    assert record_kind(backend) == "backend" and record_kind({"hidden_information": "h"}) == "backend"
+    assert record_kind(official_frontend) == "frontend"
+    assert record_kind(task_from_record(official_frontend)) == "frontend"
+    history = [{"role": "assistant", "content": "q", "output": "t OUTPUT: q"}, {"role": "user", "content": "a"}]
+    for rec, kind in ((backend, "backend"), (official_frontend, "frontend")):
+        msgs = record_messages(rec, history, max_turns=4, style="compact")
+        assert msgs == [{"role": "system", "content": agent_instructions(kind, 4, "compact")},
+                        {"role": "user", "content": rec["problem_description"]},
+                        {"role": "assistant", "content": "t OUTPUT: q"}, {"role": "user", "content": "a"}]

@@ -1,7 +1,7 @@
 """Trainers on a tiny random Llama with SmolLM2's tokenizer: masks, directions of the updates,
 parameters actually changing, checkpoints/resume, the CLI, collection from the real env.
 
-Helpers (conftest_trainers) live in this file rather than a shared conftest.py.
+The tokenizer, the tiny model and the sample trajectories are shared fixtures (``conftest.py``).
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 
 import pytest
 import torch
-from tiny_models import smollm2_tokenizer, tiny_llama
+from samples import BAD, GOOD, MID, traj
 
 from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig, trajectory_pairs
 from agents.ppo import PPO, PPOConfig
@@ -17,40 +17,6 @@ from agents.rft import RejectionFineTuning, RFTConfig
 from agents.sweet_rl import SweetRL, SweetRLConfig
 from agents.tokenize import agent_turns, collate, tokenize_trajectory, tokenize_turn
 from agents.trainer_base import ConfigError
-
-
-@pytest.fixture(scope="module")
-def tok():
-    torch.set_num_threads(1)
-    return smollm2_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tok, tmp_path_factory):
-    d = tmp_path_factory.mktemp("tiny_llama")
-    tiny_llama(tok, 0).save_pretrained(d)
-    tok.save_pretrained(d)
-    return str(d)
-
-
-TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
-        "ground_truth": "def f(x):\n    return x + 7", "hidden_information": "def f(x):\n    return x + 7",
-        "test_cases": {"test1": "f(1)"}}
-
-
-def traj(actions, replies, reward, task=TASK):
-    dh = []
-    for k, a in enumerate(actions):
-        dh.append({"role": "assistant", "content": a.split("OUTPUT:")[-1].strip(), "output": a})
-        if k < len(replies):
-            dh.append({"role": "user", "content": replies[k]})
-    return {"task": task, "dialogue_history": dh, "answer": actions[-1], "reward": reward}
-
-
-GOOD = traj(["What should be added? OUTPUT: What number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],
-            ["I add seven."], 1.0)
-BAD = traj(["I WANT TO ANSWER: def f(x): return x"], [], 0.0)
-MID = traj(["Hmm. OUTPUT: Is it a sum?", "I WANT TO ANSWER: def f(x): return x + 1"], ["Yes it is a sum."], 0.3)
 
 
 def changed(before: dict, after: dict) -> bool:
@@ -159,7 +125,8 @@ def test_mt_dpo_moves_chosen_up_relative_to_rejected(model_dir):
 
 def test_sweet_rl_step_dpo_moves_critic_preferred_action_up(tok, model_dir):
     cfg = SweetRLConfig(model=model_dir, learning_rate=5e-3, critic_learning_rate=5e-3, epochs=3, state_fraction=1.0,
-                        n_candidates=4, pairs_per_state=4, nll_coef=0.05, critic_epochs=2, beta=1.0, seed=0)
+                        n_candidates=4, pairs_per_state=4, nll_coef=0.05, critic_epochs=2, beta=1.0, seed=0,
+                        critic_pairs="all_ordered")  # every ordered pair: MID vs BAD too
     trainer = SweetRL(cfg)
     crit_before = trainer.critic.trainable_parameters()
     m_critic = trainer.update_critic([GOOD, BAD, MID])
@@ -252,7 +219,7 @@ def test_save_load_resumes_adapter_optimizer_and_counters(model_dir, tmp_path):
 
 
 def test_cli_trains_and_resumes(model_dir, tmp_path, capsys):
-    from benchmarks.cli import main
+    from colbench.cli import main
 
     path = tmp_path / "trajs.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in (GOOD, BAD, MID)) + "\n")
@@ -263,9 +230,11 @@ def test_cli_trains_and_resumes(model_dir, tmp_path, capsys):
     assert main(["train", "rft", "--trajectories", str(path), "--out", str(out)]) == 0
     assert "resumed rft" in capsys.readouterr().out
     assert json.loads((out / "trainer.json").read_text())["updates"] == 2
-    with pytest.raises(SystemExit, match="unknown field"):
-        main(["train", "ppo", "--trajectories", str(path), "--model", model_dir, "--out", str(tmp_path / "p"),
-              "--config-json", '{"nope": 1}'])
+    capsys.readouterr()
+    assert main(["train", "ppo", "--trajectories", str(path), "--model", model_dir, "--out", str(tmp_path / "p"),
+                 "--config-json", '{"nope": 1}']) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("colbench train: error: ") and "unknown field" in err and len(err.splitlines()) == 1
 
 
 def test_collect_runs_real_episodes_with_the_policy(model_dir):
@@ -286,7 +255,7 @@ def test_trainer_contexts_are_the_agents_contexts(model_dir):
     import gymnasium as gym
 
     import colbench_env  # noqa: F401
-    from wrappers.prompting import agent_instructions, observation_to_messages, trajectory_turns
+    from colbench_env.prompting import agent_instructions, observation_to_messages, trajectory_turns
 
     env = gym.make("ColBench-Backend-v0", split="test", max_turns=3)
     obs, _ = env.reset(seed=0)

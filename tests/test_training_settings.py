@@ -6,28 +6,14 @@ import math
 
 import pytest
 import torch
-from tiny_models import smollm2_tokenizer, tiny_llama
+from samples import BAD, GOOD, MID, TASK, traj
 
 from agents.rft import RejectionFineTuning, RFTConfig
 from agents.sweet_rl import SweetRL, SweetRLConfig
-from agents.tokenize import tokenize_trajectory
+from agents.tokenize import ContextTooLong, tokenize_trajectory
 from agents.trainer_base import ConfigError
 
-from test_trainers import BAD, GOOD, MID, TASK, traj
-
-
-@pytest.fixture(scope="module")
-def tok():
-    torch.set_num_threads(1)
-    return smollm2_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tok, tmp_path_factory):
-    d = tmp_path_factory.mktemp("tiny_llama_settings")
-    tiny_llama(tok, 0).save_pretrained(d)
-    tok.save_pretrained(d)
-    return str(d)
+# ``tok`` and ``model_dir`` (a saved tiny random Llama, seed 0): tests/conftest.py
 
 
 GOOD2 = traj(["Which number? OUTPUT: Which number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],
@@ -102,8 +88,13 @@ def test_full_finetune_critic_keeps_its_reference(model_dir):
     data = [GOOD, BAD, MID, traj(["I WANT TO ANSWER: def f(x): return x + 7"], [], 1.0, task=other),
             traj(["I WANT TO ANSWER: def f(x): return 0"], [], 0.0, task=other)]
     trainer = SweetRL(SweetRLConfig(model=model_dir, critic_full_finetune=True, critic_learning_rate=1e-3,
-                                    critic_max_length=256, train_policy=False))
+                                    critic_max_length=512, train_policy=False))
     assert trainer.critic.full_finetune and not trainer.policy.full_finetune
+    # the critic's own length limit applies (its context carries the training-time information)
+    short = SweetRL(SweetRLConfig(model=model_dir, critic_max_length=64, train_policy=False))
+    with pytest.raises(ContextTooLong, match="max_length=64"):
+        short.score_actions(TASK, [], ["I WANT TO ANSWER: def f(x): return x + 7"])
+    del short
     ref = trainer.score_actions(TASK, [], ["I WANT TO ANSWER: def f(x): return x + 7"])
     assert ref == [pytest.approx(0.0, abs=1e-6)]  # critic == its reference before training
     m = trainer.update_critic(data)

@@ -8,7 +8,7 @@ def smollm2_tokenizer():
     """The embedded SmolLM2-135M-Instruct tokenizer (converted once into the local cache)."""
     from transformers import AutoTokenizer
 
-    from colbench_env.backends.smollm2 import smollm2_path
+    from colbench_env.lm.smollm2 import smollm2_path
 
     return AutoTokenizer.from_pretrained(smollm2_path())
 

@@ -1,7 +1,7 @@
-"""Gymnasium wrappers for ColBench: hidden-information access, trajectory recording, prompting."""
+"""Gymnasium wrappers for ColBench: hidden-information access and trajectory recording (both forward
+the phased step, so they work in batched rollouts too). The agent prompt is in
+:mod:`colbench_env.prompting`."""
 from .hidden_info import HiddenInfoWrapper
-from .prompting import agent_instructions, format_agent_messages, observation_to_messages, trajectory_turns
 from .recorder import TrajectoryRecorder, completed_episode_ids, latest_records
 
-__all__ = ["HiddenInfoWrapper", "TrajectoryRecorder", "completed_episode_ids", "latest_records", "agent_instructions",
-           "format_agent_messages", "observation_to_messages", "trajectory_turns"]
+__all__ = ["HiddenInfoWrapper", "TrajectoryRecorder", "completed_episode_ids", "latest_records"]

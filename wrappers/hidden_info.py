@@ -3,16 +3,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
+from colbench_env.phased import ColBenchWrapper
 
 __all__ = ["HiddenInfoWrapper"]
 
 
-class HiddenInfoWrapper(gym.Wrapper):
+class HiddenInfoWrapper(ColBenchWrapper):
     """Puts the task's training-time information in ``info["training_info"]`` on every ``reset`` and
     ``step``: backend ``{"ground_truth", "hidden_information", "test_cases"}``, frontend
     ``{"ground_truth"}``. Observations are untouched: the agent never sees it, only a learner that
-    reads ``info`` (e.g. SWEET-RL's critic) does.
+    reads ``info`` (e.g. SWEET-RL's critic) does. ``info["task_record"]`` is the task's official
+    record. Works in batched rollouts too (:mod:`colbench_env.phased`).
     """
 
     def _with_info(self, info: dict) -> dict:
@@ -25,6 +26,5 @@ class HiddenInfoWrapper(gym.Wrapper):
         obs, info = self.env.reset(**kwargs)
         return obs, self._with_info(info)
 
-    def step(self, action: Any):
-        obs, reward, terminated, truncated, info = self.env.step(action)
+    def step_result(self, obs: Any, reward: float, terminated: bool, truncated: bool, info: dict):
         return obs, reward, terminated, truncated, self._with_info(info)

@@ -6,6 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from colbench_env.phased import ColBenchWrapper
 from colbench_env.trajectories import append_jsonl, read_jsonl
 
 __all__ = ["TrajectoryRecorder", "completed_episode_ids", "latest_records"]
@@ -34,14 +35,18 @@ def latest_records(records) -> dict[str, dict]:
     return out
 
 
-class TrajectoryRecorder(gym.Wrapper):
+class TrajectoryRecorder(ColBenchWrapper):
     """Appends each finished episode to ``path`` as one official-format trajectory line
     (``{task, dialogue_history, answer, reward, success, task_id, seed, episode_id, env_id}``).
 
     Lines are appended and fsynced one at a time, so an interrupted run loses at most the episode in
     progress. ``episode_id`` is ``options["episode_id"]`` given to ``reset`` (what resumable runners
     use to skip finished episodes), else ``"<task_id>#<n>"`` with ``n`` counting this wrapper's
-    episodes.
+    episodes. When the final step's ``info`` carries ``training_info`` (the env is wrapped in
+    :class:`~wrappers.HiddenInfoWrapper` inside this recorder), the record keeps it.
+
+    This is the library's one way of writing trajectories: it records in a loop of ``step`` calls
+    and in batched rollouts (:func:`colbench_env.rollout.run_episodes`) alike.
     """
 
     def __init__(self, env: gym.Env, path: str | os.PathLike, *, extra: dict | None = None):
@@ -62,15 +67,17 @@ class TrajectoryRecorder(gym.Wrapper):
         self._written = False
         return obs, info
 
-    def step(self, action: Any):
-        obs, reward, terminated, truncated, info = self.env.step(action)
+    def step_result(self, obs: Any, reward: float, terminated: bool, truncated: bool, info: dict):
         if (terminated or truncated) and not self._written:
-            self.write_current()
+            self.write_current(info)
         return obs, reward, terminated, truncated, info
 
-    def write_current(self) -> dict:
-        """Append the current episode's record now (also used by batched runners)."""
+    def write_current(self, info: dict | None = None) -> dict:
+        """Append the current episode's record now (``info``: the final step's, for its
+        ``training_info``)."""
         rec = self.env.unwrapped.trajectory_record()
+        if info and "training_info" in info:
+            rec["training_info"] = info["training_info"]
         rec["episode_id"] = self._episode_id
         spec = self.env.unwrapped.spec
         if spec is not None:

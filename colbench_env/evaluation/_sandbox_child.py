@@ -26,10 +26,12 @@ tests or results (they travel in file descriptors that only the child reads or w
      worker's PID namespace, ``kill(-1, SIGKILL)`` reaches every other process of the namespace
      (the kernel makes this atomic with respect to ``fork``); without a PID namespace, the child's
      process group -- reaps them all, empties the work directory and (in its own IPC namespace)
-     the SysV IPC objects, and answers ``b"k<exit status> <fork ns> <sweep ns> <job ns>"``
-     (``b"d..."`` when the work directory could not be emptied: the parent then retires this
-     worker; the three numbers are CPU nanoseconds: the zygote's ``fork``, its kill/reap/wipe, and
-     all of the job's processes). A ``b"K"`` that arrives after that answer is ignored.
+     the SysV IPC objects, and answers ``b"k<exit status> <fork ns> <sweep ns> <job ns> <job
+     faults> <zygote faults>"`` (``b"d..."`` when the work directory could not be emptied: the
+     parent then retires this worker; the next three numbers are CPU nanoseconds: the zygote's
+     ``fork``, its kill/reap/wipe, and all of the job's processes; the last two are minor page
+     faults -- mostly copy-on-write copies -- of the job's processes and of the zygote since the
+     previous job). A ``b"K"`` that arrives after that answer is ignored.
 
 3. The **child**, before any untrusted code: ``landlock_restrict_self`` with the same rule set
    again (a new, nested Landlock domain: it cannot signal or ptrace the zygote nor any other
@@ -56,7 +58,8 @@ tests or results (they travel in file descriptors that only the child reads or w
        ["e", index, "HEX", KIND]  test ``index`` raised / returned something unencodable (message);
                                   KIND: exception | timeout | memory | output | unsupported
        ["L", "HEX"]               the code failed to compile (or, python mode, to execute)
-       ["P", setup_ns, exec_ns]   the child's CPU time: until the job was read, then running it
+       ["P", setup_ns, exec_ns]   the child's main thread's CPU time: until the job was read, then
+                                  running it
        ["D"]                      done
 
    VALUE is ``null``/``true``/``false`` or ``["i", hex]`` int, ``["f", float.hex()]`` float
@@ -370,7 +373,12 @@ def _setup(cfg):
 
 
 def _read_all(fd):
-    chunks = []
+    """The whole job file (a memfd of known size: one read, no large intermediate buffers)."""
+    size = os.fstat(fd).st_size
+    data = os.read(fd, size) if size else b""
+    if len(data) == size:
+        return data
+    chunks = [data]
     while True:
         b = os.read(fd, 1 << 16)
         if not b:
@@ -384,7 +392,7 @@ def _finish(out):
             stream.flush()
         except BaseException:
             pass
-    try:  # this process's CPU time (it started at 0 at fork): set-up, then running the job
+    try:  # the main thread's CPU time (it started at 0 at fork): set-up, then running the job
         out.line('["P",%d,%d]' % (_SETUP_NS[0], max(_ptime() - _SETUP_NS[0], 0)))
     except BaseException:
         pass
@@ -519,14 +527,15 @@ def _run_reference(out, code, tests, test_timeout):
 
 # ---------------------------------------------------------------- the zygote (trusted, never runs jobs)
 
+_SIGKILL = 9
+
+
 def _kill_all(child):
     """SIGKILL ``child`` and everything it started, reap them; returns the child's exit status."""
-    import signal
-
     status = -9
     if os.getpid() == 1:  # init of the worker's PID namespace: -1 is every other process in it
         try:
-            os.kill(-1, signal.SIGKILL)
+            os.kill(-1, _SIGKILL)
         except ProcessLookupError:
             pass
         while True:
@@ -540,11 +549,11 @@ def _kill_all(child):
                 status = os.waitstatus_to_exitcode(st)
     elif child is not None:  # no PID namespace: the child's process group (setsid escapes)
         try:
-            os.killpg(child, signal.SIGKILL)
+            os.killpg(child, _SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         try:
-            os.kill(child, signal.SIGKILL)
+            os.kill(child, _SIGKILL)
         except ProcessLookupError:
             pass
         try:
@@ -557,6 +566,8 @@ def _kill_all(child):
 def _wipe(path):
     """Remove everything under directory ``path`` without following symlinks; True when empty."""
     os.chmod(path, 0o700)
+    if not os.listdir(path):  # the usual case: the job left nothing
+        return True
     stack = [path]
     while stack:
         d = stack[-1]
@@ -587,24 +598,33 @@ def _wipe(path):
     return not os.listdir(path)
 
 
-def _wipe_ipc(libc, ctypes):
-    """Remove the SysV shared memory segments, message queues and semaphore sets of this IPC
-    namespace (the worker's own: all created by jobs, the zygote makes none). True when none is
-    left. Only called when the worker has its own IPC namespace."""
+def _ipc_wiper(libc, ctypes):
+    """A function that removes the SysV shared memory segments, message queues and semaphore sets
+    of this IPC namespace (the worker's own: all created by jobs, the zygote makes none) and
+    returns True when none is left. Only used when the worker has its own IPC namespace.
+
+    Built once (functions and buffer bound here): after each job it makes three ``*_INFO`` calls
+    whose counts (segments, queues, semaphore sets in use) are all 0 unless the job made some."""
     buf = ctypes.create_string_buffer(512)
-    ok = True
-    # (ctl, INFO, STAT_ANY, IPC_RMID semantics): shmctl/msgctl(id, cmd, buf), semctl(id, 0, cmd, buf)
-    for ctl, info, stat, sem in ((libc.shmctl, 14, 15, False), (libc.msgctl, 12, 13, False),
-                                 (libc.semctl, 19, 20, True)):
-        top = ctl(0, 0, info, buf) if sem else ctl(0, info, buf)
-        if top < 0:
-            continue
-        for idx in range(top + 1):
-            ident = ctl(idx, 0, stat, buf) if sem else ctl(idx, stat, buf)
-            if ident >= 0:
-                rc = ctl(ident, 0, 0, None) if sem else ctl(ident, 0, None)  # IPC_RMID
-                ok = ok and rc == 0
-    return ok
+    ints = ctypes.cast(buf, ctypes.POINTER(ctypes.c_int))
+    # (ctl, INFO, STAT_ANY, is sem, index of the in-use count among the info struct's leading ints:
+    # shm_info.used_ids, msginfo.msgpool, seminfo.semusz)
+    kinds = ((libc.shmctl, 14, 15, False, 0), (libc.msgctl, 12, 13, False, 0), (libc.semctl, 19, 20, True, 7))
+
+    def wipe():
+        ok = True
+        for ctl, info, stat, sem, count in kinds:
+            top = ctl(0, 0, info, buf) if sem else ctl(0, info, buf)
+            if top < 0 or (top == 0 and ints[count] == 0):
+                continue
+            for idx in range(top + 1):
+                ident = ctl(idx, 0, stat, buf) if sem else ctl(idx, stat, buf)
+                if ident >= 0:
+                    rc = ctl(ident, 0, 0, None) if sem else ctl(ident, 0, None)  # IPC_RMID
+                    ok = ok and rc == 0
+        return ok
+
+    return wipe
 
 
 def _warm_up():
@@ -630,7 +650,11 @@ def _serve(cfg, libc, ruleset, keep_fds):
     import time
 
     global _ptime
-    _ptime = time.process_time_ns
+    # the child's CPU clock: its main thread's (it starts at 0 at fork). Not the process clock:
+    # once RLIMIT_CPU is set, the kernel's process CPU timer is armed and the process clock reads a
+    # sum updated only at scheduler ticks and switches -- it lags by up to a tick, which charged
+    # most of a job's CPU to "exit" in earlier measurements.
+    _ptime = time.thread_time_ns
     thread_ns = time.thread_time_ns
     fork_ns = 0
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2):
@@ -649,11 +673,18 @@ def _serve(cfg, libc, ruleset, keep_fds):
         "keep_fds": sorted(keep_fds), "max_fd": max(os.sysconf("SC_OPEN_MAX"), 1024),
         "pdeathsig": os.getpid() != 1,
     }
+    wipe_ipc = _ipc_wiper(libc, ctypes) if cfg["ipcns"] else None
+    getrusage, children, myself = resource.getrusage, resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF
     gc.collect()
     gc.freeze()  # children's gc leaves the zygote's objects (and their pages) alone
+    sys.stdout.flush()  # the zygote writes nothing after this: no buffered text is copied into a child
+    sys.stderr.flush()
     ctrl.sendall(b"R")
     work = os.getcwd()
     child = pidfd = None
+    r0 = getrusage(children)
+    kids_before, kids_faults_before = r0.ru_utime + r0.ru_stime, r0.ru_minflt
+    own_faults_before = getrusage(myself).ru_minflt
     while True:
         if child is not None:  # wait for the child to exit, or for the parent's K (timeout)
             if pidfd is not None:
@@ -674,8 +705,6 @@ def _serve(cfg, libc, ruleset, keep_fds):
         else:
             fds = []
         if msg == b"J" and len(fds) == 3 and child is None:
-            sys.stdout.flush()
-            sys.stderr.flush()
             t0 = thread_ns()
             pid = os.fork()
             if pid == 0:
@@ -692,21 +721,25 @@ def _serve(cfg, libc, ruleset, keep_fds):
             if child is None:  # a K that crossed the report of the job's end: already answered
                 continue
             t0 = thread_ns()
-            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             status = _kill_all(child)
-            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-            kids_ns = int(1e9 * ((r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)))
+            r1 = getrusage(children)  # (only the job's processes were reaped since the last job)
+            kids_s = r1.ru_utime + r1.ru_stime
+            kids_ns, kids_before = int(1e9 * (kids_s - kids_before)), kids_s
+            kids_faults, kids_faults_before = r1.ru_minflt - kids_faults_before, r1.ru_minflt
             child = None
             if pidfd is not None:
                 os.close(pidfd)
                 pidfd = None
             try:
-                clean = _wipe(work) and (not cfg["ipcns"] or _wipe_ipc(libc, ctypes))
+                clean = _wipe(work) and (wipe_ipc is None or wipe_ipc())
             except BaseException:
                 clean = False
             # the job's end: exit status, this zygote's CPU ns for the fork and for the sweep, and
-            # the CPU ns of the job's processes (all of their life, exit included)
-            ctrl.sendall(b"%s%d %d %d %d" % (b"k" if clean else b"d", status, fork_ns, thread_ns() - t0, kids_ns))
+            # the CPU ns of the job's processes (all of their life, exit included); page faults
+            own_faults = getrusage(myself).ru_minflt
+            ctrl.sendall(b"%s%d %d %d %d %d %d" % (b"k" if clean else b"d", status, fork_ns, thread_ns() - t0, kids_ns,
+                                                kids_faults, own_faults - own_faults_before))
+            own_faults_before = own_faults
         else:  # the parent hung up (b"") or broke the protocol
             _kill_all(child)
             os._exit(0 if msg == b"" else 3)

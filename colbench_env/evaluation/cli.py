@@ -114,10 +114,10 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         result = fe.compare_files(args.compare[0], args.compare[1], args)
     except FileNotFoundError as e:
-        print(f"error: file not found: {e.filename}", file=sys.stderr)
+        print(f"colbench evaluate: error: file not found: {e.filename}", file=sys.stderr)
         return 2
     except (TrajectoryFormatError, TaskFormatError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"colbench evaluate: error: {e}", file=sys.stderr)
         return 2
     print(f"win rate of {args.compare[0]} over {args.compare[1]}: {100 * result['win_rate']:.1f}% "
           f"({result['wins']} wins, {result['losses']} losses, {result['ties']} ties over {result['tasks']} tasks)")
@@ -137,15 +137,15 @@ def _explain(args: argparse.Namespace) -> int:
     try:
         items = load_records(path)
     except FileNotFoundError:
-        print(f"error: file not found: {path}", file=sys.stderr)
+        print(f"colbench evaluate: error: file not found: {path}", file=sys.stderr)
         return 2
     except (TrajectoryFormatError, TaskFormatError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"colbench evaluate: error: {e}", file=sys.stderr)
         return 2
     if line is not None:
         items = [it for it in items if it[0] == line]
         if not items:
-            print(f"error: {path}: no record on line {line}", file=sys.stderr)
+            print(f"colbench evaluate: error: {path}: no record on line {line}", file=sys.stderr)
             return 2
     todo = [it for it in items if isinstance(it[2], BackendTask) and not isinstance(it[1].get("eval_tests"), list)]
     fresh = dict(zip([it[0] for it in todo], score_backend(todo, args))) if todo else {}
@@ -161,7 +161,7 @@ def _explain(args: argparse.Namespace) -> int:
         try:
             reward = float(rec.get("reward", sum(t.passed for t in tests) / max(len(tests), 1)))
         except (TypeError, ValueError):
-            print(f"error: {path}:{n}: field 'reward' is not a number", file=sys.stderr)
+            print(f"colbench evaluate: error: {path}:{n}: field 'reward' is not a number", file=sys.stderr)
             return 2
         print(explain_table(tests, reward=reward, reason=rec.get("eval_reason"),
                             semantics=rec.get("eval_semantics")) + "\n")
@@ -170,28 +170,32 @@ def _explain(args: argparse.Namespace) -> int:
 
 def main(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
-        print("error: --workers must be >= 1", file=sys.stderr)
+        print("colbench evaluate: error: --workers must be >= 1", file=sys.stderr)
         return 2
     if getattr(args, "explain", None):
         if args.trajectories is not None:
-            print("error: give either TRAJ.jsonl or --explain FILE[:LINE], not both", file=sys.stderr)
+            print("colbench evaluate: error: give either TRAJ.jsonl or --explain FILE[:LINE], not both", file=sys.stderr)
             return 2
         return _explain(args)
     if getattr(args, "compare", None):
         if args.trajectories is not None:
-            print("error: give either TRAJ.jsonl or --compare A.jsonl B.jsonl, not both", file=sys.stderr)
+            print("colbench evaluate: error: give either TRAJ.jsonl or --compare A.jsonl B.jsonl, not both", file=sys.stderr)
             return 2
         return _compare(args)
     if args.trajectories is None:
-        print("error: TRAJ.jsonl is required (or --compare A.jsonl B.jsonl)", file=sys.stderr)
+        print("colbench evaluate: error: TRAJ.jsonl is required (or --compare A.jsonl B.jsonl)", file=sys.stderr)
         return 2
     try:
         items = load_records(args.trajectories)
     except FileNotFoundError:
-        print(f"error: file not found: {args.trajectories}", file=sys.stderr)
+        print(f"colbench evaluate: error: file not found: {args.trajectories}", file=sys.stderr)
         return 2
     except (TrajectoryFormatError, TaskFormatError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"colbench evaluate: error: {e}", file=sys.stderr)
+        return 2
+    if not items:
+        print(f"colbench evaluate: error: {args.trajectories}: the file is empty (expected one trajectory per line)",
+              file=sys.stderr)
         return 2
     backend = [it for it in items if isinstance(it[2], BackendTask)]
     frontend = [it for it in items if not isinstance(it[2], BackendTask)]
@@ -204,8 +208,10 @@ def main(args: argparse.Namespace) -> int:
     scores = score_backend(backend, args)
     metrics: dict = {"count": len(items), "backend_count": len(backend), "frontend_count": len(frontend)}
     if backend:
-        metrics["tests_passed_pct"] = 100.0 * sum(s.reward for s in scores) / len(scores)
-        metrics["success_rate"] = sum(s.success for s in scores) / len(scores)
+        from ..metrics import summarize
+
+        m = summarize(r for _, r, _ in backend)
+        metrics["tests_passed_pct"], metrics["success_rate"] = m["tests_passed_pct"], m["success_rate"]
         metrics["bad_answers"] = sum(1 for _, r, _ in backend if r["reward"] == 0 and "eval_reason" in r)
         metrics["semantics"] = args.semantics
         metrics["isolation"] = {k: v for k, v in args._isolation.items()
@@ -216,8 +222,9 @@ def main(args: argparse.Namespace) -> int:
             if new is not rec:
                 rec.clear()
                 rec.update(new)
-        rewards = [float(r["reward"]) for _, r, _ in frontend]
-        metrics["frontend_mean_reward"] = sum(rewards) / len(rewards)
+        from ..metrics import summarize
+
+        metrics["frontend_mean_reward"] = summarize(r for _, r, _ in frontend)["similarity"]
     if args.out:
         atomic_write_jsonl(args.out, [r for _, r, _ in items])
     if backend:

@@ -16,6 +16,7 @@ import sys
 from typing import Any, Sequence
 
 from ..protocol import extract_html
+from .similarity import DEFAULT_CLIP_MODEL
 
 __all__ = ["add_arguments", "score_frontend", "win_rate", "compare_files"]
 
@@ -24,23 +25,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("frontend trajectories")
     g.add_argument("--similarity", default="visual", choices=("visual", "clip"),
                    help="visual (offline default) or clip (transformers CLIPModel; --clip-model)")
-    g.add_argument("--clip-model", default="openai/clip-vit-base-patch32", help="CLIP name or local path")
+    g.add_argument("--clip-model", default=DEFAULT_CLIP_MODEL, help="CLIP name or local path")
     g.add_argument("--render-pool", type=int, default=2, help="Chromium drivers rendering in parallel")
     g.add_argument("--compare", nargs=2, metavar=("A.jsonl", "B.jsonl"), default=None,
                    help="print the win rate of A over B (per task, higher similarity to the target wins)")
 
 
 def _similarity(args: argparse.Namespace):
-    from .similarity import CLIPSimilarity, VisualSimilarity
+    from .similarity import make_similarity
 
     if getattr(args, "similarity", "visual") == "clip":
-        return CLIPSimilarity(getattr(args, "clip_model", "openai/clip-vit-base-patch32"))
-    return VisualSimilarity()
+        return make_similarity("clip", model_name_or_path=getattr(args, "clip_model", DEFAULT_CLIP_MODEL))
+    return make_similarity("visual")
 
 
 def score_frontend(records: Sequence[dict], args: argparse.Namespace) -> list[dict]:
     """Records (same order) with ``reward`` = similarity of the answer's page to the target page
-    (``success`` stays False: ColBench's frontend has no pass/fail), ``eval_reason`` when 0."""
+    (no ``success``: ColBench's frontend has no pass/fail), ``eval_reason`` when 0."""
     from tqdm import tqdm
 
     from .render import Renderer
@@ -52,7 +53,7 @@ def score_frontend(records: Sequence[dict], args: argparse.Namespace) -> list[di
         todo = []
         for i, rec in enumerate(out):
             html = extract_html(rec.get("answer") or "")
-            rec["success"] = False
+            rec.pop("success", None)
             if not html:
                 rec["reward"], rec["eval_reason"] = 0.0, "no <html> or <body> page in the answer"
                 continue

@@ -3,8 +3,8 @@
 ColBench pages (ground truths and agent answers) link Tailwind CSS 2.2.19 from a CDN and images from
 picsum.photos. To render them here as they look online, without the network:
 
-* the Tailwind stylesheet is served from a local copy fetched at set-up time (``make assets``), found by
-  :func:`find_tailwind_css`;
+* the Tailwind stylesheet is served from a local copy (``make assets`` in a checkout, else fetched once
+  into the user cache on first use or by ``colbench setup``), found by :func:`find_tailwind_css`;
 * picsum.photos images are served as deterministic placeholder PNGs of the requested size
   (:func:`placeholder_png`); the reference implementation normalises every picsum URL to image id 48,
   so a placeholder per size is as informative as the photo for comparing two pages;
@@ -85,23 +85,35 @@ def asset_dirs(assets_dir: str | os.PathLike | None = None) -> list[Path]:
     return out
 
 
-def find_tailwind_css(assets_dir: str | os.PathLike | None = None) -> Path:
+def find_tailwind_css(assets_dir: str | os.PathLike | None = None, *, fetch: bool = True) -> Path:
     """Path of the local ``tailwind-2.2.19.min.css``.
 
+    When ``assets_dir`` is not given and no folder of :func:`asset_dirs` holds the file, it is fetched
+    once into the user cache (:func:`.tailwind_fetch.fetch_tailwind`: ``npm pack``, checksum checked)
+    unless ``fetch`` is false.
+
     Raises:
-        AssetsMissingError: when none of :func:`asset_dirs` holds it; the message lists the folders
-            searched and how to fetch the file.
+        AssetsMissingError: the file is not there and could not be fetched; the message lists the
+            folders searched and what to install or run.
     """
     searched = asset_dirs(assets_dir)
     for d in searched:
         p = d / TAILWIND_FILENAME
         if p.is_file():
             return p
+    why = ""
+    if assets_dir is None and fetch:
+        from .tailwind_fetch import TailwindFetchError, fetch_tailwind
+
+        try:
+            return fetch_tailwind()
+        except TailwindFetchError as e:
+            why = f" Fetching it failed: {e}."
     raise AssetsMissingError(
-        f"{TAILWIND_FILENAME} not found in: " + ", ".join(str(d) for d in searched)
-        + ". Run `make assets` in the colbench repository (it fetches tailwindcss@" + TAILWIND_VERSION
-        + " from the npm registry), or put dist/tailwind.min.css of that package at one of these paths"
-        " under that name, or point $COLBENCH_ASSETS at its folder.")
+        f"{TAILWIND_FILENAME} not found in: " + ", ".join(str(d) for d in searched) + "." + why
+        + " Run `colbench setup` (or `make assets` in the colbench repository; both fetch tailwindcss@"
+        + TAILWIND_VERSION + " from the npm registry), or put dist/tailwind.min.css of that package at one of"
+        " these paths under that name, or point $COLBENCH_ASSETS at its folder.")
 
 
 def placeholder_png(width: int, height: int) -> bytes:

@@ -433,14 +433,18 @@ class JobResult:
         output: the first ``max_output_kb`` of its stdout+stderr.
         elapsed_s: seconds from handing over the job to the job's processes being dead.
         cpu_ns: CPU nanoseconds by stage, as far as reported: ``fork`` (the zygote's ``fork``),
-            ``setup`` (the child until the job is read: confinement, rlimits, fds, copy-on-write
-            faults), ``exec`` (the child running the code and the tests, encoding the results),
+            ``setup`` (the child's main thread until the job is read: the return from ``fork``,
+            confinement, rlimits, fds, copy-on-write faults), ``exec`` (its main thread running
+            the code and the tests, encoding the results),
             ``sweep`` (the zygote killing and reaping the job's processes, emptying the work
             directory and IPC objects), ``job_processes`` (all the CPU of the job's processes,
             their exit included; rusage granularity), ``transfer`` (this process handing over the
             job and decoding the results).
         worker_id: ``TAG:N``: the tag in the worker's (zygote's) command line (``colbench-sbx-...``)
             and the job's serial number in that worker.
+        page_faults: minor page faults (mostly copy-on-write copies of the zygote's pages, the
+            main per-job cost of a fresh process): ``job_processes`` (all of the job's processes)
+            and ``zygote`` (the zygote between the previous job's end and this one's).
     """
 
     outcomes: dict[int, tuple[bool, Any]] = field(default_factory=dict)
@@ -454,6 +458,7 @@ class JobResult:
     elapsed_s: float = 0.0
     worker_id: str = ""
     cpu_ns: dict[str, int] = field(default_factory=dict)
+    page_faults: dict[str, int] = field(default_factory=dict)
 
 
 _FAIL_KINDS = ("exception", "timeout", "memory", "output", "unsupported")
@@ -689,9 +694,10 @@ class _Worker:
                 self.kill()  # no answer: SIGKILL the zygote from here, its PID namespace goes with it
             else:
                 try:
-                    status, fork_ns, sweep_ns, job_ns = (int(v) for v in reply[1:].split())
+                    status, fork_ns, sweep_ns, job_ns, job_faults, zygote_faults = (int(v) for v in reply[1:].split())
                     res.exit_status = status
                     res.cpu_ns.update(fork=fork_ns, sweep=sweep_ns, job_processes=job_ns)
+                    res.page_faults.update(job_processes=job_faults, zygote=zygote_faults)
                 except ValueError:
                     healthy = False
             res.elapsed_s = time.monotonic() - t0
@@ -764,6 +770,8 @@ class WorkerPool:
         self._all: set[_Worker] = set()
         #: CPU nanoseconds by stage summed over the jobs run (see :attr:`JobResult.cpu_ns`), and ``jobs``
         self.cpu_totals: dict[str, int] = {"jobs": 0}
+        #: page faults summed over the jobs run (see :attr:`JobResult.page_faults`)
+        self.fault_totals: dict[str, int] = {}
         self._cond = threading.Condition()
         self._closed = False
 
@@ -849,6 +857,8 @@ class WorkerPool:
                 self.cpu_totals["jobs"] += 1
                 for k, v in res.cpu_ns.items():
                     self.cpu_totals[k] = self.cpu_totals.get(k, 0) + v
+                for k, v in res.page_faults.items():
+                    self.fault_totals[k] = self.fault_totals.get(k, 0) + v
             if healthy:
                 self._release(w)
             else:

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-__all__ = ["similarity", "VisualSimilarity", "CLIPSimilarity", "METRICS", "DEFAULT_CLIP_MODEL"]
+__all__ = ["similarity", "make_similarity", "VisualSimilarity", "CLIPSimilarity", "METRICS", "DEFAULT_CLIP_MODEL"]
 
 DEFAULT_CLIP_MODEL = "openai/clip-vit-base-patch32"
 METRICS = ("visual", "clip")
@@ -296,8 +296,15 @@ def similarity(img_a, img_b, metric: str = "visual", **kwargs) -> float:
         **kwargs: passed to the metric's constructor. A CLIP model is loaded on every call: to score
             many pairs build one :class:`CLIPSimilarity` and call it (or its ``batch``).
     """
+    return make_similarity(metric, **kwargs)(img_a, img_b)
+
+
+def make_similarity(metric: str = "visual", **kwargs):
+    """The similarity callable ``(img, img) -> float`` named ``metric``: ``"visual"``
+    (:class:`VisualSimilarity`) or ``"clip"`` (:class:`CLIPSimilarity`, by default
+    :data:`DEFAULT_CLIP_MODEL`); ``kwargs`` go to its constructor."""
     if metric == "visual":
-        return VisualSimilarity(**kwargs)(img_a, img_b)
+        return VisualSimilarity(**kwargs)
     if metric == "clip":
-        return CLIPSimilarity(**kwargs)(img_a, img_b)
+        return CLIPSimilarity(**kwargs)
     raise ValueError(f"unknown similarity metric {metric!r}; expected one of {', '.join(METRICS)}")

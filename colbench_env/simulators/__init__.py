@@ -42,11 +42,11 @@ def make_simulator(spec: Any = "scripted", *, kind: str = "backend", **kwargs: A
         sim_keys = {"temperature", "max_new_tokens"}
         sim_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in sim_keys}
         if spec == "openai":
-            from ..backends.openai_compat import OpenAICompatBackend
+            from ..lm.openai_compat import OpenAICompatBackend
 
             backend = OpenAICompatBackend(**kwargs)
         else:
-            from ..backends.hf import HFBackend
+            from ..lm.hf import HFBackend
 
             kwargs.setdefault("model", "smollm2")
             backend = HFBackend(**kwargs)

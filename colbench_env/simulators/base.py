@@ -13,11 +13,18 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Sequence
 
-__all__ = ["Simulator", "SimulatorError", "BACKEND_REPLY_LIMIT", "FRONTEND_REPLY_LIMIT"]
+__all__ = ["Simulator", "SimulatorError", "BACKEND_REPLY_LIMIT", "FRONTEND_REPLY_LIMIT", "reply_limit"]
 
 #: Simulator replies are cut to this many characters (as in the paper's reference).
 BACKEND_REPLY_LIMIT = 400
 FRONTEND_REPLY_LIMIT = 1000
+
+
+def reply_limit(kind: str) -> int:
+    """Human replies in a ``kind`` (``"backend"`` / ``"frontend"``) episode are cut to this many characters."""
+    if kind not in ("backend", "frontend"):
+        raise ValueError(f"kind must be 'backend' or 'frontend', got {kind!r}")
+    return FRONTEND_REPLY_LIMIT if kind == "frontend" else BACKEND_REPLY_LIMIT
 
 
 class SimulatorError(RuntimeError):
@@ -57,7 +64,3 @@ class Simulator(ABC):
 
     def close(self) -> None:
         """Release resources (HTTP sessions, models)."""
-
-    @staticmethod
-    def limit_for(task: Any) -> int:
-        return FRONTEND_REPLY_LIMIT if getattr(task, "kind", "backend") == "frontend" else BACKEND_REPLY_LIMIT

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..backends import BackendError, LMBackend, SamplingParams, make_backend
-from .base import BACKEND_REPLY_LIMIT, FRONTEND_REPLY_LIMIT, Simulator, SimulatorError
+from ..lm import BackendError, LMBackend, SamplingParams, make_backend
+from .base import Simulator, SimulatorError, reply_limit
 from .prompts import PROMPT_VERSION, backend_prompt, frontend_prompt
 
 __all__ = ["LLMSimulator"]
@@ -14,10 +14,10 @@ _DEFAULT_MAX_NEW_TOKENS = {"backend": 128, "frontend": 320}
 
 
 class LLMSimulator(Simulator):
-    """The human, played by an :class:`~colbench_env.backends.base.LMBackend`.
+    """The human, played by an :class:`~colbench_env.lm.base.LMBackend`.
 
     Args:
-        backend: an ``LMBackend``, or a name for :func:`~colbench_env.backends.make_backend`
+        backend: an ``LMBackend``, or a name for :func:`~colbench_env.lm.make_backend`
             (``"smollm2"``, ``"hf"``, ``"openai"``) built with ``backend_kwargs``.
         kind: ``"backend"`` (programming) or ``"frontend"`` (design).
         temperature: sampling temperature (0: greedy, as in the paper).
@@ -62,7 +62,7 @@ class LLMSimulator(Simulator):
         # validated by SamplingParams.__post_init__ (max_new_tokens >= 1, temperature >= 0)
         self.params = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature,
                                      seed=seed if temperature > 0 else None)
-        self.limit = FRONTEND_REPLY_LIMIT if kind == "frontend" else BACKEND_REPLY_LIMIT
+        self.limit = reply_limit(kind)
 
     # ------------------------------------------------------------------ prompts
     def build_messages(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> list[dict]:
@@ -73,7 +73,7 @@ class LLMSimulator(Simulator):
                              f"(task_id={getattr(task, 'task_id', '?')!r})")
         if self.kind == "backend":
             return [{"role": "user", "content": backend_prompt(task.problem_description, task.hidden_information, dialogue)}]
-        from ..backends.openai_compat import image_to_data_url
+        from ..lm.openai_compat import image_to_data_url
 
         if not isinstance(renders, dict) or renders.get("target") is None:
             raise ValueError("a frontend reply needs renders={'agent': PIL.Image | None, 'target': PIL.Image} "

@@ -36,6 +36,7 @@ import textwrap
 from pathlib import Path
 from typing import Sequence
 
+from ...records import split_of  # every fifth task (1-based) is test
 from . import jsonl_text, write_cli, write_text
 
 __all__ = ["DEFAULT_PATH", "SIGNATURE_PREFIX", "TASKS", "task_id", "split_of", "signature_of",
@@ -53,11 +54,6 @@ _DEF_LINE = re.compile(r"^def [A-Za-z_][A-Za-z0-9_]*\(.*\):\s*$", re.M)
 def task_id(number: int) -> str:
     """The id of the ``number``-th task of part A (1-based): ``a001``, ``a002``, ..."""
     return f"a{number:03d}"
-
-
-def split_of(number: int) -> str:
-    """``"test"`` for every fifth task (5, 10, ...), ``"train"`` for the others."""
-    return "test" if number % 5 == 0 else "train"
 
 
 def signature_of(source: str) -> str:

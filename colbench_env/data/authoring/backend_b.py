@@ -27,6 +27,7 @@ import re
 import textwrap
 from pathlib import Path
 
+from ...records import split_of  # every fifth task (1-based) is test
 from . import jsonl_text, write_cli, write_text
 
 __all__ = ["DEFAULT_PATH", "TASKS", "SIGNATURE_SENTENCE", "task_id", "split_of", "render_jsonl",
@@ -44,11 +45,6 @@ _DEF_LINE = re.compile(r"^def (\w+)\((.*)\):\s*$", re.M)
 def task_id(index: int) -> str:
     """The id of the ``index``-th task (1-based): ``b001``, ``b002``, ..."""
     return f"b{index:03d}"
-
-
-def split_of(index: int) -> str:
-    """``"test"`` for every fifth task (1-based index), ``"train"`` otherwise."""
-    return "test" if index % 5 == 0 else "train"
 
 
 def _code(source: str) -> str:

@@ -25,6 +25,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...records import split_of as _split_every
 from . import jsonl_text, write_cli, write_text
 
 __all__ = ["TAILWIND_CDN", "DEFAULT_PATH", "AuthoredPage", "PAGES", "task_id", "split_of", "records",
@@ -1749,7 +1750,7 @@ def split_of(index: int) -> str:
     """The split of the ``index``-th task (1-based): every fourth task is ``"test"``."""
     if index < 1:
         raise ValueError(f"task index is 1-based, got {index}")
-    return "test" if index % 4 == 0 else "train"
+    return _split_every(index, every=4)
 
 
 def records() -> list[dict]:

@@ -69,9 +69,9 @@ class Generation:
 
 
 class LMBackend(ABC):
-    """Generates chat replies. Implementations: :class:`~colbench_env.backends.hf.HFBackend` (local
+    """Generates chat replies. Implementations: :class:`~colbench_env.lm.hf.HFBackend` (local
     transformers, default SmolLM2-135M-Instruct) and
-    :class:`~colbench_env.backends.openai_compat.OpenAICompatBackend` (vLLM or any
+    :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend` (vLLM or any
     OpenAI-compatible server)."""
 
     @abstractmethod

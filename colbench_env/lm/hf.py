@@ -70,7 +70,7 @@ class HFBackend(LMBackend):
 
     Args:
         model: ``"smollm2"`` (the embedded SmolLM2-135M-Instruct, see
-            :func:`~colbench_env.backends.smollm2.smollm2_path`), a local directory, a hub id (users
+            :func:`~colbench_env.lm.smollm2.smollm2_path`), a local directory, a hub id (users
             with network access), or an already-loaded ``PreTrainedModel`` (e.g. a peft model a
             trainer is updating; ``tokenizer`` is then required).
         tokenizer: a tokenizer or its path; default: loaded from ``model``'s path.
@@ -164,6 +164,10 @@ class HFBackend(LMBackend):
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
+        # 4-bit layers keep the differentiable matmul: a trainer may be updating this very model
+        from .quantization import keep_4bit_differentiable
+
+        keep_4bit_differentiable(self.model)
         self.dtype = str(getattr(self.model, "dtype", ""))
         self._eos_ids = self._end_token_ids()
         self.model.eval()

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from colbench_env.protocol import ANSWER_MARKER, OUTPUT_MARKER
+from .protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
+from .records import record_kind
 
 __all__ = ["BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
            "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "PROMPT_STYLES", "agent_instructions", "format_agent_messages",
-           "observation_to_messages"]
+           "observation_to_messages", "record_messages", "trajectory_turns"]
 
 BACKEND_AGENT_INSTRUCTIONS = f"""You are a helpful LLM agent. You help a human user write a Python function.
 The request is personalised: the human has exact rules, numbers and preferences in mind that they did not state.
@@ -77,7 +78,7 @@ _INSTRUCTIONS = {("backend", "paper"): BACKEND_AGENT_INSTRUCTIONS, ("frontend", 
                  ("frontend", "compact"): COMPACT_FRONTEND_AGENT_INSTRUCTIONS}
 
 
-def agent_instructions(kind: str = "backend", max_turns: int = 10, style: str = "paper") -> str:
+def agent_instructions(kind: str = "backend", max_turns: int = MAX_TURNS, style: str = "paper") -> str:
     """The system instructions for ``kind`` (``"backend"`` / ``"frontend"``) in ``style``
     (:data:`PROMPT_STYLES`)."""
     if kind not in ("backend", "frontend"):
@@ -88,7 +89,7 @@ def agent_instructions(kind: str = "backend", max_turns: int = 10, style: str = 
 
 
 def format_agent_messages(problem_description: str, dialogue: Sequence[dict], *, kind: str = "backend",
-                          max_turns: int = 10, style: str = "paper") -> list[dict]:
+                          max_turns: int = MAX_TURNS, style: str = "paper") -> list[dict]:
     """The chat the policy sees before its next turn.
 
     Args:
@@ -110,7 +111,7 @@ def format_agent_messages(problem_description: str, dialogue: Sequence[dict], *,
     return msgs
 
 
-def observation_to_messages(observation: dict, *, kind: str = "backend", max_turns: int = 10,
+def observation_to_messages(observation: dict, *, kind: str = "backend", max_turns: int = MAX_TURNS,
                             style: str = "paper") -> list[dict]:
     """The chat for an env observation ``{"problem_description", "dialogue" (JSON)}``."""
     try:
@@ -121,11 +122,20 @@ def observation_to_messages(observation: dict, *, kind: str = "backend", max_tur
     return format_agent_messages(problem, dialogue, kind=kind, max_turns=max_turns, style=style)
 
 
-def trajectory_turns(record: dict, *, kind: str | None = None, max_turns: int = 10,
+def record_messages(task_record: dict, dialogue_history: Sequence[dict], *, max_turns: int = MAX_TURNS,
+                    style: str = "paper") -> list[dict]:
+    """The chat the policy sees before its next turn, from an official task record (its kind by
+    :func:`colbench_env.records.record_kind`) and the ``dialogue_history`` so far: the trainers'
+    default formatter ``(task_record, dialogue_history) -> messages``."""
+    return format_agent_messages(task_record["problem_description"], dialogue_history, kind=record_kind(task_record),
+                                 max_turns=max_turns, style=style)
+
+
+def trajectory_turns(record: dict, *, kind: str | None = None, max_turns: int = MAX_TURNS,
                      style: str = "paper") -> list[tuple[list[dict], str]]:
     """``[(context_messages, action), ...]`` for each agent turn of an official trajectory record."""
     task = record["task"]
-    kind = kind or ("backend" if "test_cases" in task else "frontend")
+    kind = kind or record_kind(task)
     out = []
     dh = record.get("dialogue_history", [])
     for i, m in enumerate(dh):
@@ -135,5 +145,3 @@ def trajectory_turns(record: dict, *, kind: str | None = None, max_turns: int = 
             out.append((ctx, m.get("output") or m.get("content", "")))
     return out
 
-
-__all__.append("trajectory_turns")

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from colbench_env.backends.base import BackendError, SamplingParams
-from colbench_env.backends.openai_compat import OpenAICompatBackend, image_to_data_url
+from colbench_env.lm.base import BackendError, SamplingParams
+from colbench_env.lm.openai_compat import OpenAICompatBackend, image_to_data_url
 
 try:
     from openai_test_server import OpenAITestServer

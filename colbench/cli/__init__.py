@@ -1,0 +1,113 @@
+"""The ``colbench`` command line.
+
+Each subcommand lives in its own module exposing ``add_arguments(parser)`` and ``main(args) -> int``;
+``main`` only turns the parsed arguments into a call of the command's typed Python function
+(:func:`colbench.cli.run.run`, :func:`colbench.cli.table.table`, ...). Only the chosen module is
+imported, so light commands (``colbench evaluate``) never import torch.
+
+One error style: a user error (:class:`colbench.errors.UsageError`, a malformed task or trajectory
+file, an argparse error) prints one line ``colbench <command>: error: <message>`` naming the file,
+line and field, and exits with status 2, without a traceback. Ctrl-C exits with status 130.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from colbench import __version__
+
+__all__ = ["COMMANDS", "main"]
+
+#: subcommand -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("colbench.cli.run", "run episodes with an agent; write trajectories (jsonl) and print metrics"),
+    "evaluate": ("colbench_env.evaluation.cli", "score trajectories in the official format; print metrics"),
+    "render": ("colbench_env.evaluation.render_cli", "render an HTML page to a PNG in headless Chromium"),
+    "train": ("agents.cli", "train an agent: sweet-rl, mt-dpo, ppo or rft"),
+    "table": ("colbench.cli.table", "agents x envs -> the paper's table (Markdown, CSV, PNG)"),
+    "pipeline": ("benchmarks.pipeline", "the SWEET-RL pipeline end to end: rollouts, training, evaluation"),
+    "critic-analysis": ("benchmarks.critic_analysis",
+                        "held-out ranking accuracy of critics: log-prob ratio with/without training-time info vs value head"),
+    "bench": ("benchmarks.bench", "performance benchmarks, measured side by side; prints ratios"),
+    "demo": ("colbench.cli.demo", "a first look in ~2 minutes: one dialogue turn by turn, then lower bound vs "
+                                  "SmolLM2 vs upper bound"),
+    "setup": ("colbench.cli.setup", "fetch the frontend's Tailwind stylesheet into the user cache; check the browser"),
+}
+
+
+#: third-party module -> the extra that installs it (pyproject.toml)
+EXTRAS = {"torch": "lm", "transformers": "lm", "gguf": "lm", "safetensors": "lm",
+          "selenium": "frontend", "PIL": "frontend", "psutil": "frontend",
+          "peft": "train", "trl": "train", "accelerate": "train", "bitsandbytes": "train",
+          "matplotlib": "bench"}
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows every option's default; keeps the description's line breaks."""
+
+    def _get_help_string(self, action):  # no "(default: None)" / "(default: False)" noise
+        if action.default in (None, False) or action.default == argparse.SUPPRESS or action.required:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _plain(doc: str) -> str:
+    """A module docstring as plain text for ``--help`` (reST roles and literals unwrapped)."""
+    import re
+
+    doc = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", doc)
+    return doc.replace("``", "").replace("**", "").strip()
+
+
+def _top_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="colbench",
+        description="ColBench environments and SWEET-RL agents.",
+        epilog="commands:\n" + "\n".join(f"  {k:<16} {v[1]}" for k, v in COMMANDS.items())
+        + "\n\n'colbench COMMAND --help' for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"colbench {__version__}")
+    p.add_argument("command", choices=sorted(COMMANDS), metavar="COMMAND")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in COMMANDS:
+        top = _top_parser()
+        if not argv:
+            top.print_help()
+            return 2
+        top.parse_args(argv[:1])  # -h / --version exit 0; anything else is a clear "invalid choice"
+        return 2
+    name = argv[0]
+    module_name, help_text = COMMANDS[name]
+    prog = f"colbench {name}"
+    from colbench.errors import user_error_types
+
+    try:
+        module = importlib.import_module(module_name)
+        parser = argparse.ArgumentParser(prog=prog, description=_plain(module.__doc__ or help_text),
+                                         formatter_class=_HelpFormatter)
+        module.add_arguments(parser)
+        args = parser.parse_args(argv[1:])
+        return int(module.main(args) or 0)
+    except user_error_types() as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as e:
+        extra = EXTRAS.get((e.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(f"{prog}: error: this needs the '{extra}' extra ({e}): pip install 'colbench[{extra}]'",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

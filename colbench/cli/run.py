@@ -1,0 +1,457 @@
+"""``colbench run``: run episodes with an agent, write trajectories, print metrics.
+
+Episode ``k`` runs task ``k mod len(tasks)`` (in the file's order) with reset seed ``seed + k`` and
+``episode_id = "k"``. Trajectories are appended to ``--out`` as each episode finishes.
+
+Resume: rerunning the same command skips the episodes already in ``--out``. The run's
+configuration (:func:`run_signature`: env id, task spec and a hash of the tasks, agent, simulator and
+their settings, max turns, seed, prompt style, sampling) is stored next to it in
+``<out>.run.json``; a rerun whose configuration differs stops with an error naming the fields that
+differ instead of mixing two runs in one file. ``--episodes`` and ``--batch-size`` may change
+between reruns (more episodes extend the run). The metrics are computed over every episode of the
+run found in the file.
+
+Python: :func:`run` takes a :class:`RunConfig` (and optionally an agent object) and returns the
+metrics; the command line only parses arguments into a :class:`RunConfig`.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from colbench.errors import UsageError
+from colbench_env.metrics import format_summary, summarize
+from colbench_env.prompting import PROMPT_STYLES
+
+__all__ = ["RunConfig", "AGENTS", "add_arguments", "main", "make_agent", "make_run_simulator", "run",
+           "run_to_file", "run_signature", "check_out_path", "summarize", "format_summary", "config_path"]
+
+#: built-in agent names; anything else is a plug-in spec (see :mod:`colbench.plugins`)
+AGENTS = ("smollm2", "scripted", "hf", "openai")
+ENV_ENTRY_POINT = "colbench_env.gym_env:ColBenchEnv"
+
+
+@dataclass
+class RunConfig:
+    """One ``colbench run``. Every field is the command-line option of the same name.
+
+    Attributes:
+        out: trajectory jsonl, appended to; its configuration is kept in ``<out>.run.json``.
+        env: ``ColBench-Backend-v0`` or ``ColBench-Frontend-v0``.
+        agent: ``smollm2`` (embedded SmolLM2-135M-Instruct), ``scripted`` (fixed questions, then
+            ``return None``: a lower bound), ``hf`` (``agent_model``: a local path or hub id),
+            ``openai`` (``agent_base_url`` + ``agent_model``), or a plug-in: ``module:Name``,
+            ``path/to/file.py:Name`` or an entry point of group ``colbench.agents``.
+        agent_kwargs: keyword arguments for the agent's class / factory (built-ins: for
+            :class:`agents.LMAgent` / :class:`agents.ScriptedAgent`).
+        agent_model / agent_base_url / agent_4bit: the ``hf`` / ``openai`` agents' model.
+        tasks: ``default``, a task file (jsonl/json), or ``generated:N:difficulty[:family]``.
+        split: ``train`` / ``test`` / ``None``. A file without ``split`` fields keeps all its tasks
+            (a note says so).
+        episodes: episodes to run (``None``: one per task); >= 1.
+        batch_size: episodes in flight (one batched agent call per turn); >= 1.
+        simulator: ``scripted`` | ``hf`` | ``smollm2`` | ``openai`` | ``record`` | ``replay``, or a
+            plug-in spec (group ``colbench.simulators``).
+        simulator_kwargs: keyword arguments for the simulator.
+        simulator_model / simulator_base_url / simulator_cache: the LLM simulator's model and
+            server; the record/replay cache file.
+        max_turns: agent turns per episode (the last one is taken as the answer); >= 1.
+        prompt_style: LM agents' prompt (:data:`colbench_env.prompting.PROMPT_STYLES`).
+        max_new_tokens / temperature: LM agents' sampling.
+        seed: episode ``k`` is reset with seed ``seed + k``.
+        workers: sandboxed evaluator workers (backend); >= 1.
+    """
+
+    out: str
+    env: str = "ColBench-Backend-v0"
+    agent: str = "smollm2"
+    agent_kwargs: dict = field(default_factory=dict)
+    agent_model: str | None = None
+    agent_base_url: str | None = None
+    agent_4bit: bool = False
+    tasks: str = "default"
+    split: str | None = None
+    episodes: int | None = None
+    batch_size: int = 4
+    simulator: str = "scripted"
+    simulator_kwargs: dict = field(default_factory=dict)
+    simulator_model: str | None = None
+    simulator_base_url: str | None = None
+    simulator_cache: str | None = None
+    max_turns: int = 10
+    prompt_style: str = "paper"
+    max_new_tokens: int = 384
+    temperature: float = 0.0
+    seed: int = 0
+    workers: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("batch_size", "max_turns", "max_new_tokens", "workers"):
+            if getattr(self, name) < 1:
+                raise UsageError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        if self.episodes is not None and self.episodes < 1:
+            raise UsageError(f"--episodes must be >= 1, got {self.episodes}")
+        if self.temperature < 0:
+            raise UsageError(f"--temperature must be >= 0, got {self.temperature}")
+        if self.split not in (None, "train", "test"):
+            raise UsageError(f"--split must be 'train' or 'test', got {self.split!r}")
+        if self.prompt_style not in PROMPT_STYLES:
+            raise UsageError(f"--prompt-style must be one of {', '.join(PROMPT_STYLES)}, got {self.prompt_style!r}")
+        for name in ("agent_kwargs", "simulator_kwargs"):
+            if not isinstance(getattr(self, name), dict):
+                raise UsageError(f"--{name.replace('_', '-')} must be a JSON object, got {getattr(self, name)!r}")
+        if self.agent == "hf" and not self.agent_model:
+            raise UsageError("--agent hf needs --agent-model PATH")
+        if self.agent == "openai" and not (self.agent_base_url and self.agent_model):
+            raise UsageError("--agent openai needs --agent-base-url and --agent-model")
+        if self.simulator == "openai" and not (self.simulator_base_url and self.simulator_model):
+            raise UsageError("--simulator openai needs --simulator-base-url and --simulator-model")
+        if self.simulator in ("record", "replay") and not self.simulator_cache:
+            raise UsageError(f"--simulator {self.simulator} needs --simulator-cache FILE")
+        if not self.out:
+            raise UsageError("--out is required")
+
+
+# ------------------------------------------------------------------------------------- building blocks
+def env_kind(env_id: str) -> str:
+    """``"backend"`` / ``"frontend"`` of a registered ColBench env id; :class:`UsageError` otherwise."""
+    import gymnasium as gym
+
+    import colbench_env  # noqa: F401  (registers the envs)
+
+    known = sorted(k for k, s in gym.registry.items() if s.entry_point == ENV_ENTRY_POINT)
+    try:
+        spec = gym.spec(env_id)
+    except gym.error.Error:
+        spec = None
+    if spec is None or spec.entry_point != ENV_ENTRY_POINT:
+        raise UsageError(f"--env {env_id}: unknown env id; choose from {', '.join(known)}")
+    return spec.kwargs.get("kind", "backend")
+
+
+def load_run_tasks(tasks: str, *, kind: str, split: str | None, command: str = "colbench run") -> list:
+    """The tasks of a run; bad files and specs are :class:`UsageError` naming file, line and field."""
+    from colbench_env.tasks import TaskFormatError, load_tasks
+
+    try:
+        loaded = load_tasks(tasks, kind=kind, split=split)
+    except TaskFormatError:
+        raise
+    except FileNotFoundError:
+        raise UsageError(f"--tasks {tasks}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"--tasks {tasks}: is a directory, not a task file") from None
+    except ValueError as e:
+        raise UsageError(f"--tasks {tasks}: {e}") from None
+    if split is not None and all(t.split is None for t in loaded):
+        print(f"{command}: note: {tasks} has no 'split' fields; --split {split} keeps all {len(loaded)} tasks",
+              file=sys.stderr)
+    return loaded
+
+
+def check_out_path(out: str | os.PathLike, option: str = "--out") -> None:
+    """Fail early (before any model loads) when ``out`` cannot be appended to."""
+    p = Path(out)
+    if p.exists():
+        if not p.is_file():
+            raise UsageError(f"{option} {out}: not a regular file")
+        if not os.access(p, os.W_OK):
+            raise UsageError(f"{option} {out}: not writable")
+        return
+    parent = p.parent if str(p.parent) else Path(".")
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"{option} {out}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {out}: cannot create files in {parent}")
+
+
+def config_path(out: str | os.PathLike) -> Path:
+    """Where the run configuration of trajectory file ``out`` is kept: ``<out>.run.json``."""
+    return Path(str(out) + ".run.json")
+
+
+def tasks_hash(tasks: list) -> str:
+    """sha256 of the tasks' official records, in order."""
+    blob = json.dumps([t.to_record() for t in tasks], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def run_signature(config: RunConfig, tasks: list) -> dict:
+    """What makes two runs the same run (stored in ``<out>.run.json``)."""
+    keep = ("env", "tasks", "split", "agent", "agent_kwargs", "agent_model", "agent_base_url", "agent_4bit",
+            "simulator", "simulator_kwargs", "simulator_model", "simulator_base_url", "simulator_cache",
+            "max_turns", "seed", "prompt_style", "max_new_tokens", "temperature")
+    sig = {k: getattr(config, k) for k in keep}
+    sig["tasks_sha256"] = tasks_hash(tasks)
+    return json.loads(json.dumps(sig))  # as stored: JSON types only
+
+
+def _short(v: Any) -> str:
+    s = json.dumps(v)
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--out") -> None:
+    """Stop when ``out`` holds another run; else (re)write its configuration file."""
+    from wrappers.recorder import completed_episode_ids
+
+    cfg_file = config_path(out)
+    n_done = len(completed_episode_ids(out, include_errors=True)) if Path(out).exists() else 0
+    if cfg_file.exists():
+        try:
+            stored = json.loads(cfg_file.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise UsageError(f"{cfg_file}: not a run configuration ({e}); delete it together with {out} "
+                             "to start over") from None
+        if not isinstance(stored, dict):
+            raise UsageError(f"{cfg_file}: not a run configuration (a JSON object); delete it together with {out}")
+        if n_done:
+            differ = [k for k in sorted(set(stored) | set(signature)) if stored.get(k) != signature.get(k)]
+            if differ:
+                what = "; ".join(f"{k}: {_short(stored.get(k))} there, {_short(signature.get(k))} now" for k in differ)
+                raise UsageError(f"{option} {out} holds {n_done} episodes of another run (differs in {what}); "
+                                 f"use another {option}, or delete {out} and {cfg_file} to start over")
+    elif n_done:
+        raise UsageError(f"{option} {out} holds {n_done} episodes but no run configuration ({cfg_file}), so "
+                         f"resuming could mix two runs; use another {option}, or delete {out} to start over")
+    tmp = cfg_file.with_name(cfg_file.name + ".tmp")
+    cfg_file.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_text(json.dumps(signature, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, cfg_file)
+
+
+def make_agent(config: RunConfig, kind: str):
+    """The agent named by ``config.agent`` (built-in or plug-in)."""
+    from colbench import plugins
+
+    if config.agent not in AGENTS:
+        obj = plugins.load_object(config.agent, plugins.AGENT_GROUP, option="--agent")
+        return plugins.build(obj, config.agent_kwargs, context={"kind": kind, "max_turns": config.max_turns},
+                             option="--agent", kwargs_option="--agent-kwargs")
+    from agents.base import LMAgent, ScriptedAgent
+    from colbench_env.lm.base import SamplingParams
+
+    if config.agent == "scripted":
+        return ScriptedAgent(**config.agent_kwargs)
+    sampling = SamplingParams(max_new_tokens=config.max_new_tokens, temperature=config.temperature,
+                              seed=config.seed if config.temperature > 0 else None)
+    kw: dict[str, Any] = dict(kind=kind, max_turns=config.max_turns, sampling=sampling,
+                              prompt_style=config.prompt_style)
+    if config.agent in ("smollm2", "hf"):
+        kw["load_in_4bit"] = config.agent_4bit
+    if config.agent == "hf":
+        kw["model"] = config.agent_model
+    if config.agent == "openai":
+        kw.update(base_url=config.agent_base_url, model=config.agent_model)
+    kw.update(config.agent_kwargs)
+    return LMAgent(config.agent, **kw)
+
+
+def make_run_simulator(config: RunConfig, kind: str):
+    """The simulator named by ``config.simulator`` (built-in or plug-in)."""
+    from colbench import plugins
+    from colbench_env.simulators import SIMULATOR_NAMES, Simulator, make_simulator
+
+    if config.simulator not in SIMULATOR_NAMES:
+        obj = plugins.load_object(config.simulator, plugins.SIMULATOR_GROUP, option="--simulator")
+        sim = plugins.build(obj, config.simulator_kwargs, context={"kind": kind}, option="--simulator",
+                            kwargs_option="--simulator-kwargs")
+        if not isinstance(sim, Simulator):
+            raise UsageError(f"--simulator {config.simulator}: gave a {type(sim).__name__}, not a "
+                             "colbench_env.simulators.Simulator")
+        return sim
+    kw: dict[str, Any] = {}
+    if config.simulator in ("hf", "smollm2") and config.simulator_model:
+        kw["model"] = config.simulator_model
+    if config.simulator == "openai":
+        kw.update(base_url=config.simulator_base_url, model=config.simulator_model)
+    if config.simulator in ("record", "replay"):
+        kw["path"] = config.simulator_cache
+    kw.update(config.simulator_kwargs)
+    return make_simulator(config.simulator, kind=kind, **kw)
+
+
+def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str,
+                close_policy: bool = True) -> list[dict]:
+    """Run the episodes of ``specs`` not yet completed in ``out`` (resume), appending each record
+    as it finishes; returns the latest record of every episode of ``specs`` found in ``out``.
+
+    Args:
+        env_fn: makes one env (see :func:`colbench_env.rollout.run_episodes`).
+        make_policy: builds the policy; called only when some episode is left to run (a policy
+            with ``close()`` is closed afterwards unless ``close_policy`` is false).
+    """
+    from tqdm import tqdm
+
+    from colbench_env.rollout import run_episodes
+    from colbench_env.trajectories import read_trajectories
+    from wrappers.recorder import TrajectoryRecorder, completed_episode_ids, latest_records
+
+    done = completed_episode_ids(out)
+    wanted = {s.episode_id for s in specs}
+    todo = [s for s in specs if s.episode_id not in done]
+    if done & wanted:
+        print(f"resuming: {len(done & wanted)} episodes already in {out}, {len(todo)} to run", file=sys.stderr)
+    retried = (completed_episode_ids(out, include_errors=True) - done) & wanted
+    if retried:
+        print(f"retrying {len(retried)} episodes that ended with an error", file=sys.stderr)
+    if todo:
+        policy = make_policy()
+        try:
+            with tqdm(total=len(todo), desc=desc, unit="ep", file=sys.stderr) as bar:
+                run_episodes(lambda: TrajectoryRecorder(env_fn(), out), policy, todo, batch_size=batch_size,
+                             progress=bar)
+        finally:
+            if close_policy and hasattr(policy, "close"):
+                policy.close()
+    latest = latest_records(read_trajectories(out, tolerate_partial_last_line=True)) if Path(out).exists() else {}
+    return [r for k, r in latest.items() if k in wanted]
+
+
+# --------------------------------------------------------------------------------------------- run
+def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
+        on_episode: Callable[[dict], None] | None = None) -> dict:
+    """Run (or resume) the episodes of ``config``; returns the metrics over every episode of the run
+    in ``config.out`` (:func:`colbench_env.metrics.summarize`).
+
+    Everything the user can get wrong (env id, task file, ``out``, an earlier different run in
+    ``out``, a plug-in spec) is checked before any model loads, and raised as :class:`UsageError`.
+
+    Args:
+        agent: an agent object to use instead of building ``config.agent`` (``config.agent`` then
+            only names it in the run configuration).
+        simulator: likewise for the simulator.
+    """
+    import gymnasium as gym
+
+    from colbench_env.rollout import episode_specs
+
+    kind = env_kind(config.env)
+    tasks = load_run_tasks(config.tasks, kind=kind, split=config.split)
+    check_out_path(config.out)
+    check_resume(config.out, run_signature(config, tasks))
+    if agent is None and config.agent not in AGENTS:  # a bad plug-in spec fails before anything starts
+        from colbench import plugins
+
+        plugins.load_object(config.agent, plugins.AGENT_GROUP, option="--agent")
+    sim = simulator if simulator is not None else make_run_simulator(config, kind)
+    shared: dict[str, Any] = {}
+    if kind == "backend":
+        from colbench_env.evaluation.backend import BackendEvaluator
+
+        shared["evaluator"] = BackendEvaluator(workers=config.workers)
+    else:
+        from colbench_env.evaluation.render import Renderer
+
+        shared["renderer"] = Renderer(pool_size=max(1, min(config.batch_size, 2)))
+
+    def env_fn():
+        return gym.make(config.env, tasks=tasks, simulator=sim, max_turns=config.max_turns, **shared)
+
+    n = config.episodes if config.episodes is not None else len(tasks)
+    try:
+        records = run_to_file(env_fn, (lambda: agent) if agent is not None else (lambda: make_agent(config, kind)),
+                              episode_specs(n, n_tasks=len(tasks), seed=config.seed), config.out,
+                              batch_size=config.batch_size, desc=f"{config.agent} on {config.env}",
+                              close_policy=agent is None)  # an agent passed in is the caller's to close
+    finally:
+        for v in shared.values():
+            v.close()
+        if simulator is None:
+            sim.close()
+    return summarize(records)
+
+
+# ------------------------------------------------------------------------------------- command line
+def json_object(option: str) -> Callable[[str], dict]:
+    """argparse type: a JSON object given inline."""
+    def parse(text: str) -> dict:
+        try:
+            v = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise argparse.ArgumentTypeError(f"invalid JSON ({e.msg} at column {e.colno})") from None
+        if not isinstance(v, dict):
+            raise argparse.ArgumentTypeError(f"must be a JSON object, got {type(v).__name__}")
+        return v
+    parse.__name__ = f"{option} JSON"
+    return parse
+
+
+def add_common_arguments(p: argparse.ArgumentParser, *, defaults: dict | None = None) -> None:
+    """The options ``run`` and ``table`` share (same names, same meaning)."""
+    d = {"split": None, "batch_size": 4, "max_new_tokens": 384, "max_turns": 10, "prompt_style": "paper"}
+    d.update(defaults or {})
+    p.add_argument("--tasks", default="default",
+                   help="'default' (embedded tasks), a task file (jsonl/json, e.g. an official ColBench file), "
+                        "or 'generated:N:difficulty[:family]'")
+    p.add_argument("--split", default=d["split"], choices=("train", "test"),
+                   help="keep only this split (a file without 'split' fields keeps all its tasks)")
+    p.add_argument("--episodes", type=int, default=None, help="episodes per run (default: one per task)")
+    p.add_argument("--batch-size", type=int, default=d["batch_size"],
+                   help="episodes in flight (one batched agent call per turn)")
+    p.add_argument("--simulator", default="scripted",
+                   help="the human: scripted | hf | smollm2 | openai | record | replay, or a plug-in "
+                        "(module:Name, path/to/file.py:Name, or an entry point of group colbench.simulators)")
+    p.add_argument("--simulator-kwargs", type=json_object("--simulator-kwargs"), default={},
+                   help="JSON object of keyword arguments for the simulator")
+    p.add_argument("--simulator-model", default=None, help="LLM simulator's model (hf path or served name)")
+    p.add_argument("--simulator-base-url", default=None, help="LLM simulator's OpenAI-compatible base URL")
+    p.add_argument("--simulator-cache", default=None, help="record/replay cache file")
+    p.add_argument("--max-turns", type=int, default=d["max_turns"],
+                   help="agent turns per episode (the last one is taken as the answer)")
+    p.add_argument("--prompt-style", default=d["prompt_style"], choices=PROMPT_STYLES,
+                   help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
+    p.add_argument("--max-new-tokens", type=int, default=d["max_new_tokens"], help="LM agents' tokens per turn")
+    p.add_argument("--temperature", type=float, default=0.0, help="LM agents' sampling temperature (0: greedy)")
+    p.add_argument("--seed", type=int, default=0, help="episode k is reset with seed SEED + k")
+    p.add_argument("--workers", type=int, default=2, help="sandboxed evaluator workers (backend)")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True,
+                   help="trajectory jsonl (appended to; rerun the same command to resume; "
+                        "its configuration is kept in OUT.run.json)")
+    p.add_argument("--env", default="ColBench-Backend-v0", help="ColBench-Backend-v0 or ColBench-Frontend-v0")
+    p.add_argument("--agent", default="smollm2",
+                   help="smollm2 (embedded SmolLM2-135M-Instruct), scripted (asks, then answers 'return None': "
+                        "a lower bound), hf (--agent-model PATH), openai (--agent-base-url/--agent-model), or a "
+                        "plug-in: module:Name, path/to/file.py:Name (a class, factory or callable), or an "
+                        "entry point of group colbench.agents")
+    p.add_argument("--agent-kwargs", type=json_object("--agent-kwargs"), default={},
+                   help="JSON object of keyword arguments for the agent's class or factory")
+    p.add_argument("--agent-model", default=None, help="local model path/hub id (hf) or served model name (openai)")
+    p.add_argument("--agent-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1")
+    p.add_argument("--agent-4bit", action="store_true", help="load the local agent model in 4-bit NF4")
+    add_common_arguments(p)
+    p.add_argument("--json", action="store_true", help="print the metrics as one JSON object on the last line")
+
+
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    fields = {f.name for f in dataclasses.fields(RunConfig)}
+    return RunConfig(**{k: v for k, v in vars(args).items() if k in fields})
+
+
+def main(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    try:
+        metrics = run(config)
+    except KeyboardInterrupt:
+        from wrappers.recorder import completed_episode_ids
+
+        n = len(completed_episode_ids(config.out)) if Path(config.out).exists() else 0
+        print(f"\ncolbench run: interrupted: {n} episodes saved in {config.out}; "
+              "run the same command again to resume", file=sys.stderr)
+        return 130
+    print(format_summary(metrics))
+    if args.json:
+        print(json.dumps(metrics))
+    return 0

@@ -1,0 +1,27 @@
+"""User errors of the ``colbench`` command.
+
+A :class:`UsageError` is bad input from the user (a file, an option, a plug-in spec). The command
+line prints it as one line ``colbench <command>: error: <message>`` and exits with status 2, never
+with a traceback; the message names the file, line and field where there is one. Library code
+raises its own exceptions (:class:`~colbench_env.tasks.TaskFormatError`, ...); the command line maps
+those that are user errors (see :data:`USER_ERRORS`).
+"""
+from __future__ import annotations
+
+__all__ = ["UsageError", "user_error_types"]
+
+
+from colbench_env.errors import UsageError
+
+
+def user_error_types() -> tuple[type[BaseException], ...]:
+    """The exception types that always mean bad user input (their messages name file/line/field)."""
+    import sys
+
+    from colbench_env.tasks import TaskFormatError
+    from colbench_env.trajectories import TrajectoryFormatError
+
+    types: tuple = (UsageError, TaskFormatError, TrajectoryFormatError)
+    if "agents.trainer_base" in sys.modules:  # a bad trainer config (never import torch just for this)
+        types += (sys.modules["agents.trainer_base"].ConfigError,)
+    return types

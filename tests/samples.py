@@ -1,0 +1,22 @@
+"""Sample scored trajectories in the official format (a one-task toy: ``f(x) = x + 7``), shared by the
+trainer tests; a plain helper module like ``tiny_models`` (fixtures are in ``conftest.py``)."""
+
+TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
+        "ground_truth": "def f(x):\n    return x + 7", "hidden_information": "def f(x):\n    return x + 7",
+        "test_cases": {"test1": "f(1)"}}
+
+
+def traj(actions, replies, reward, task=TASK):
+    """An official trajectory record: ``actions`` are the agent's raw generations, ``replies`` the human's."""
+    dh = []
+    for k, a in enumerate(actions):
+        dh.append({"role": "assistant", "content": a.split("OUTPUT:")[-1].strip(), "output": a})
+        if k < len(replies):
+            dh.append({"role": "user", "content": replies[k]})
+    return {"task": task, "dialogue_history": dh, "answer": actions[-1], "reward": reward}
+
+
+GOOD = traj(["What should be added? OUTPUT: What number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],
+            ["I add seven."], 1.0)
+BAD = traj(["I WANT TO ANSWER: def f(x): return x"], [], 0.0)
+MID = traj(["Hmm. OUTPUT: Is it a sum?", "I WANT TO ANSWER: def f(x): return x + 1"], ["Yes it is a sum."], 0.3)

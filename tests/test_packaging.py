@@ -1,0 +1,143 @@
+"""Packaging: one version, a core install without torch/browser, extras, what the wheel holds."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+HEAVY = {"torch", "transformers", "gguf", "safetensors", "selenium", "pillow", "psutil", "peft", "trl",
+         "accelerate", "bitsandbytes", "matplotlib", "scikit-learn"}
+
+# Blocks every module of the extras: what a core install (`pip install colbench`) lacks.
+BLOCKER = """
+import importlib.abc, sys
+BLOCK = {"torch", "transformers", "gguf", "safetensors", "selenium", "PIL", "psutil", "peft", "trl",
+         "accelerate", "bitsandbytes", "matplotlib", "sklearn"}
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCK:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Blocker())
+"""
+
+
+def _name(req: str) -> str:
+    for sep in "<>=![; ":
+        req = req.split(sep)[0]
+    return req.lower()
+
+
+def test_one_version_source():
+    import colbench
+
+    assert "version" in PYPROJECT["project"]["dynamic"] and "version" not in PYPROJECT["project"]
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "colbench.__version__"}
+    assert not (ROOT / "setup.py").exists()
+    assert not hasattr(__import__("colbench_env"), "__version__")  # no second copy to drift
+    assert colbench.__version__.count(".") == 2
+
+
+def test_core_dependencies_and_extras():
+    core = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
+    assert core == {"gymnasium", "pettingzoo", "numpy", "tqdm"}
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert set(extras) == {"lm", "frontend", "train", "bench", "dev", "all"}
+    assert {_name(r) for r in extras["lm"]} >= {"torch", "transformers"}
+    assert {_name(r) for r in extras["frontend"]} >= {"selenium", "pillow", "psutil"}
+    assert "colbench[lm]" in extras["train"] and {_name(r) for r in extras["train"]} >= {"peft", "trl", "accelerate"}
+    assert extras["all"] == ["colbench[lm,frontend,train,bench,dev]"]
+    assert "scikit-learn" not in json.dumps(PYPROJECT)  # nothing uses it
+    assert PYPROJECT["project"]["scripts"] == {"colbench": "colbench.cli:main"}
+
+
+def _core_python(code: str, tmp_path, **env_extra):
+    env = dict(os.environ, **env_extra)
+    return subprocess.run([sys.executable, "-c", BLOCKER + code], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=300)
+
+
+def test_envs_and_colbench_run_work_without_any_extra(tmp_path):
+    p = _core_python("""
+import gymnasium as gym
+import colbench_env
+env = gym.make("ColBench-Backend-v0")
+obs, info = env.reset(seed=0)
+assert info["turn"] == 0
+obs, r, term, trunc, info = env.step("OUTPUT: What should it return?")
+assert not term and json.loads(obs["dialogue"])[-1]["role"] == "user"
+aec = colbench_env.aec_env("backend"); aec.reset(seed=0)
+from colbench.cli import main
+rc = main(["run", "--agent", "scripted", "--episodes", "2", "--out", "r.jsonl", "--json"])
+assert "torch" not in sys.modules and "PIL" not in sys.modules
+sys.exit(rc)
+""".replace("import gymnasium", "import json\nimport gymnasium"), tmp_path)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert json.loads(p.stdout.strip().splitlines()[-1])["count"] == 2
+
+
+def test_a_missing_extra_is_named(tmp_path):
+    p = _core_python("""
+from colbench.cli import main
+sys.exit(main(["run", "--agent", "smollm2", "--episodes", "1", "--out", "r.jsonl"]))
+""", tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert "colbench run: error: this needs the 'lm' extra" in p.stderr
+    assert "pip install 'colbench[lm]'" in p.stderr
+
+
+def test_setup_without_npm_says_what_to_install(tmp_path):
+    empty_bin = tmp_path / "bin"
+    empty_bin.mkdir()
+    p = subprocess.run([sys.executable, "-m", "colbench", "setup"], capture_output=True, text=True, cwd=tmp_path,
+                       env=dict(os.environ, PATH=str(empty_bin), COLBENCH_CACHE=str(tmp_path / "cache")), timeout=120)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    line = p.stderr.strip().splitlines()[-1]
+    assert line.startswith("colbench setup: error: npm not found") and "apt-get install npm" in line
+    assert str(tmp_path / "cache" / "assets" / "tailwind-2.2.19.min.css") in line
+
+
+def test_setup_keeps_a_verified_stylesheet_without_network(tmp_path):
+    from colbench_env.evaluation.offline_assets import find_tailwind_css
+    from colbench_env.evaluation.tailwind_fetch import fetch_tailwind
+
+    src = find_tailwind_css(fetch=False)  # the checkout's copy (make assets)
+    dest = tmp_path / "assets"
+    dest.mkdir()
+    (dest / src.name).write_bytes(src.read_bytes())
+    empty_bin = tmp_path / "bin"
+    empty_bin.mkdir()
+    old = os.environ["PATH"]
+    os.environ["PATH"] = str(empty_bin)  # no npm: a verified file must not need it
+    try:
+        assert fetch_tailwind(dest) == dest / src.name
+    finally:
+        os.environ["PATH"] = old
+
+
+@pytest.mark.slow
+def test_wheel_holds_configs_and_data_but_not_the_authoring_scripts(tmp_path):
+    import shutil
+
+    src = tmp_path / "src"  # a copy: building leaves build/ and *.egg-info behind
+    shutil.copytree(ROOT, src, symlinks=True, ignore=shutil.ignore_patterns(
+        ".venv", "assets", "build", "*.egg-info", "results", "runs", ".git", "__pycache__", ".pytest_cache"))
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                        "-w", str(tmp_path), str(src)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    (wheel,) = tmp_path.glob("colbench-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "colbench/configs/accelerate/deepspeed_zero3.yaml" in names
+    assert "colbench/configs/accelerate/fsdp.yaml" in names
+    assert "colbench_env/data/backend/part_a.jsonl" in names and "colbench_env/data/frontend/tasks.jsonl" in names
+    assert "colbench/cli/run.py" in names and "agents/registry.py" in names
+    assert not [n for n in names if "authoring" in n or n.startswith("tests/")]
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "colbench = colbench.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
