@@ -79,7 +79,10 @@ def _summed_logps(lm: TrainableLM, sides: list[list[TokenizedSequence]], *, refe
     """Summed log-prob and token count of each side's actions (a side may span several sequences).
 
     With ``whole_sequence = k``, also the NLL (mean negative log-prob) of the first ``k`` sides over
-    *every* token of their sequences (context included; all sides are then scored in full)."""
+    *every* token of their sequences (context included; all sides are then scored at every token).
+    Either way the log-probs come from :meth:`~agents.trainer_base.TrainableLM.token_logps`, whose
+    vocabulary projection runs chunk by chunk at the scored positions only (never the full
+    ``(B, L, vocab)`` logits)."""
     flat = [s for side in sides for s in side]
     owner = torch.tensor([k for k, side in enumerate(sides) for _ in side], device=lm.device)
     batch = lm.batch(flat)
@@ -122,13 +125,14 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
         raise ValueError(f"nll_scope must be 'action' or 'sequence', got {nll_scope!r}")
     lm.eval()
     refs = []
-    with torch.no_grad():
-        for chunk in batches(list(range(len(pairs))), batch_size):
+    with torch.no_grad():  # every pair's reference (on every process: the order may differ per epoch)
+        for chunk in (list(range(s, min(s + batch_size, len(pairs)))) for s in range(0, len(pairs), batch_size)):
             sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
             total, _ = _summed_logps(lm, sides, reference=True)
             refs += list(zip(chunk, total[:len(chunk)].tolist(), total[len(chunk):].tolist()))
     ref_of = {i: (c, r) for i, c, r in refs}
     lm.train()
+    lm.start_schedule(-(-len(pairs) // (batch_size * lm.accelerator.num_processes)), epochs)
     sums: dict[str, float] = defaultdict(float)
     n_batches = 0
     for epoch in range(epochs):
@@ -137,7 +141,7 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
             sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
             k = len(chunk)
             if nll_scope == "sequence" and nll_coef > 0:
-                # chosen sides scored at every token (full logits), rejected ones at their actions only
+                # chosen sides scored at every token (chunked), rejected ones at their actions only
                 c_total, c_tokens, nll = _summed_logps(lm, sides[:k], reference=False, whole_sequence=k)
                 r_total, r_tokens = _summed_logps(lm, sides[k:], reference=False)
                 total, tokens = torch.cat([c_total, r_total]), torch.cat([c_tokens, r_tokens])

@@ -26,13 +26,12 @@ Logged as CleanRL does: ``approx_kl``, ``clipfrac``, ``explained_variance``, ``p
 """
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, token_logprobs, value_loss
+from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, value_loss
 from .tokenize import TokenizedSequence, tokenize_trajectory
 from .trainer_base import LMTrainer, TrainerConfig, _check, load_trajectories, trajectory_reward
 
@@ -101,20 +100,21 @@ class PPO(LMTrainer):
     algorithm = "ppo"
 
     def _build(self) -> None:
-        hidden = self.policy.peft_model.get_base_model().config.get_text_config().hidden_size
+        hidden = self.policy.peft_model.config.get_text_config().hidden_size
         head = torch.nn.Linear(hidden, 1)
         torch.nn.init.zeros_(head.weight)
         torch.nn.init.zeros_(head.bias)
         self.value_head = head.to(self.policy.device)
         self.policy.optimizer.add_param_group({"params": list(self.value_head.parameters()),
                                                "lr": self.config.value_learning_rate, "weight_decay": 0.0})
+        self.policy.sync_params += list(self.value_head.parameters())  # not inside DDP: averaged by hand
 
     def _save_extra(self, d: Path) -> None:
         if self.accelerator.is_main_process:
             torch.save(self.value_head.state_dict(), d / "value_head.pt")
 
     def _load_extra(self, d: Path) -> None:
-        self.value_head.load_state_dict(torch.load(d / "value_head.pt", map_location=self.policy.device))
+        self.value_head.load_state_dict(torch.load(d / "value_head.pt", map_location=self.policy._load_device()))
 
     @property
     def sampling_temperature(self) -> float:
@@ -128,15 +128,10 @@ class PPO(LMTrainer):
         values (in span order; ``None`` without ``with_values``). ``reference``: the adapter disabled."""
         lm = self.policy
         batch = lm.batch(sequences)
-        ids = batch["input_ids"]
-        with lm.reference() if reference else contextlib.nullcontext():
-            out = lm.model(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
-                           output_hidden_states=with_values)
-
-        logps = token_logprobs(out.logits.float() / self.sampling_temperature, ids)
+        # log-probs only at the action tokens, chunked (bounded memory), of softmax(logits / T)
+        logps, last = lm.logps_and_hidden(batch, reference=reference, temperature=self.sampling_temperature)
         values = None
         if with_values:
-            last = out.hidden_states[-1]
             rows = [b for b, s in enumerate(sequences) for _ in s.turn_spans]
             cols = [start - 1 for s in sequences for start, _ in s.turn_spans]
             h = last[torch.tensor(rows, device=lm.device), torch.tensor(cols, device=lm.device)]
@@ -195,6 +190,7 @@ class PPO(LMTrainer):
         items = self.prepare_batch(records)
         lm = self.policy
         lm.train()
+        lm.start_schedule(self._n_batches(len(items), c.batch_size), c.update_epochs)
         self.value_head.train()
         stats: dict[str, float] = {}
         for epoch in range(c.update_epochs):
@@ -215,7 +211,9 @@ class PPO(LMTrainer):
                 v_loss = value_loss(values.float(), ret, old_v, clip=c.clip_coef if c.clip_vloss else None)
                 kl = kl_penalty(logps, ref, mask, kind=c.kl_estimator)
                 loss = pg_loss + c.vf_coef * v_loss + c.kl_coef * kl
-                lm.backward(loss)
+                # token / turn means of the global batch under N processes (1 with one process)
+                tok_share, turn_share = self._global_share(mask.sum()), self._global_share(values.numel())
+                lm.backward((pg_loss + c.kl_coef * kl) * tok_share + c.vf_coef * v_loss * turn_share)
                 for k, v in {"loss": loss, "pg_loss": pg_loss, "v_loss": v_loss, "kl": kl, **pg_stats}.items():
                     sums[k] = sums.get(k, 0.0) + float(v.detach())
                 n += 1

@@ -73,6 +73,7 @@ class RejectionFineTuning(LMTrainer):
                              f">= {self.config.success_threshold}; nothing to train on")
         lm = self.policy
         lm.train()
+        lm.start_schedule(self._n_batches(len(seqs), self.config.batch_size), self.config.epochs)
         total_loss, total_tokens = 0.0, 0.0
         for epoch in range(self.config.epochs):
             total_loss, total_tokens = 0.0, 0.0
@@ -81,7 +82,8 @@ class RejectionFineTuning(LMTrainer):
                 logps = lm.token_logps(batch)
                 n_tok = batch["loss_mask"].sum()
                 nll = -masked_sum(logps, batch["loss_mask"]).sum()
-                lm.backward(nll / n_tok.clamp(min=1))
+                # mean NLL per token of the global batch (reweighted across processes)
+                lm.backward(nll / n_tok.clamp(min=1) * self._global_share(n_tok))
                 total_loss += float(nll.detach())
                 total_tokens += float(n_tok)
             lm.flush()
@@ -97,7 +99,7 @@ class RejectionFineTuning(LMTrainer):
         lm = self.policy
         lm.eval()
         s, n = 0.0, 0.0
-        for chunk in self._batches(seqs, self.config.batch_size, shuffle=False):
+        for chunk in self._batches(seqs, self.config.batch_size, shuffle=False, shard=False):
             batch = lm.batch(chunk)
             s += float(masked_sum(lm.token_logps(batch), batch["loss_mask"]).sum())
             n += float(batch["loss_mask"].sum())

@@ -89,6 +89,10 @@ class SweetRLConfig(TrainerConfig):
         critic_learning_rate: the critic's AdamW learning rate.
         critic_epochs: Bradley-Terry epochs over the trajectory pairs per ``update``.
         critic_batch_size: trajectory pairs per critic micro-batch.
+        critic_full_finetune: train every weight of the critic instead of a LoRA adapter (the
+            reference's critic is a full fine-tune); its reference is then a frozen copy.
+        critic_max_length: longest tokenised critic sequence (``None``: ``max_length``; the
+            reference trains the critic at 8192 tokens and the policy at 16384).
         min_reward_gap: a pair's rewards must differ by more than this.
         train_policy: ``False`` trains only the critic in ``update``.
         critic_pairs: which rollout pairs train the critic (:func:`critic_pairs`).
@@ -129,6 +133,8 @@ class SweetRLConfig(TrainerConfig):
     critic_learning_rate: float = 2e-5
     critic_epochs: int = 1
     critic_batch_size: int = 2
+    critic_full_finetune: bool = False
+    critic_max_length: int | None = None
     min_reward_gap: float = 0.0
     train_policy: bool = True
     batch_size: int = 4
@@ -157,6 +163,10 @@ class SweetRLConfig(TrainerConfig):
                f"must be a non-empty list of task-record field names, got {self.info_fields!r}")
         self.info_fields = list(self.info_fields)
         _check(self.critic_model is None or isinstance(self.critic_model, str), "critic_model", "must be a path or None")
+        _check(isinstance(self.critic_full_finetune, bool) and not (self.critic_full_finetune and self.critic_load_in_4bit),
+               "critic_full_finetune", "must be true or false, and not with critic_load_in_4bit")
+        _check(self.critic_max_length is None or (isinstance(self.critic_max_length, int) and self.critic_max_length > 0),
+               "critic_max_length", f"must be a positive int or None, got {self.critic_max_length!r}")
         _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")
         for name, choices in (("critic_pairs", ("best_vs_lower", "all_ordered")),
                               ("critic_aggregation", ("token_mean", "turn_sum")),
@@ -167,7 +177,8 @@ class SweetRLConfig(TrainerConfig):
     def critic_settings(self) -> ModelSettings:
         """The critic's LoRA, quantisation and learning rate (the ``critic_*`` fields)."""
         return ModelSettings(lora_r=self.critic_lora_r, lora_alpha=self.critic_lora_alpha,
-                             load_in_4bit=self.critic_load_in_4bit, learning_rate=self.critic_learning_rate)
+                             load_in_4bit=self.critic_load_in_4bit, learning_rate=self.critic_learning_rate,
+                             full_finetune=self.critic_full_finetune)
 
 
 def training_info(task: dict, fields: Sequence[str]) -> str:
@@ -229,12 +240,14 @@ class SweetRL(LMTrainer):
         return lambda t, h: critic_messages(base(t, h), info)
 
     def _critic_sequences(self, rec: dict) -> list[TokenizedSequence]:
-        """The critic's token sequences of a trajectory. Longer than ``max_length``: one sequence
-        per turn, each keeping the training-time information, the problem and the whole action,
-        the dialogue cut in the middle (:func:`~agents.tokenize.tokenize_turn` ``keep_head``);
+        """The critic's token sequences of a trajectory. Longer than ``critic_max_length`` (default
+        ``max_length``): one sequence per turn, each keeping the training-time information, the
+        problem and the whole action, the dialogue cut in the middle
+        (:func:`~agents.tokenize.tokenize_turn` ``keep_head``);
         :class:`~agents.tokenize.ContextTooLong` when even that does not fit."""
         return tokenize_trajectory(self.critic_tokenizer, rec, formatter=self._critic_formatter(rec["task"]),
-                                   max_length=self.config.max_length, keep_head=CRITIC_KEEP_HEAD)
+                                   max_length=self.config.critic_max_length or self.config.max_length,
+                                   keep_head=CRITIC_KEEP_HEAD)
 
     def _turn_means(self, lm: TrainableLM, sequences: list[TokenizedSequence], *, reference: bool) -> torch.Tensor:
         """Mean log-prob of each turn's action tokens, all turns of ``sequences`` in order: ``(n_turns,)``."""
@@ -281,7 +294,7 @@ class SweetRL(LMTrainer):
         """Bradley-Terry epochs on rollout pairs of the same task (higher reward = chosen).
 
         A trajectory whose training-time information, problem and some action do not fit in
-        ``max_length`` together is dropped with its pairs (counted in ``n_critic_dropped``), as the
+        ``critic_max_length`` (default ``max_length``) together is dropped with its pairs (counted in ``n_critic_dropped``), as the
         reference drops over-long examples: the critic never scores a turn without the information.
 
         Returns:
@@ -303,8 +316,8 @@ class SweetRL(LMTrainer):
             what = ("no task with a fully successful rollout (reward >= 1) and a lower one"
                     if c.critic_pairs == "best_vs_lower" else "no two rollouts of the same task with different rewards")
             raise ValueError(f"sweet-rl: {what} among "
-                             f"{len(records)} trajectories ({len(dropped)} dropped as longer than max_length="
-                             f"{c.max_length}); the critic has nothing to compare")
+                             f"{len(records)} trajectories ({len(dropped)} dropped as longer than the critic's max length "
+                             f"{c.critic_max_length or c.max_length}); the critic has nothing to compare")
         lm = self.critic
         ref_cache: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
         lm.eval()
@@ -312,6 +325,7 @@ class SweetRL(LMTrainer):
             for rec in {id(r): r for pair in pairs for r in pair}.values():
                 ref_cache[id(rec)] = self._turn_sums(lm, cache[id(rec)], reference=True)
         lm.train()
+        lm.start_schedule(self._n_batches(len(pairs), c.critic_batch_size), c.critic_epochs)
         loss_sum, acc_sum, n = 0.0, 0.0, 0
         for epoch in range(c.critic_epochs):
             loss_sum, acc_sum, n = 0.0, 0.0, 0
@@ -356,7 +370,7 @@ class SweetRL(LMTrainer):
         out: list[float] = []
         for start in range(0, len(actions), c.batch_size):
             chunk = list(actions[start:start + c.batch_size])
-            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.max_length,
+            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.critic_max_length or c.max_length,
                                    keep_head=CRITIC_KEEP_HEAD) for a in chunk]
             crit = self._turn_means(self.critic, cseqs, reference=False)
             if baseline == "critic_reference":

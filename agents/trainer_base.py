@@ -82,6 +82,16 @@ class TrainerConfig:
             trajectories were collected with, so that training contexts are the policy's contexts.
         prompt_style: the agent prompt's style (``"paper"`` / ``"compact"``, as ``LMAgent``'s),
             used by the default formatter and ``act``.
+        full_finetune: train every weight of the base instead of a LoRA adapter (the reference
+            trains full models); the reference model is then a frozen copy of the base (twice the
+            weights in memory). Not with ``load_in_4bit``.
+        adam_betas: AdamW ``(beta1, beta2)`` (torch's default ``(0.9, 0.999)``; the reference's
+            OpenRLHF fork uses ``(0.9, 0.95)``).
+        lr_scheduler: ``"constant"``, or ``"cosine"``: linear warm-up over ``warmup_ratio`` of the
+            optimiser steps of each ``update``, then cosine decay to ``min_lr_ratio`` x the learning
+            rate (transformers' ``cosine_with_min_lr``, as the reference's ``train_dpo.py``).
+        warmup_ratio: warm-up fraction of the steps (``"cosine"`` only; reference 0.03).
+        min_lr_ratio: final learning rate / learning rate (``"cosine"`` only; reference 0.1).
     """
 
     model: str | None = None
@@ -106,6 +116,11 @@ class TrainerConfig:
     show_progress: bool = False
     max_turns: int = MAX_TURNS
     prompt_style: str = "paper"
+    full_finetune: bool = False
+    adam_betas: tuple = (0.9, 0.999)
+    lr_scheduler: str = "constant"
+    warmup_ratio: float = 0.0
+    min_lr_ratio: float = 0.1
 
     def __post_init__(self) -> None:
         _check(self.model is None or isinstance(self.model, str), "model", "must be a path/hub id string or None")
@@ -126,6 +141,17 @@ class TrainerConfig:
         _check(self.temperature >= 0, "temperature", f"must be >= 0, got {self.temperature!r}")
         _check(self.mixed_precision in ("no", "fp16", "bf16"), "mixed_precision",
                f"must be 'no', 'fp16' or 'bf16', got {self.mixed_precision!r}")
+        _check(isinstance(self.full_finetune, bool), "full_finetune", f"must be true or false, got {self.full_finetune!r}")
+        _check(not (self.full_finetune and self.load_in_4bit), "full_finetune",
+               "cannot fully fine-tune a 4-bit base (use LoRA with load_in_4bit)")
+        _check(isinstance(self.adam_betas, (list, tuple)) and len(self.adam_betas) == 2
+               and all(isinstance(b, (int, float)) and 0.0 <= b < 1.0 for b in self.adam_betas), "adam_betas",
+               f"must be two numbers in [0, 1), got {self.adam_betas!r}")
+        self.adam_betas = tuple(float(b) for b in self.adam_betas)
+        _check(self.lr_scheduler in ("constant", "cosine"), "lr_scheduler",
+               f"must be 'constant' or 'cosine', got {self.lr_scheduler!r}")
+        _check(0.0 <= self.warmup_ratio < 1.0, "warmup_ratio", f"must be in [0, 1), got {self.warmup_ratio!r}")
+        _check(0.0 <= self.min_lr_ratio <= 1.0, "min_lr_ratio", f"must be in [0, 1], got {self.min_lr_ratio!r}")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -133,7 +159,7 @@ class TrainerConfig:
     def policy_settings(self) -> ModelSettings:
         """The policy's LoRA, quantisation and learning rate."""
         return ModelSettings(lora_r=self.lora_r, lora_alpha=self.lora_alpha, load_in_4bit=self.load_in_4bit,
-                             learning_rate=self.learning_rate)
+                             learning_rate=self.learning_rate, full_finetune=self.full_finetune)
 
 
 @dataclass(frozen=True)
@@ -146,6 +172,7 @@ class ModelSettings:
     lora_alpha: int
     load_in_4bit: bool
     learning_rate: float
+    full_finetune: bool = False
 
 
 def config_from_dict(cls: type, data: dict, *, source: str = "<config>"):
@@ -185,12 +212,19 @@ class TrainableLM:
         load_in_4bit, compute_dtype: QLoRA base (only when ``model`` is a path).
         learning_rate, weight_decay, max_grad_norm, gradient_accumulation_steps: optimisation.
         gradient_checkpointing: enable it on the base.
+        full_finetune: train every weight (no adapter); the reference is a frozen copy of the base.
+        adam_betas: AdamW betas.
+        lr_scheduler, warmup_ratio, min_lr_ratio: the schedule :meth:`start_schedule` sets up
+            (see :class:`TrainerConfig`).
     """
 
     def __init__(self, accelerator, model, tokenizer=None, *, lora_r=16, lora_alpha=32, lora_dropout=0.0,
                  lora_target_modules="all-linear", load_in_4bit=False, compute_dtype="float32",
                  learning_rate=2e-5, weight_decay=0.0, max_grad_norm=1.0, gradient_accumulation_steps=1,
-                 gradient_checkpointing=False):
+                 gradient_checkpointing=False, full_finetune=False, adam_betas=(0.9, 0.999),
+                 lr_scheduler="constant", warmup_ratio=0.0, min_lr_ratio=0.1):
+        import copy
+
         import peft
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -199,6 +233,13 @@ class TrainableLM:
         self.accumulation = gradient_accumulation_steps
         self._pending = 0
         self._sliced_logits = True
+        self.full_finetune = bool(full_finetune)
+        self._schedule_kind, self._warmup_ratio, self._min_lr_ratio = lr_scheduler, warmup_ratio, min_lr_ratio
+        self.scheduler = None
+        self._frozen_reference = None
+        #: trained parameters outside the prepared model (e.g. PPO's value head) whose gradients
+        #: :meth:`flush` averages over processes itself (DDP only averages the model's own)
+        self.sync_params: list[torch.nn.Parameter] = []
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
             if tokenizer is None:
@@ -227,7 +268,14 @@ class TrainableLM:
                 base.enable_input_require_grads()
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
-        if isinstance(base, peft.PeftModel):
+        if full_finetune:
+            if isinstance(base, peft.PeftModel):
+                raise ValueError("TrainableLM: full_finetune needs a plain model, got a PeftModel")
+            base.requires_grad_(True)
+            # the frozen reference: a copy of the starting weights, never prepared for training
+            self._frozen_reference = copy.deepcopy(base).requires_grad_(False).eval().to(accelerator.device)
+            net = base
+        elif isinstance(base, peft.PeftModel):
             net = base
         else:
             lcfg = peft.LoraConfig(r=lora_r, lora_alpha=lora_alpha, lora_dropout=lora_dropout,
@@ -240,22 +288,36 @@ class TrainableLM:
         params = [p for p in net.parameters() if p.requires_grad]
         if not params:
             raise ValueError("TrainableLM: the model has no trainable parameters (check lora_target_modules)")
-        optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay)
+        optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay, betas=tuple(adam_betas))
         self.model, self.optimizer = accelerator.prepare(net, optimizer)
 
     # --- model views -------------------------------------------------------------------------
     @property
     def peft_model(self):
-        """The unwrapped ``PeftModel``."""
+        """The unwrapped ``PeftModel`` (the plain model when ``full_finetune``)."""
         return self.accelerator.unwrap_model(self.model)
+
+    def merged_model(self):
+        """The trained network as a plain transformers model (LoRA merged into the base; with
+        ``full_finetune`` the model itself)."""
+        net = self.peft_model
+        return net if self.full_finetune else net.merge_and_unload()
 
     @property
     def device(self) -> torch.device:
         return self.accelerator.device
 
     def reference(self):
-        """Context manager: inside it the network is the frozen base (adapter disabled)."""
+        """Context manager: inside it the network is the frozen base (adapter disabled). With
+        ``full_finetune`` the reference is a separate frozen copy: use :meth:`forward_logits` /
+        :meth:`generate` with ``reference=True``, which pick it."""
+        if self.full_finetune:
+            return contextlib.nullcontext()
         return self.peft_model.disable_adapter()
+
+    def _net(self, reference: bool):
+        """The module to call: the prepared model, or the frozen copy for a full fine-tune's reference."""
+        return self._frozen_reference if (reference and self.full_finetune) else self.model
 
     def trainable_parameters(self) -> dict[str, torch.Tensor]:
         """Detached copies of the trainable parameters (for before/after comparisons)."""
@@ -273,32 +335,77 @@ class TrainableLM:
         ctx = self.reference() if reference else contextlib.nullcontext()
         kwargs = {} if positions is None else {"logits_to_keep": positions}
         with ctx:
-            out = self.model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], use_cache=False,
-                             **kwargs)
+            out = self._net(reference)(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                                       use_cache=False, **kwargs)
         return out.logits
 
     def token_logps(self, batch: dict[str, torch.Tensor], *, reference: bool = False) -> torch.Tensor:
-        """``(B, L-1)`` per-token log-probs, aligned with ``batch["loss_mask"]`` (zero where no row of
-        the batch has a trained token: the vocabulary projection is only computed at trained
-        positions). Grad flows unless ``reference`` (the reference runs under ``no_grad``)."""
+        """``(B, L-1)`` per-token log-probs, aligned with ``batch["loss_mask"]`` (zero outside it: the
+        vocabulary projection is only computed at trained positions, see :meth:`logps_and_hidden`).
+        Grad flows unless ``reference`` (the reference runs under ``no_grad``)."""
         if reference:
             with torch.no_grad():
-                return self._token_logps(batch, reference=True)
-        return self._token_logps(batch, reference=False)
+                return self.logps_and_hidden(batch, reference=True)[0]
+        return self.logps_and_hidden(batch, reference=False)[0]
 
-    def _token_logps(self, batch: dict[str, torch.Tensor], *, reference: bool) -> torch.Tensor:
-        ids = batch["input_ids"]
-        keep = batch["loss_mask"].bool().any(0).nonzero().squeeze(-1)
-        if self._sliced_logits and 0 < keep.numel() < ids.shape[1] - 1:
-            try:
-                logits = self.forward_logits(batch, reference=reference, positions=keep)
-            except TypeError:  # a model without tensor ``logits_to_keep``: full logits from now on
-                self._sliced_logits = False
-            else:
-                lp = torch.gather(torch.log_softmax(logits.float(), -1), 2, ids[:, keep + 1].unsqueeze(-1)).squeeze(-1)
-                full = torch.zeros(ids.shape[0], ids.shape[1] - 1, device=lp.device, dtype=lp.dtype)
-                return full.index_copy(1, keep, lp)
-        return token_logprobs(self.forward_logits(batch, reference=reference), ids)
+    #: trained positions per chunk of the vocabulary projection (chunk x vocab fp32 logits at a time)
+    logits_chunk: int = 256
+
+    def logps_and_hidden(self, batch: dict[str, torch.Tensor], *, reference: bool = False, temperature: float = 1.0):
+        """Per-token log-probs ``(B, L-1)`` (zero outside ``loss_mask``) and the last hidden states ``(B, L, H)``.
+
+        ``temperature``: log-probs of ``softmax(logits / temperature)`` (PPO's sampling distribution,
+        :attr:`agents.ppo.PPOConfig.rollout_temperature`). ``reference``: the frozen reference (the
+        adapter disabled; the frozen copy with ``full_finetune``).
+
+        Memory: the full ``(B, L, vocab)`` logits are never built. The network runs to its last
+        hidden states (``logits_to_keep=1``), and the output projection + log-softmax are applied to
+        the trained positions only, :attr:`logits_chunk` positions at a time, each chunk under
+        activation checkpointing when grad flows -- so at most one chunk's fp32 logits (and their
+        gradient) live at once (SmolLM2: 256 x 49152 x 4 B = 50 MB, instead of 470 MB per 4 x 600
+        tokens for the logits alone). Models whose logits are not ``output_embeddings(hidden)``
+        (soft-capping, logit scales) take the plain full-logits path.
+        """
+        import torch.utils.checkpoint as ckpt
+
+        ids, mask = batch["input_ids"], batch["loss_mask"]
+        net = self._net(reference)
+        unwrapped = self.accelerator.unwrap_model(net) if net is self.model else net
+        cfg = unwrapped.config.get_text_config() if hasattr(unwrapped.config, "get_text_config") else unwrapped.config
+        plain_head = not any(getattr(cfg, k, None) for k in ("final_logit_softcapping", "logit_scale", "logits_scaling"))
+        ctx = self.reference() if reference else contextlib.nullcontext()
+        with ctx:
+            if self._sliced_logits and plain_head:
+                try:
+                    out = net(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
+                              output_hidden_states=True, logits_to_keep=1)
+                except TypeError:  # a model without ``logits_to_keep``: full logits from now on
+                    self._sliced_logits = False
+                else:
+                    hidden = out.hidden_states[-1]
+                    head = unwrapped.get_output_embeddings()
+                    rows, cols = mask.bool().nonzero(as_tuple=True)
+                    h, targets = hidden[rows, cols], ids[rows, cols + 1]
+
+                    def chunk_lp(hc: torch.Tensor, tc: torch.Tensor) -> torch.Tensor:
+                        logits = head(hc).float()
+                        if temperature != 1.0:
+                            logits = logits / temperature
+                        return logits.gather(1, tc.unsqueeze(1)).squeeze(1) - torch.logsumexp(logits, -1)
+
+                    parts = []
+                    for s in range(0, h.shape[0], self.logits_chunk):
+                        hc, tc = h[s:s + self.logits_chunk], targets[s:s + self.logits_chunk]
+                        if torch.is_grad_enabled() and hc.requires_grad:
+                            parts.append(ckpt.checkpoint(chunk_lp, hc, tc, use_reentrant=False))
+                        else:
+                            parts.append(chunk_lp(hc, tc))
+                    lp = torch.cat(parts) if parts else hidden.new_zeros(0, dtype=torch.float32)
+                    full = torch.zeros(ids.shape[0], ids.shape[1] - 1, device=lp.device, dtype=lp.dtype)
+                    return full.index_put((rows, cols), lp), hidden
+            out = net(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False, output_hidden_states=True)
+        logits = out.logits.float() if temperature == 1.0 else out.logits.float() / temperature
+        return token_logprobs(logits, ids) * mask, out.hidden_states[-1]
 
     # --- optimisation ------------------------------------------------------------------------
     def train(self) -> None:
@@ -318,13 +425,39 @@ class TrainableLM:
         """Apply pending gradients (clip, step, zero)."""
         if self._pending == 0:
             return
+        if self.accelerator.num_processes > 1:
+            for p in self.sync_params:
+                if p.grad is not None:
+                    p.grad.copy_(self.accelerator.reduce(p.grad, reduction="mean"))
         if self.max_grad_norm:
             # every parameter the optimiser steps (extra groups included, e.g. PPO's value head)
             params = [p for g in self.optimizer.param_groups for p in g["params"]]
             self.accelerator.clip_grad_norm_(params, self.max_grad_norm)
         self.optimizer.step()
+        if self.scheduler is not None:
+            self.scheduler.step()
         self.optimizer.zero_grad(set_to_none=True)
         self._pending = 0
+
+    def start_schedule(self, micro_batches_per_epoch: int, epochs: int) -> None:
+        """Set up the learning-rate schedule for one ``update`` of ``epochs`` x
+        ``micro_batches_per_epoch`` micro-batches (pending gradients are flushed at each epoch's
+        end, so an epoch is ``ceil(micro_batches / accumulation)`` optimiser steps). A no-op for
+        ``"constant"``. Every ``update`` restarts the schedule from the configured learning rate,
+        as each reference training run does."""
+        if self._schedule_kind == "constant":
+            return
+        import math
+
+        from transformers import get_scheduler
+
+        opt = getattr(self.optimizer, "optimizer", self.optimizer)  # the torch optimizer under accelerate's
+        for g in opt.param_groups:  # restart from the configured rates
+            g["lr"] = g.setdefault("initial_lr", g["lr"])
+        total = max(1, epochs * math.ceil(micro_batches_per_epoch / self.accumulation))
+        self.scheduler = get_scheduler("cosine_with_min_lr", opt, num_warmup_steps=math.ceil(total * self._warmup_ratio),
+                                       num_training_steps=total,
+                                       scheduler_specific_kwargs={"min_lr_rate": self._min_lr_ratio})
 
     # --- generation --------------------------------------------------------------------------
     @torch.no_grad()
@@ -344,6 +477,8 @@ class TrainableLM:
             kwargs.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0, num_return_sequences=n)
         else:
             kwargs.update(do_sample=False)
+        if reference and self.full_finetune:
+            net = self._frozen_reference
         ctx = self.reference() if reference else contextlib.nullcontext()
         with ctx:
             out = net.generate(input_ids=input_ids, **kwargs)
@@ -364,22 +499,50 @@ class TrainableLM:
             torch.save(self.optimizer.state_dict(), d / "optimizer.pt")
 
     def load_state(self, directory: str | os.PathLike) -> None:
-        """Load adapter weights and optimiser state written by :meth:`save`."""
+        """Load adapter weights (full weights with ``full_finetune``) and optimiser state written by :meth:`save`."""
+        d = Path(directory)
+        if self.full_finetune:
+            self._load_full(d)
+        else:
+            self._load_adapter(d)
+        opt = d / "optimizer.pt"
+        if opt.exists():
+            self.optimizer.load_state_dict(torch.load(opt, map_location=self._load_device(), weights_only=False))
+
+    def _load_device(self) -> str:
+        """The device name safetensors and ``torch.load`` accept: ``"cpu"``, not ``"cpu:0"`` (a CPU DDP
+        rank's device, which both reject)."""
+        return "cpu" if self.device.type == "cpu" else str(self.device)
+
+    def _load_full(self, d: Path) -> None:
+        from safetensors.torch import load_file
+
+        files = sorted(d.glob("model*.safetensors"))
+        if not files:
+            raise FileNotFoundError(f"no model weights (model*.safetensors) in {d}")
+        state: dict[str, torch.Tensor] = {}
+        for f in files:
+            state.update(load_file(str(f), device=self._load_device()))
+        net = self.peft_model
+        result = net.load_state_dict(state, strict=False)
+        tied = set(getattr(net, "_tied_weights_keys", None) or [])
+        missing = [k for k in result.missing_keys if k not in tied and not k.endswith("lm_head.weight")]
+        if missing or result.unexpected_keys:
+            raise ValueError(f"{d}: weights do not match the model: missing {missing[:3]}, "
+                             f"unexpected {result.unexpected_keys[:3]}")
+
+    def _load_adapter(self, d: Path) -> None:
         import peft
         from safetensors.torch import load_file
 
-        d = Path(directory)
         weights = d / "adapter_model.safetensors"
         if not weights.exists():
             raise FileNotFoundError(f"no adapter weights at {weights}")
-        state = load_file(str(weights), device=str(self.device))
+        state = load_file(str(weights), device=self._load_device())
         result = peft.set_peft_model_state_dict(self.peft_model, state)
         missing_lora = [k for k in getattr(result, "unexpected_keys", []) if "lora" in k]
         if missing_lora:
             raise ValueError(f"{weights}: adapter keys do not match the model: {missing_lora[:3]}")
-        opt = d / "optimizer.pt"
-        if opt.exists():
-            self.optimizer.load_state_dict(torch.load(opt, map_location=self.device, weights_only=False))
 
 
 def load_trajectories(source: str | os.PathLike | Iterable[dict]) -> list[dict]:
@@ -464,7 +627,9 @@ class LMTrainer(abc.ABC):
             load_in_4bit=settings.load_in_4bit, compute_dtype=c.compute_dtype, learning_rate=settings.learning_rate,
             weight_decay=c.weight_decay, max_grad_norm=c.max_grad_norm,
             gradient_accumulation_steps=c.gradient_accumulation_steps,
-            gradient_checkpointing=c.gradient_checkpointing)
+            gradient_checkpointing=c.gradient_checkpointing, full_finetune=settings.full_finetune,
+            adam_betas=c.adam_betas, lr_scheduler=c.lr_scheduler, warmup_ratio=c.warmup_ratio,
+            min_lr_ratio=c.min_lr_ratio)
 
     def _build(self) -> None:
         """Hook for subclasses: build extra models (critic, value head)."""
@@ -573,10 +738,22 @@ class LMTrainer(abc.ABC):
         return tqdm(iterable, desc=desc, total=total, disable=not self.config.show_progress
                     or not self.accelerator.is_local_main_process)
 
-    def _batches(self, items: list, size: int, *, shuffle: bool = True) -> list[list]:
-        """``items`` in minibatches of ``size``. Shuffled calls draw a fresh order each time -- every
-        epoch of an update gets its own -- seeded by ``(seed, updates, k)`` with ``k`` the shuffled
-        call's number within the current update, so a resumed run repeats the same orders."""
+    def _batches(self, items: list, size: int, *, shuffle: bool = True, shard: bool = True) -> list[list]:
+        """This process's micro-batches of ``items``: ``size`` per process.
+
+        Shuffled calls draw a fresh order each time -- every epoch of an update gets its own --
+        seeded by ``(seed, updates, k)`` with ``k`` the shuffled call's number within the current
+        update, so a resumed run repeats the same orders (``shuffle=False``: data order).
+
+        With N processes (``accelerate launch``) the global micro-batch is ``size x N``: every
+        process draws the same order (the same call counter), cuts it into global batches and takes
+        its own ``size`` slice of each (``shard=False``: every process gets all of them). DDP then
+        averages the gradients, so N processes with ``size`` equal one process with ``size x N`` (for
+        losses that are means over examples; token- and turn-level means are reweighted by
+        :meth:`LMTrainer._global_share`). A last global batch that is short is filled by cycling
+        through the order from its start, as accelerate's ``even_batches`` does, so that no process
+        is left without work (a process with nothing to do would stall the others' all-reduce).
+        """
         order = list(range(len(items)))
         if shuffle:
             update, k = getattr(self, "_shuffle_calls", (self.updates, 0))
@@ -585,4 +762,30 @@ class LMTrainer(abc.ABC):
             self._shuffle_calls = (self.updates, k + 1)
             g = torch.Generator().manual_seed(self.config.seed + self.updates + 1_000_003 * k)
             order = torch.randperm(len(items), generator=g).tolist()
-        return [[items[i] for i in order[s:s + size]] for s in range(0, len(order), size)]
+        n_proc = self.accelerator.num_processes if shard else 1
+        if n_proc == 1:
+            return [[items[i] for i in order[s:s + size]] for s in range(0, len(order), size)]
+        rank, width = self.accelerator.process_index, size * n_proc
+        out = []
+        for s in range(0, len(order), width):
+            chunk = order[s:s + width]
+            chunk += [order[j % len(order)] for j in range(width - len(chunk))]
+            out.append([items[i] for i in chunk[rank * size:(rank + 1) * size]])
+        return out
+
+    def _n_batches(self, n_items: int, size: int) -> int:
+        """How many micro-batches :meth:`_batches` gives this process for ``n_items`` (without
+        drawing an order: for the learning-rate schedule)."""
+        return -(-n_items // (size * self.accelerator.num_processes))
+
+    def _global_share(self, count: torch.Tensor | float) -> torch.Tensor:
+        """``N x count / (sum of count over the N processes)``: multiply a loss that is a mean over
+        this process's ``count`` tokens (or turns) by it, and DDP's gradient average becomes the
+        gradient of the mean over all processes' tokens -- what one process computes on the whole
+        global batch. ``1`` with one process."""
+        c = torch.as_tensor(count, dtype=torch.float32, device=self.accelerator.device)
+        if self.accelerator.num_processes == 1:
+            return torch.ones((), device=c.device)
+        total = self.accelerator.reduce(c.clone(), reduction="sum")
+        return self.accelerator.num_processes * c / total.clamp(min=1e-12)
+

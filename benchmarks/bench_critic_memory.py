@@ -11,8 +11,17 @@ value after the imports and before the model is loaded -- the memory the critic 
 Anonymous memory, because a checkpoint loaded by transformers stays memory-mapped: its file pages
 (the float32 weights the 4-bit load read once to quantise) are droppable page cache, not the
 critic's memory; so that the full-precision weights count, they are copied onto the heap first.
-The total RSS (page cache included) is reported too. Gradient checkpointing is on in both. The ratio
-``critic_4bit_peak_memory_ratio = peak(4-bit) / peak(full precision)``; goal <= 0.4x.
+The total RSS (page cache included) is reported too. Gradient checkpointing is on in both.
+
+Two critics:
+
+* ``critic_4bit_peak_memory_ratio``: where weights dominate, as for the 8B critics users train -- a
+  randomly initialised Llama of 1.07B parameters (Llama-3.2-1B's shape: hidden 2048, 16 layers,
+  MLP 8192, 32 heads / 8 KV heads, tied embeddings; SmolLM2's 49,152-token vocabulary), saved once
+  in bfloat16 to a temporary directory (no download), full precision = bfloat16 weights, 4-bit =
+  NF4 with bfloat16 compute. Goal <= 0.35x.
+* ``critic_4bit_peak_memory_ratio_smollm2``: the real SmolLM2-135M (float32), where activations
+  and the unquantised embeddings weigh as much as the weights.
 
 Run: ``python -m benchmarks.bench_critic_memory`` (prints both peaks and the ratio) or
 ``colbench bench --only critic``.
@@ -81,8 +90,32 @@ def _release_free_heap() -> None:
         pass
 
 
-def _child(mode: str, seq_turns: int = 2) -> dict:
-    """One critic training step in this process; returns the measured peaks (bytes)."""
+#: Llama-3.2-1B's shape with SmolLM2's vocabulary: 1.07e9 parameters
+LLAMA_1B = dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16, num_attention_heads=32,
+                num_key_value_heads=8, tie_word_embeddings=True, max_position_embeddings=4096)
+
+
+def make_random_llama(directory: str) -> dict:
+    """Save a randomly initialised :data:`LLAMA_1B` (bfloat16) and SmolLM2's tokenizer in ``directory``."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from colbench_env.lm.smollm2 import smollm2_path
+
+    tok = AutoTokenizer.from_pretrained(smollm2_path())
+    cfg = LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                      pad_token_id=tok.pad_token_id, **LLAMA_1B)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM._from_config(cfg, dtype=torch.bfloat16)
+    n = sum(p.numel() for p in model.parameters())
+    model.save_pretrained(directory)
+    tok.save_pretrained(directory)
+    return {"parameters": n, "config": LLAMA_1B}
+
+
+def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None) -> dict:
+    """One critic training step in this process (SmolLM2, or the model in ``model_dir`` with
+    bfloat16 compute); returns the measured peaks (bytes)."""
     import resource
 
     import torch
@@ -101,7 +134,8 @@ def _child(mode: str, seq_turns: int = 2) -> dict:
     import peft  # noqa: F401
     import transformers  # noqa: F401
 
-    path = smollm2_path()
+    path = model_dir or smollm2_path()
+    dtype = "bfloat16" if model_dir else "float32"
     cuda = torch.cuda.is_available()
     baseline, baseline_rss = _anon_bytes(), _rss_bytes()
     if cuda:
@@ -117,7 +151,7 @@ def _child(mode: str, seq_turns: int = 2) -> dict:
 
     acc = Accelerator()
     with _PeakRSS() as load_meter:
-        lm = TrainableLM(acc, path, load_in_4bit=(mode == "4bit"), compute_dtype="float32", learning_rate=1e-4,
+        lm = TrainableLM(acc, path, load_in_4bit=(mode == "4bit"), compute_dtype=dtype, learning_rate=1e-4,
                          gradient_checkpointing=True)
         if mode == "full":  # weights lazily mmapped from the checkpoint: bring them onto the heap
             with torch.no_grad():
@@ -163,25 +197,23 @@ def _child(mode: str, seq_turns: int = 2) -> dict:
     return out
 
 
-def _spawn(mode: str) -> dict:
+def _spawn(mode: str, model_dir: str | None = None) -> dict:
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_critic_memory", "--child", mode],
-                          capture_output=True, text=True, env=env, cwd=root)
+    cmd = [sys.executable, "-m", "benchmarks.bench_critic_memory", "--child", mode] + ([model_dir] if model_dir else [])
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root)
     if proc.returncode != 0:
         raise RuntimeError(f"critic memory child ({mode}) failed with code {proc.returncode}:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def run() -> dict:
-    """Both settings, each in a fresh subprocess; returns the peaks and
-    ``critic_4bit_peak_memory_ratio`` (4-bit / full precision; goal <= 0.4)."""
-    full = _spawn("full")
-    q4 = _spawn("4bit")
+def _pair(model_dir: str | None = None) -> dict:
+    full = _spawn("full", model_dir)
+    q4 = _spawn("4bit", model_dir)
     key = "peak_allocated_bytes" if "peak_allocated_bytes" in full else "peak_anon_delta_bytes"
     return {
-        "critic_4bit_peak_memory_ratio": q4[key] / full[key],
+        "ratio": q4[key] / full[key],
         "metric": key,
         "peak_4bit_mib": q4[key] / 2**20,
         "peak_full_mib": full[key] / 2**20,
@@ -189,21 +221,48 @@ def run() -> dict:
         "rss_ratio_incl_page_cache": q4["peak_rss_delta_bytes"] / full["peak_rss_delta_bytes"],
         "full": full,
         "4bit": q4,
-        "goal": "<= 0.4",
+    }
+
+
+def run() -> dict:
+    """Both critics, each setting in a fresh subprocess; returns ``critic_4bit_peak_memory_ratio``
+    (the 1B random Llama, 4-bit / full precision; goal <= 0.35), the SmolLM2 ratio beside it
+    (``critic_4bit_peak_memory_ratio_smollm2``) and each one's peaks."""
+    import shutil
+    import tempfile
+
+    small = _pair()
+    tmp = tempfile.mkdtemp(prefix="colbench_llama1b_")
+    try:
+        made = make_random_llama(tmp)
+        big = _pair(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {
+        "critic_4bit_peak_memory_ratio": big["ratio"],
+        "critic_4bit_peak_memory_ratio_smollm2": small["ratio"],
+        "critic_memory_1b": dict(big, model=f"random Llama, {made['parameters'] / 1e9:.2f}B parameters, bfloat16",
+                                 config=made["config"]),
+        "critic_memory_smollm2": dict(small, model="SmolLM2-135M-Instruct, float32"),
+        "goal": "<= 0.35 (1B random Llama)",
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--child"]:
-        print(json.dumps(_child(argv[1])))
+        print(json.dumps(_child(argv[1], model_dir=argv[2] if len(argv) > 2 else None)))
         return 0
     r = run()
-    print(f"critic training step, SmolLM2-135M + LoRA ({r['metric']}):")
-    print(f"  full precision: {r['peak_full_mib']:.1f} MiB   4-bit NF4: {r['peak_4bit_mib']:.1f} MiB")
-    print(f"  critic_4bit_peak_memory_ratio = {r['critic_4bit_peak_memory_ratio']:.3f}x (goal <= 0.4x); "
-          f"total-RSS ratio (incl. mmapped checkpoint page cache) {r['rss_ratio_incl_page_cache']:.3f}x")
-    print(f"  after loading (weights + LoRA + optimiser, before the step): {r['after_load_4bit_ratio']:.3f}x")
+    for name, key in (("1.07B random Llama (bfloat16) + LoRA", "critic_memory_1b"),
+                      ("SmolLM2-135M (float32) + LoRA", "critic_memory_smollm2")):
+        m = r[key]
+        print(f"critic training step, {name} ({m['metric']}):")
+        print(f"  full precision: {m['peak_full_mib']:.1f} MiB   4-bit NF4: {m['peak_4bit_mib']:.1f} MiB   "
+              f"ratio {m['ratio']:.3f}x; total-RSS ratio (incl. mmapped checkpoint page cache) "
+              f"{m['rss_ratio_incl_page_cache']:.3f}x; after loading {m['after_load_4bit_ratio']:.3f}x")
+    print(f"critic_4bit_peak_memory_ratio = {r['critic_4bit_peak_memory_ratio']:.3f}x (1B; goal <= 0.35x), "
+          f"SmolLM2 {r['critic_4bit_peak_memory_ratio_smollm2']:.3f}x")
     print(json.dumps(r))
     return 0
 

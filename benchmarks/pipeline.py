@@ -20,11 +20,14 @@ Presets:
   number: the one kind of task this 135M policy solves sometimes -- about a third zero-shot with the
   ``"compact"`` prompt, so a change is measurable), short episodes (``max_turns`` 3, 96 tokens),
   LoRA on CPU. Sized for 2 CPU cores in <= 45 minutes.
-* ``--paper``: the paper's setting, for GPUs: Llama-3.1-8B-Instruct policy and critic, Llama-3.1-70B
-  simulator behind an OpenAI-compatible server (``--simulator-base-url``), the embedded backend
-  tasks (or an official file via ``--tasks``), 10 turns, k = 15 rollouts per task, N = 16
-  candidates. Run the training stages under ``accelerate launch`` with
-  ``configs/accelerate/deepspeed_zero3.yaml`` or ``fsdp.yaml``.
+* ``--paper``: the reference implementation's setting, for GPUs (every value and its source file in
+  :data:`PAPER_SETTINGS`, rendered in the README by :func:`paper_settings_table`):
+  Llama-3.1-8B-Instruct policy and critic, both fully fine-tuned (lr 2e-7, AdamW betas (0.9, 0.95),
+  cosine to 0.1x with 3 % warm-up, 8 pairs per step), Llama-3.1-70B simulator behind an
+  OpenAI-compatible server (``--simulator-base-url``), 5000 train tasks x k = 3 rollouts (15k
+  trajectories; the embedded tasks, or an official file via ``--tasks``), 10 turns of 1024 tokens,
+  N = 16 candidates at temperature 1.0, evaluation sampled at temperature 1.0 on 1000 tasks. Run the
+  training stages under ``accelerate launch`` with ``configs/accelerate/deepspeed_zero3.yaml``.
 """
 from __future__ import annotations
 
@@ -40,7 +43,8 @@ from typing import Any
 
 from colbench_env.prompting import PROMPT_STYLES
 
-__all__ = ["PipelineConfig", "PRESETS", "add_arguments", "main", "run_pipeline"]
+__all__ = ["PipelineConfig", "PRESETS", "PAPER_SETTINGS", "add_arguments", "main", "paper_settings_table",
+           "run_pipeline", "trainer_config"]
 
 from agents.registry import TRAINERS
 
@@ -65,6 +69,8 @@ class PipelineConfig:
         max_turns: agent turns per episode.
         max_new_tokens: tokens per agent turn.
         rollout_temperature: sampling temperature of the collection policy.
+        eval_temperature: sampling temperature of the evaluation episodes (0: greedy; the
+            reference's ``scripts/simulate_interactions.py`` samples at 1.0).
         batch_size: episodes in flight (one batched generation per turn).
         simulator / simulator_kwargs: the human (``"scripted"`` offline; ``"openai"`` for vLLM).
         methods: which trainers to run.
@@ -94,6 +100,7 @@ class PipelineConfig:
     max_turns: int = 3
     max_new_tokens: int = 96
     rollout_temperature: float = 0.3
+    eval_temperature: float = 0.0
     batch_size: int = 8
     simulator: str = "scripted"
     simulator_kwargs: dict = field(default_factory=dict)
@@ -115,6 +122,9 @@ class PipelineConfig:
         for name in ("rollouts_per_task", "max_turns", "max_new_tokens", "batch_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        for name in ("rollout_temperature", "eval_temperature"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         from colbench_env.tasks import generated_spec
 
         generated_spec(1, self.difficulty, self.family)  # the generator's checks of difficulty and family
@@ -140,7 +150,9 @@ class PipelineConfig:
             raise ValueError(f"bootstrap_resamples must be >= 1, got {self.bootstrap_resamples!r}")
 
 
-_SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048}
+# Gradient checkpointing bounds the activations: without it one PPO minibatch (4 x ~600 tokens)
+# held > 3 GB of SmolLM2 activations (measured: benchmarks/results/pipeline_small/README.md).
+_SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048, "gradient_checkpointing": True}
 # Sized to the 45-minute budget on 2 cores (measured: PPO's second update epoch cost 3.7 min and
 # SWEET-RL's 4 pairs per state 13 min of DPO): one PPO update epoch, 2 pairs per SWEET-RL state.
 PRESETS: dict[str, dict] = {
@@ -150,14 +162,109 @@ PRESETS: dict[str, dict] = {
         "grpo": dict(_SMALL_TRAINING, epochs=1, update_epochs=1),
         "sweet-rl": dict(_SMALL_TRAINING, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
                          critic_learning_rate=1e-4, critic_epochs=2)}},
+    # The reference's settings (facebookresearch/sweet_rl README + scripts, and the OpenRLHF fork's
+    # train_dpo.py); each value is pinned, with its source, by PAPER_SETTINGS below.
     "paper": {
         "out_dir": "benchmarks/results/pipeline_paper", "policy": "meta-llama/Llama-3.1-8B-Instruct",
-        "tasks": "default", "family": "all", "prompt_style": "paper", "n_train_tasks": None, "n_test_tasks": None,
-        "rollouts_per_task": 15, "max_turns": 10, "max_new_tokens": 1024, "rollout_temperature": 1.0, "batch_size": 64,
-        "simulator": "openai",
-        "trainer_overrides": {"sweet-rl": {"n_candidates": 16, "pairs_per_state": 4, "state_fraction": 0.1}},
+        "tasks": "default", "family": "all", "prompt_style": "paper", "n_train_tasks": 5000, "n_test_tasks": 1000,
+        "rollouts_per_task": 3, "max_turns": 10, "max_new_tokens": 1024, "rollout_temperature": 1.0,
+        "eval_temperature": 1.0, "batch_size": 64, "simulator": "openai",
+        "simulator_kwargs": {"model": "meta-llama/Llama-3.1-70B-Instruct"},
+        "trainer_overrides": {"sweet-rl": {
+            # critic (README: the first train_dpo run, --mean_log_prob)
+            "critic_model": "meta-llama/Llama-3.1-8B-Instruct", "critic_full_finetune": True,
+            "critic_learning_rate": 2e-7, "critic_epochs": 4, "critic_batch_size": 1, "critic_max_length": 8192,
+            "beta": 0.1,
+            # step-level pairs (sample_best_of_n.py, generate_random_pairs_from_ranks.py)
+            "n_candidates": 16, "candidate_temperature": 1.0, "candidate_max_new_tokens": 1024,
+            "state_selection": "first_trajectories", "state_fraction": 0.1, "pairs_per_state": 4,
+            # policy DPO (README: the second train_dpo run)
+            "full_finetune": True, "learning_rate": 2e-7, "epochs": 1, "batch_size": 1, "dpo_beta": 0.1,
+            "nll_coef": 0.01, "max_length": 16384,
+            # both runs: --train_batch_size 8 --micro_train_batch_size 1, and train_dpo.py's optimiser
+            "gradient_accumulation_steps": 8, "adam_betas": (0.9, 0.95), "weight_decay": 0.0, "max_grad_norm": 1.0,
+            "lr_scheduler": "cosine", "warmup_ratio": 0.03, "min_lr_ratio": 0.1,
+            "mixed_precision": "bf16", "gradient_checkpointing": True}},
     },
 }
+
+_SR = "facebookresearch/sweet_rl"
+_ORLHF = "YifeiZhou02/collab_openrlhf"
+#: ``--paper`` against the reference: ``(setting, reference value, reference file, colbench key)``.
+#: A key is ``pipeline.<PipelineConfig field>`` or ``<method>.<trainer config field>`` (the trainer's
+#: resolved config, as :func:`trainer_config` builds it); ``a*b`` multiplies two keys.
+#: ``tests/test_pipeline.py`` checks every row against the resolved preset and that the README
+#: table is :func:`paper_settings_table`'s output.
+PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
+    ("policy model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "pipeline.policy"),
+    ("critic model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "sweet-rl.critic_model"),
+    ("human simulator", "meta-llama/Llama-3.1-70B-Instruct", f"{_SR} README.md (vllm server), scripts/simulate_interactions.py",
+     "pipeline.simulator_kwargs.model"),
+    ("offline trajectories per task (k)", 3, f"{_SR} README.md (evaluate_code.py --k 3)", "pipeline.rollouts_per_task"),
+    ("offline trajectories (15k = 5000 tasks x 3)", 15000, f"{_SR} README.md (colbench_code_offline_15k_llama8b.jsonl)",
+     "pipeline.n_train_tasks*pipeline.rollouts_per_task"),
+    ("rollout sampling temperature", 1.0, f"{_SR} scripts/simulate_interactions.py (temperature)", "pipeline.rollout_temperature"),
+    ("agent turns per episode", 10, f"{_SR} scripts/simulate_interactions.py (max_steps)", "pipeline.max_turns"),
+    ("tokens per agent turn", 1024, f"{_SR} sweet_rl/models/vllm_agent.py (max_tokens)", "pipeline.max_new_tokens"),
+    ("evaluation sampling temperature", 1.0, f"{_SR} scripts/simulate_interactions.py (temperature)", "pipeline.eval_temperature"),
+    ("backend scoring semantics", "reference", f"{_SR} sweet_rl/utils/code_utils.py (exec inside a function)",
+     "pipeline.semantics"),
+    ("evaluation tasks", 1000, f"{_SR} README.md (simulate_interactions.py --num_tasks 1000)", "pipeline.n_test_tasks"),
+    ("critic: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.critic_full_finetune"),
+    ("critic learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.critic_learning_rate"),
+    ("critic epochs", 4, f"{_SR} README.md (--max_epochs)", "sweet-rl.critic_epochs"),
+    ("critic pairs per optimiser step", 8, f"{_SR} README.md (--train_batch_size 8 --micro_train_batch_size 1)",
+     "sweet-rl.critic_batch_size*sweet-rl.gradient_accumulation_steps"),
+    ("critic max length", 8192, f"{_SR} README.md (--max_len)", "sweet-rl.critic_max_length"),
+    ("critic beta", 0.1, f"{_SR} README.md (--beta)", "sweet-rl.beta"),
+    ("candidates per state", 16, f"{_SR} scripts/sample_best_of_n.py (best_of_n)", "sweet-rl.n_candidates"),
+    ("candidate temperature", 1.0, f"{_SR} scripts/sample_best_of_n.py (temperature)", "sweet-rl.candidate_temperature"),
+    ("candidate tokens", 1024, f"{_SR} scripts/sample_best_of_n.py (max_tokens)", "sweet-rl.candidate_max_new_tokens"),
+    ("states: all turns of the first trajectories", "first_trajectories",
+     f"{_SR} scripts/sample_best_of_n.py (data[: int(len(data) * data_fraction)])", "sweet-rl.state_selection"),
+    ("data fraction for states", 0.1, f"{_SR} README.md (sample_best_of_n.py --data_fraction)", "sweet-rl.state_fraction"),
+    ("pairs per state", 4, f"{_SR} README.md (generate_random_pairs_from_ranks.py --num_pairs)", "sweet-rl.pairs_per_state"),
+    ("policy: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.full_finetune"),
+    ("policy learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.learning_rate"),
+    ("policy epochs", 1, f"{_SR} README.md (--max_epochs)", "sweet-rl.epochs"),
+    ("policy pairs per optimiser step", 8, f"{_SR} README.md (--train_batch_size 8 --micro_train_batch_size 1)",
+     "sweet-rl.batch_size*sweet-rl.gradient_accumulation_steps"),
+    ("policy DPO beta", 0.1, f"{_SR} README.md (--beta)", "sweet-rl.dpo_beta"),
+    ("policy NLL coefficient", 0.01, f"{_SR} README.md (--nll_loss_coef)", "sweet-rl.nll_coef"),
+    ("policy max length", 16384, f"{_SR} README.md (--max_len)", "sweet-rl.max_length"),
+    ("AdamW betas", (0.9, 0.95), f"{_ORLHF} openrlhf/cli/train_dpo.py (--adam_betas)", "sweet-rl.adam_betas"),
+    ("weight decay", 0.0, f"{_ORLHF} openrlhf/cli/train_dpo.py (--l2)", "sweet-rl.weight_decay"),
+    ("gradient clipping norm", 1.0, f"{_ORLHF} openrlhf/cli/train_dpo.py (--max_norm)", "sweet-rl.max_grad_norm"),
+    ("learning-rate schedule", "cosine", f"{_ORLHF} openrlhf/cli/train_dpo.py (cosine_with_min_lr)", "sweet-rl.lr_scheduler"),
+    ("warm-up fraction", 0.03, f"{_ORLHF} openrlhf/cli/train_dpo.py (--lr_warmup_ratio)", "sweet-rl.warmup_ratio"),
+    ("final / initial learning rate", 0.1, f"{_ORLHF} openrlhf/cli/train_dpo.py (min_lr = 0.1 x lr)", "sweet-rl.min_lr_ratio"),
+    ("precision", "bf16", f"{_SR} README.md (--bf16)", "sweet-rl.mixed_precision"),
+    ("gradient checkpointing", True, f"{_SR} README.md (--gradient_checkpointing)", "sweet-rl.gradient_checkpointing"),
+]
+
+
+def resolve_setting(key: str, cfg: "PipelineConfig", trainer_configs: dict[str, Any]) -> Any:
+    """The value of a :data:`PAPER_SETTINGS` key in a resolved pipeline config."""
+    if "*" in key:
+        a, b = key.split("*")
+        return resolve_setting(a, cfg, trainer_configs) * resolve_setting(b, cfg, trainer_configs)
+    head, *path = key.split(".")
+    obj: Any = cfg if head == "pipeline" else trainer_configs[head]
+    for name in path:
+        obj = obj[name] if isinstance(obj, dict) else getattr(obj, name)
+    return obj
+
+
+def paper_settings_table(preset: str = "paper") -> str:
+    """The Markdown table ``setting | reference value | reference file | colbench`` of a preset
+    (``colbench``: the key and its resolved value, e.g. ``sweet-rl.critic_epochs = 4``)."""
+    cfg = PipelineConfig(**PRESETS[preset])
+    trainers = {m: trainer_config(cfg, m, cfg.policy) for m in cfg.methods}
+    fmt = lambda v: json.dumps(list(v) if isinstance(v, tuple) else v)  # noqa: E731
+    lines = ["| setting | reference value | reference file | colbench |", "|---|---|---|---|"]
+    for setting, ref, source, key in PAPER_SETTINGS:
+        lines.append(f"| {setting} | {fmt(ref)} | {source} | `{key}` = {fmt(resolve_setting(key, cfg, trainers))} |")
+    return "\n".join(lines) + "\n"
 
 
 # ------------------------------------------------------------------------------------------ stages
@@ -211,12 +318,26 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
                                make_agent, specs, out, batch_size=cfg.batch_size, desc=desc)
     finally:
         sim.close()
+        _release_memory()
 
 
 def _trainer_class(method: str):
     from agents.registry import trainer_class
 
     return trainer_class(method)
+
+
+def trainer_config(cfg: PipelineConfig, method: str, base: str):
+    """The resolved trainer config of ``method`` in a pipeline run (the preset's overrides over the
+    fields the pipeline sets for every trainer)."""
+    from agents.trainer_base import config_from_dict
+
+    conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True,
+            "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
+    if method == "ppo":
+        conf["rollout_temperature"] = cfg.rollout_temperature  # PPO's behaviour policy sampled at it
+    conf.update(cfg.trainer_overrides.get(method, {}))  # checked in PipelineConfig.__post_init__
+    return config_from_dict(_trainer_class(method).config_class, conf, source=f"trainer_overrides[{method!r}]")
 
 
 def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
@@ -226,12 +347,8 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
     if marker.exists():
         return json.loads(marker.read_text())
     cls = _trainer_class(method)
-    conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True,
-            "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
-    if method == "ppo":
-        conf["rollout_temperature"] = cfg.rollout_temperature  # PPO's behaviour policy sampled at it
-    conf.update(cfg.trainer_overrides.get(method, {}))  # checked in PipelineConfig.__post_init__
-    _log(f"train {method}: {len(rollouts)} rollouts, config {conf}")
+    conf = trainer_config(cfg, method, base)
+    _log(f"train {method}: {len(rollouts)} rollouts, config {conf.to_dict()}")
     t0 = time.perf_counter()
     trainer = cls(conf)
     try:
@@ -243,6 +360,9 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
         trainer.save(ckpt)
         _export_merged(trainer, model_dir)
         info = {"method": method, "metrics": metrics, "train_seconds": time.perf_counter() - t0}
+    finally:
+        del trainer
+        _release_memory()
     model_dir.mkdir(parents=True, exist_ok=True)
     tmp = marker.with_suffix(".tmp")
     tmp.write_text(json.dumps(info, indent=2, default=str))
@@ -250,10 +370,39 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
     return info
 
 
+def _release_memory() -> None:
+    """Free a finished stage's models now (not at the next garbage collection) and hand the freed
+    heap back to the OS (glibc ``malloc_trim``), so stages do not stack up in the process's RSS."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+def bound_heap(threshold: int = 1 << 20) -> None:
+    """glibc: serve allocations >= ``threshold`` with mmap (returned to the OS when freed) and trim
+    free heap tops above it -- what ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_`` set.
+    Without it glibc raises its mmap threshold up to 32 MiB as tensors are freed, and a training
+    step's freed activation buffers stay in the process's RSS (measured on the PPO stage: see
+    ``benchmarks/results/pipeline_small/README.md``). A no-op off glibc."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, threshold)  # M_MMAP_THRESHOLD (fixed: disables the dynamic raise)
+        libc.mallopt(-1, threshold)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
 def _export_merged(trainer: Any, model_dir: Path) -> None:
     """The trained policy as a plain transformers model directory (LoRA merged into the base)."""
     model_dir.mkdir(parents=True, exist_ok=True)
-    merged = trainer.policy.peft_model.merge_and_unload()
+    merged = trainer.policy.merged_model()
     merged.save_pretrained(model_dir)
     trainer.tokenizer.save_pretrained(model_dir)
 
@@ -306,6 +455,7 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
 def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     from colbench_env.metrics import summarize
 
+    bound_heap()
     out = Path(cfg.out_dir)
     (out / "eval").mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
@@ -318,8 +468,8 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     collect = summarize(rollouts)
     _log(f"rollouts: {collect}")
     rows, train_info = [], {}
-    zs = summarize(_run(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1, temperature=0.0,
-                        desc="eval zero-shot"))
+    zs = summarize(_run(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1,
+                        temperature=cfg.eval_temperature, desc="eval zero-shot"))
     rows.append({"method": "zero-shot", "episodes": zs["count"], "tests_passed_pct": zs["tests_passed_pct"],
                  "success_rate_pct": 100 * zs["success_rate"], "train_seconds": 0.0})
     _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1])
@@ -339,7 +489,7 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
                          "train_seconds": info["train_seconds"], "note": f"not trained: {info['skipped']}"})
             continue
         m = summarize(_run(cfg, test_tasks, str(out / "models" / method), out / "eval" / f"{method}.jsonl",
-                           repeats=1, temperature=0.0, desc=f"eval {method}"))
+                           repeats=1, temperature=cfg.eval_temperature, desc=f"eval {method}"))
         rows.append({"method": method, "episodes": m["count"], "tests_passed_pct": m["tests_passed_pct"],
                      "success_rate_pct": 100 * m["success_rate"], "train_seconds": info["train_seconds"]})
         _evaluate_sampled(cfg, test_tasks, str(out / "models" / method), out, method, rows[-1])
@@ -407,26 +557,39 @@ def main(args: argparse.Namespace) -> int:
         if v is not None:
             conf[name] = v
     if args.simulator_base_url or args.simulator_model:
-        conf["simulator_kwargs"] = {"base_url": args.simulator_base_url, "model": args.simulator_model}
+        sim = dict(conf.get("simulator_kwargs", {}))  # the preset's simulator model unless one is given
+        sim.update({k: v for k, v in (("base_url", args.simulator_base_url), ("model", args.simulator_model)) if v})
+        conf["simulator_kwargs"] = sim
     if args.simulator_kwargs:
         try:
             extra = json.loads(args.simulator_kwargs)
         except json.JSONDecodeError as e:
-            print(f"colbench pipeline: --simulator-kwargs: invalid JSON ({e.msg} at column {e.colno})", file=sys.stderr)
+            print(f"colbench pipeline: error: --simulator-kwargs: invalid JSON ({e.msg} at column {e.colno})",
+                  file=sys.stderr)
             return 2
         if not isinstance(extra, dict):
-            print("colbench pipeline: --simulator-kwargs: must be a JSON object", file=sys.stderr)
+            print("colbench pipeline: error: --simulator-kwargs: must be a JSON object", file=sys.stderr)
             return 2
         conf["simulator_kwargs"] = {**conf.get("simulator_kwargs", {}), **extra}
     if args.trainer_overrides:
         merged = {k: dict(v) for k, v in conf.get("trainer_overrides", {}).items()}
-        for k, v in json.loads(args.trainer_overrides).items():
+        try:
+            given = json.loads(args.trainer_overrides)
+        except json.JSONDecodeError as e:
+            print(f"colbench pipeline: error: --trainer-overrides: invalid JSON ({e.msg} at column {e.colno})",
+                  file=sys.stderr)
+            return 2
+        if not isinstance(given, dict) or not all(isinstance(v, dict) for v in given.values()):
+            print("colbench pipeline: error: --trainer-overrides: must be a JSON object {method: {field: value}}",
+                  file=sys.stderr)
+            return 2
+        for k, v in given.items():
             merged.setdefault(k, {}).update(v)
         conf["trainer_overrides"] = merged
     try:
         cfg = PipelineConfig(**conf)
     except ValueError as e:
-        print(f"colbench pipeline: {e}", file=sys.stderr)
+        print(f"colbench pipeline: error: {e}", file=sys.stderr)
         return 2
     report = run_pipeline(cfg, preset=preset)
     out = Path(cfg.out_dir)

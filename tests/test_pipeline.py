@@ -1,6 +1,7 @@
 """The pipeline end to end on a tiny random Llama (SmolLM2's tokenizer): every stage runs, methods
 that have nothing to learn from are reported as such, the report is written, and a rerun resumes."""
 import json
+import os
 
 import gymnasium as gym
 import pytest
@@ -107,6 +108,48 @@ def test_small_preset_is_what_the_readme_says():
         PipelineConfig(prompt_style="tiny")
 
 
+def test_paper_preset_is_the_reference_setting():
+    """--paper resolves to the reference's values (PAPER_SETTINGS: value + file), and the README table
+    is generated from the same preset."""
+    from pathlib import Path
+
+    from benchmarks.pipeline import PAPER_SETTINGS, paper_settings_table, resolve_setting, trainer_config
+
+    cfg = PipelineConfig(**PRESETS["paper"])
+    trainers = {m: trainer_config(cfg, m, cfg.policy) for m in cfg.methods}
+    for setting, reference, _source, key in PAPER_SETTINGS:
+        assert resolve_setting(key, cfg, trainers) == reference, setting
+    sweet = trainers["sweet-rl"]  # spot checks written from the issue, independent of PAPER_SETTINGS
+    assert (sweet.critic_learning_rate, sweet.critic_epochs, sweet.critic_max_length, sweet.learning_rate,
+            sweet.max_length, sweet.n_candidates, sweet.pairs_per_state, sweet.nll_coef) == \
+        (2e-7, 4, 8192, 2e-7, 16384, 16, 4, 0.01)
+    assert sweet.full_finetune and sweet.critic_full_finetune and sweet.adam_betas == (0.9, 0.95)
+    # the reference's states: every turn of the first 10 % of the trajectories (not random turns)
+    assert (sweet.state_selection, sweet.state_fraction) == ("first_trajectories", 0.1)
+    assert cfg.n_train_tasks * cfg.rollouts_per_task == 15000 and cfg.eval_temperature == 1.0
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    table = readme.split("<!-- paper-settings:begin -->\n")[1].split("<!-- paper-settings:end -->")[0]
+    assert table == paper_settings_table()
+
+
+@pytest.mark.skipif(not os.path.isdir("/work/.mirror/facebookresearch+sweet_rl/repo"),
+                    reason="the reference repository is not mirrored here")
+def test_paper_settings_cite_flags_that_exist_in_the_reference():
+    import re
+    import subprocess
+
+    from benchmarks.pipeline import PAPER_SETTINGS
+
+    repos = {"facebookresearch/sweet_rl": "/work/.mirror/facebookresearch+sweet_rl/repo",
+             "YifeiZhou02/collab_openrlhf": "/work/.mirror/YifeiZhou02+collab_openrlhf/repo"}
+    for setting, _ref, source, _key in PAPER_SETTINGS:
+        repo, path = source.split(" ")[:2]
+        text = subprocess.run(["git", "-C", repos[repo], "show", f"HEAD:{path.rstrip(',')}"], capture_output=True,
+                              text=True, check=True).stdout
+        for flag in re.findall(r"--[a-z_]+", source):
+            assert flag in text, (setting, flag, path)
+
+
 def test_trainer_overrides_are_validated_like_colbench_train():
     """One validation path: the pipeline's per-method overrides go through config_from_dict (as
     `colbench train --config-json` does), so a typo is an error naming the field, not a silent drop."""
@@ -133,6 +176,8 @@ def test_policy_and_critic_settings_are_read_explicitly():
                       critic_load_in_4bit=True)
     assert c.policy_settings() == ModelSettings(lora_r=8, lora_alpha=32, load_in_4bit=False, learning_rate=1e-4)
     assert c.critic_settings() == ModelSettings(lora_r=4, lora_alpha=8, load_in_4bit=True, learning_rate=3e-4)
+    full = SweetRLConfig(critic_full_finetune=True)
+    assert full.critic_settings().full_finetune and not full.policy_settings().full_finetune
 
 
 def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, capsys):
@@ -200,10 +245,14 @@ def test_pipeline_cli_bad_options_exit_2_with_one_line(tmp_path, capsys):
                       (["--eval-samples", "-1"], "eval_samples must be an integer >= 0"),
                       (["--eval-temperature", "0"], "eval_temperature must be > 0"),
                       (["--simulator-kwargs", "{volunteer: no}"], "--simulator-kwargs: invalid JSON"),
-                      (["--simulator-kwargs", "[1]"], "--simulator-kwargs: must be a JSON object")):
+                      (["--simulator-kwargs", "[1]"], "--simulator-kwargs: must be a JSON object"),
+                      (["--trainer-overrides", "{rft: 1}"], "--trainer-overrides: invalid JSON"),
+                      (["--trainer-overrides", '{"rft": 1}'], "--trainer-overrides: must be a JSON object"),
+                      (["--trainer-overrides", '{"rft": {"n_candidates": 4}}'], "unknown field(s) ['n_candidates']")):
         assert main(p.parse_args(argv + ["--out-dir", str(tmp_path / "bad")])) == 2
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1 and "Traceback" not in err, err
+        assert err.startswith("colbench pipeline: error: "), err
     assert not (tmp_path / "bad").exists()
 def test_pipeline_config_selects_the_scoring_semantics():
     assert PipelineConfig().semantics == "reference" and PipelineConfig(semantics="python").semantics == "python"

@@ -1,0 +1,122 @@
+"""Every trainer under ``accelerate launch`` with 2 CPU processes (DDP over gloo) on a tiny random
+Llama: after one update the parameters equal those of one process with the same global batch;
+checkpoints are written by the main process only; resuming from them continues identically.
+
+The launch is ``ACCELERATE_USE_CPU=1 accelerate launch --multi_gpu --num_processes 2``: accelerate's
+``--cpu`` launcher starts several processes only through ``mpirun`` (without it, ``--cpu
+--num_processes 2`` runs ONE process), while the ``--multi_gpu`` launcher is torchrun, and
+``ACCELERATE_USE_CPU`` makes each process a gloo CPU rank (``DistributedType.MULTI_CPU``)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from samples import BAD, GOOD, MID, TASK, traj
+from tiny_models import save_tiny_llama, smollm2_tokenizer
+
+from agents.registry import TRAINERS, trainer_class
+
+HERE = Path(__file__).resolve().parent
+CLASSES = {name: trainer_class(name) for name in TRAINERS}
+TASK2 = dict(TASK, task_id="t2", problem_description="Write g(x) that returns twice x.",
+             ground_truth="def g(x):\n    return 2 * x")
+GOOD2 = traj(["Which number? OUTPUT: Which number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],
+             ["Seven."], 1.0)
+# Sized so that every global batch is full with 2 processes x 1 (RFT: 4 successes; MT-DPO: 2 pairs per
+# task x 2 tasks; SWEET-RL critic: 8 ordered pairs with a reward gap, or 4 best-vs-lower pairs).
+DATA = [GOOD, GOOD2, MID, BAD,
+        traj(["I WANT TO ANSWER: def g(x): return 2 * x"], [], 1.0, task=TASK2),
+        traj(["Hmm. OUTPUT: Twice?", "I WANT TO ANSWER: def g(x): return x * 2"], ["Yes."], 1.0, task=TASK2),
+        traj(["I WANT TO ANSWER: def g(x): return x + 2"], [], 0.5, task=TASK2),
+        traj(["I WANT TO ANSWER: def g(x): return 0"], [], 0.0, task=TASK2)]
+CONFIGS = {
+    "rft": {"learning_rate": 1e-3},
+    "mt-dpo": {"learning_rate": 1e-3},
+    "ppo": {"learning_rate": 1e-3, "update_epochs": 1},
+    # 2 candidates and 2 draws per state: a state gives 0 or 2 pairs, so the pair count stays even
+    "sweet-rl": {"learning_rate": 1e-3, "critic_learning_rate": 1e-3, "n_candidates": 2, "pairs_per_state": 2,
+                 "candidate_max_new_tokens": 4, "state_fraction": 1.0, "critic_batch_size": 1},
+}
+PER_PROCESS = 1  # micro-batch per process; one process gets 2 x this
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    torch.set_num_threads(1)
+    return save_tiny_llama(tmp_path_factory.mktemp("tiny_ddp"), smollm2_tokenizer(), hidden_size=32)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # other launches on this machine may hold accelerate's default 29500
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _config(algorithm: str, batch: int) -> dict:
+    conf = dict(CONFIGS[algorithm], max_length=512, lora_r=4, batch_size=batch)
+    if algorithm == "sweet-rl":
+        conf["critic_batch_size"] = batch
+    return conf
+
+
+def _single_process(algorithm: str, model: str, out: Path, batch: int) -> None:
+    """The same two updates (and resume) in this process, for the comparison."""
+    cls = CLASSES[algorithm]
+    trainer = cls(dict(_config(algorithm, batch), model=model))
+    trainer.update(DATA)
+    trainer.save(out / "first")
+    resumed = cls.load(out / "first")
+    resumed.update(DATA)
+    resumed.save(out / "resumed")
+
+
+def _weights(ckpt: Path) -> dict[str, torch.Tensor]:
+    out = {}
+    for f in sorted(ckpt.glob("*/adapter_model.safetensors")):
+        out.update({f"{f.parent.name}/{k}": v for k, v in load_file(str(f)).items()})
+    if (ckpt / "value_head.pt").exists():
+        out.update({f"value_head/{k}": v for k, v in torch.load(ckpt / "value_head.pt").items()})
+    return out
+
+
+def _max_diff(a: dict, b: dict) -> float:
+    assert a.keys() == b.keys()
+    return max(float((a[k].float() - b[k].float()).abs().max()) for k in a)
+
+
+@pytest.mark.parametrize("algorithm", sorted(CLASSES))
+def test_two_processes_equal_one_with_the_same_global_batch(tmp_path, tiny_dir, algorithm):
+    data = tmp_path / "trajs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in DATA))
+    out = tmp_path / "ddp"
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+           "--main_process_port", str(_free_port()),
+           "--mixed_precision", "no", "--dynamo_backend", "no", str(HERE / "ddp_train.py"), algorithm, str(data),
+           tiny_dir, str(out), json.dumps(_config(algorithm, PER_PROCESS))]
+    env = dict(os.environ, ACCELERATE_USE_CPU="1", OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([str(HERE.parent), str(HERE)]))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert p.returncode == 0, p.stderr[-4000:]
+    assert "rank 0 of 2 done" in p.stdout and "rank 1 of 2 done" in p.stdout
+    assert "WROTE" not in p.stderr, [ln for ln in p.stderr.splitlines() if "WROTE" in ln][:5]
+    meta = json.loads((out / "resumed" / "trainer.json").read_text())
+    assert meta["updates"] == 2 and meta["algorithm"] == algorithm
+
+    same, smaller = tmp_path / "one_same_global", tmp_path / "one_smaller"
+    _single_process(algorithm, tiny_dir, same, 2 * PER_PROCESS)
+    _single_process(algorithm, tiny_dir, smaller, PER_PROCESS)  # negative control: half the global batch
+    for stage in ("first", "resumed"):
+        ddp, ref, other = _weights(out / stage), _weights(same / stage), _weights(smaller / stage)
+        assert ddp, f"no weights in {out / stage}"
+        scale = max(float(v.abs().max()) for v in ref.values())
+        diff, control = _max_diff(ddp, ref), _max_diff(other, ref)
+        assert diff <= 1e-4 * scale, (stage, diff, scale)
+        assert control > 100 * max(diff, 1e-7 * scale), (stage, control, diff)  # the batch size matters
