@@ -39,6 +39,7 @@ CONFIGS = {
     "rft": {"learning_rate": 1e-3},
     "mt-dpo": {"learning_rate": 1e-3},
     "ppo": {"learning_rate": 1e-3, "update_epochs": 1},
+    "grpo": {"learning_rate": 1e-3, "update_epochs": 1},
     # 2 candidates and 2 draws per state: a state gives 0 or 2 pairs, so the pair count stays even
     "sweet-rl": {"learning_rate": 1e-3, "critic_learning_rate": 1e-3, "n_candidates": 2, "pairs_per_state": 2,
                  "candidate_max_new_tokens": 4, "state_fraction": 1.0, "critic_batch_size": 1},
