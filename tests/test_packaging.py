@@ -141,3 +141,17 @@ def test_wheel_holds_configs_and_data_but_not_the_authoring_scripts(tmp_path):
     assert not [n for n in names if "authoring" in n or n.startswith("tests/")]
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "colbench = colbench.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+
+
+@pytest.mark.slow
+def test_setup_fetches_the_stylesheet_from_the_npm_registry(tmp_path):
+    """What a pip-installed frontend user gets on first use: the real `npm pack` from the registry (as
+    `make assets` does), into an empty cache, checksum-verified; byte-identical to the checkout's copy."""
+    from colbench_env.evaluation.offline_assets import find_tailwind_css
+
+    cache = tmp_path / "cache"
+    p = subprocess.run([sys.executable, "-m", "colbench", "setup"], capture_output=True, text=True, cwd=tmp_path,
+                       env=dict(os.environ, COLBENCH_CACHE=str(cache)), timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = cache / "assets" / "tailwind-2.2.19.min.css"
+    assert got.read_bytes() == find_tailwind_css(fetch=False).read_bytes()
