@@ -20,3 +20,11 @@ GOOD = traj(["What should be added? OUTPUT: What number do you add?", "I WANT TO
             ["I add seven."], 1.0)
 BAD = traj(["I WANT TO ANSWER: def f(x): return x"], [], 0.0)
 MID = traj(["Hmm. OUTPUT: Is it a sum?", "I WANT TO ANSWER: def f(x): return x + 1"], ["Yes it is a sum."], 0.3)
+
+
+def short_formatter(task: dict, history: list) -> list[dict]:
+    """A short agent context (system line, problem, then the dialogue's messages) for tokenising tests."""
+    msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
+    for m in history:
+        msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
+    return msgs

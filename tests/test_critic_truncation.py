@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from tiny_models import smollm2_tokenizer, tiny_llama
+from samples import short_formatter
+from tiny_models import tiny_llama
 
 from agents.sweet_rl import INFO_HEADER, SweetRL, SweetRLConfig
 from agents.tokenize import ContextTooLong, tokenize_turn
@@ -12,18 +13,6 @@ from agents.tokenize import ContextTooLong, tokenize_turn
 SECRET = "def f(x):\n    return x * 41 + 1234567"
 TASK = {"task_id": "t0", "problem_description": "Write f(x) that computes my special number.",
         "ground_truth": SECRET, "test_cases": {"test1": "f(1)"}}
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return smollm2_tokenizer()
-
-
-def short_formatter(task: dict, history: list) -> list[dict]:
-    msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
-    for m in history:
-        msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
-    return msgs
 
 
 def ten_turns(reward: float, tag: str = "") -> dict:

@@ -7,24 +7,13 @@ import math
 
 import pytest
 import torch
-from tiny_models import smollm2_tokenizer, tiny_llama
+from samples import short_formatter
+from tiny_models import tiny_llama
 
 from agents.mt_dpo import train_preference_pairs
 from agents.sweet_rl import SweetRL, SweetRLConfig, critic_pairs
 from agents.tokenize import tokenize_turn
 from agents.trainer_base import ConfigError
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return smollm2_tokenizer()
-
-
-def short_formatter(task: dict, history: list) -> list[dict]:
-    msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
-    for m in history:
-        msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
-    return msgs
 
 
 def task(name: str) -> dict:
