@@ -7,25 +7,13 @@ import math
 
 import pytest
 import torch
+from samples import TASK, traj
 from tiny_models import smollm2_tokenizer, tiny_llama
 
 from agents.grpo import GRPO, GRPOConfig
 from agents.trainer_base import ConfigError
 
-TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
-        "ground_truth": "def f(x):\n    return x + 7", "hidden_information": "def f(x):\n    return x + 7",
-        "test_cases": {"test1": "f(1)"}}
 OTHER = dict(TASK, task_id="t1")
-
-
-def traj(actions, replies, reward, task=TASK):
-    dh = []
-    for k, a in enumerate(actions):
-        dh.append({"role": "assistant", "content": a.split("OUTPUT:")[-1].strip(), "output": a})
-        if k < len(replies):
-            dh.append({"role": "user", "content": replies[k]})
-    return {"task": task, "dialogue_history": dh, "answer": actions[-1], "reward": reward}
-
 
 WIN = traj(["OUTPUT: Is it plus seven?", "I WANT TO ANSWER: def f(x): return x + 7"], ["Yes."], 1.0)
 LOSE = traj(["OUTPUT: Tell me everything.", "I WANT TO ANSWER: def f(x): return 0"], ["No."], 0.0)
