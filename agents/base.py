@@ -6,11 +6,12 @@ Custom agents subclass :class:`Agent` or are plain callables (wrap them with :fu
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
-from colbench_env.lm.base import LMBackend, SamplingParams
+from colbench_env.lm.base import LMBackend, SamplingParams, derived_seed
 from colbench_env.protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
 from colbench_env.prompting import observation_to_messages
 
@@ -98,7 +99,9 @@ class LMAgent(Agent):
             SmolLM2-135M-Instruct --, ``"hf"``, ``"openai"``).
         kind: ``"backend"`` or ``"frontend"`` (which instructions).
         max_turns: told to the agent in its instructions.
-        sampling: generation settings (greedy, 512 new tokens by default).
+        sampling: generation settings (greedy, 512 new tokens by default). With a ``seed``, call
+            ``c`` of this agent samples with :func:`~colbench_env.lm.base.derived_seed` ``(seed, c)``:
+            reproducible for the same sequence of calls, and no two turns share random numbers.
         prompt_style: ``"paper"`` (default) or ``"compact"`` (a worked example, for very small
             policies; :data:`colbench_env.prompting.PROMPT_STYLES`).
         lm_kwargs: passed to :func:`make_backend` when ``lm`` is a name.
@@ -120,6 +123,7 @@ class LMAgent(Agent):
         self.max_turns = max_turns
         self.sampling = sampling or SamplingParams(max_new_tokens=512, temperature=0.0)
         self.prompt_style = prompt_style
+        self._calls = 0
 
     def messages(self, observation: dict) -> list[dict]:
         """The chat the LM sees for ``observation``."""
@@ -131,7 +135,11 @@ class LMAgent(Agent):
     def act_batch(self, observations: Sequence[dict]) -> list[str]:
         if not observations:
             return []
-        gens = self.lm.generate([self.messages(o) for o in observations], self.sampling)
+        params = self.sampling
+        if params.seed is not None and params.temperature > 0:
+            params = dataclasses.replace(params, seed=derived_seed(params.seed, self._calls))
+        self._calls += 1
+        gens = self.lm.generate([self.messages(o) for o in observations], params)
         n = self.sampling.n
         return [gens[i * n].text for i in range(len(observations))]
 

@@ -181,3 +181,38 @@ def test_no_api_key_sends_no_authorization(server, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     OpenAICompatBackend(server.url, "echo").generate_one(conv("x"))
     assert "Authorization" not in server.state.headers[-1]
+
+
+def test_identical_conversations_in_one_call_get_distinct_seeds(server):
+    """k rollouts of one task ask with the same prompt in one call: with a shared seed a vLLM server
+    would return k identical samples. Each conversation owns its own seeds."""
+    b = backend(server)
+    b.generate([conv("same"), conv("same"), conv("other")], SamplingParams(n=2, temperature=1.0, seed=100))
+    assert sorted(r["seed"] for r in server.state.requests) == [100, 102, 104]
+    b.close()
+
+
+def test_lm_agent_draws_a_fresh_seed_every_call(server):
+    """A seeded LMAgent must not reuse one seed on every turn (correlated samples across turns), and
+    two agents with the same settings replay the same seeds."""
+    from agents.base import LMAgent
+    from colbench_env.lm.base import derived_seed
+
+    obs = {"problem_description": "Write f(x).", "dialogue": "[]"}
+
+    def seeds_of_three_calls():
+        agent = LMAgent(backend(server), sampling=SamplingParams(max_new_tokens=8, temperature=0.7, seed=9))
+        start = len(server.state.requests)
+        for _ in range(3):
+            agent.act(obs)
+        return [r["seed"] for r in server.state.requests[start:]]
+
+    first = seeds_of_three_calls()
+    assert first == [derived_seed(9, c) for c in range(3)]
+    assert len(set(first)) == 3
+    assert seeds_of_three_calls() == first
+    import numpy as np  # the derivation is numpy's SeedSequence hash, computed here independently
+    assert first[1] == int(np.random.SeedSequence([9, 1]).generate_state(1)[0]) & 0x7FFFFFFF
+    greedy = LMAgent(backend(server), sampling=SamplingParams(max_new_tokens=8, temperature=0.0, seed=9))
+    greedy.act(obs)
+    assert server.state.requests[-1]["seed"] == 9  # greedy: the seed is passed through unchanged

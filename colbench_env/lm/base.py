@@ -17,6 +17,15 @@ class BackendError(RuntimeError):
     """The backend could not generate (unreachable server, garbage answer, ...). Never silent."""
 
 
+def derived_seed(seed: int, *keys: int) -> int:
+    """A seed in ``[0, 2**31)`` for ``keys`` (e.g. a call counter) under ``seed``: deterministic, and
+    statistically independent of the seeds for other keys (numpy's ``SeedSequence`` hash), so
+    streams drawn from ``derived_seed(s, 0)``, ``derived_seed(s, 1)``, ... do not overlap or repeat."""
+    import numpy as np
+
+    return int(np.random.SeedSequence([int(seed), *map(int, keys)]).generate_state(1)[0] & 0x7FFFFFFF)
+
+
 @dataclass
 class SamplingParams:
     """Generation settings.
@@ -26,7 +35,9 @@ class SamplingParams:
         temperature: 0 means greedy.
         top_p: nucleus sampling mass.
         n: generations per conversation (returned consecutively).
-        seed: seed for sampling (reproducible where the backend allows it).
+        seed: seed for sampling (reproducible where the backend allows it). It fixes one call:
+            :class:`~agents.base.LMAgent` derives a fresh one per call (:func:`derived_seed`), so
+            successive turns do not reuse the same random numbers.
         stop: strings that end a generation (not included in the text).
         return_logprobs: also return the generated token ids and their log-probs.
     """

@@ -69,7 +69,7 @@ class OpenAICompatBackend(LMBackend):
     (when set), ``seed`` (when set), ``logprobs: true`` (when ``return_logprobs``).
 
     A server answering fewer than ``n`` choices (some ignore ``n``) is asked again for the rest
-    (with ``seed + k`` when a seed is set). ``Generation.logprobs`` come from the response's
+    (with ``seed + i * n + k`` for conversation ``i`` of the call when a seed is set). ``Generation.logprobs`` come from the response's
     ``choices[i].logprobs.content[*].logprob`` (the server's sampling log-probs; token strings in
     ``meta["tokens"]``; no token ids in the OpenAI format).
 
@@ -186,7 +186,7 @@ class OpenAICompatBackend(LMBackend):
             gen.meta["tokens"] = [i.get("token") for i in items]
         return gen
 
-    def _complete(self, conversation: Sequence[dict], params: SamplingParams) -> list[Generation]:
+    def _complete(self, conversation: Sequence[dict], params: SamplingParams, index: int = 0) -> list[Generation]:
         gens: list[Generation] = []
         asks = 0
         while len(gens) < params.n:
@@ -201,7 +201,9 @@ class OpenAICompatBackend(LMBackend):
             if params.stop:
                 body["stop"] = list(params.stop)
             if params.seed is not None:
-                body["seed"] = params.seed + asks
+                # conversation ``index`` of the call owns seeds seed + index*n .. + n-1: two identical
+                # conversations in one call (k rollouts of a task) must not get identical samples
+                body["seed"] = params.seed + index * params.n + asks
             if params.return_logprobs:
                 body["logprobs"] = True
             body.update(self.extra_body)
@@ -224,12 +226,12 @@ class OpenAICompatBackend(LMBackend):
             if not isinstance(conv, (list, tuple)) or not all(isinstance(m, dict) and "role" in m for m in conv):
                 raise BackendError(f"conversation {i}: expected a list of message dicts with 'role' and 'content'")
         if len(conversations) <= 1:
-            return [g for c in conversations for g in self._complete(c, params)]
+            return [g for i, c in enumerate(conversations) for g in self._complete(c, params, i)]
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="colbench-openai")
             pool = self._pool
-        futures = [pool.submit(self._complete, c, params) for c in conversations]
+        futures = [pool.submit(self._complete, c, params, i) for i, c in enumerate(conversations)]
         return [g for f in futures for g in f.result()]
 
     def config(self) -> dict:
