@@ -4,12 +4,15 @@ Examples::
 
     colbench train sweet-rl --trajectories rollouts.jsonl --model /models/llama-3.1-8b-instruct --out runs/sweet
     colbench train mt-dpo --trajectories rollouts.jsonl --model PATH --out runs/dpo \\
-        --config-json '{"beta": 0.1, "epochs": 2}'
+        --config-json '{"beta": 0.1, "epochs": 2, "pairs_per_batch": 4}'
     accelerate launch --config_file configs/accelerate/deepspeed_zero3.yaml -m colbench train ...
 
 ``--config-json`` is a JSON object (or a path to a ``.json`` file) of the algorithm's config fields
 (see :class:`agents.RFTConfig`, :class:`agents.MultiTurnDPOConfig`, :class:`agents.PPOConfig`,
-:class:`agents.SweetRLConfig`, :class:`agents.GRPOConfig`). When ``--out`` already holds a checkpoint of the same algorithm, training
+:class:`agents.SweetRLConfig`, :class:`agents.GRPOConfig`); the models' settings are nested objects,
+``{"policy": {"learning_rate": 1e-5, "lora_r": 8}, "critic": {"load_in_4bit": true}}``, and the
+old flat keys (``lora_r``, ``critic_learning_rate``, ``batch_size``, ...) are accepted as aliases.
+It goes through :func:`agents.trainer_base.config_from_dict`, as the pipeline's ``--trainer-overrides``. When ``--out`` already holds a checkpoint of the same algorithm, training
 resumes from it (adapters, optimiser state, update count) unless ``--no-resume`` is given.
 Each ``--updates`` round runs one ``update`` on the trajectories and writes the checkpoint.
 """
@@ -55,14 +58,19 @@ def parse_config_json(value: str | None) -> dict:
 
 
 def main(args: argparse.Namespace) -> int:
-    from .trainer_base import ConfigError, config_from_dict
+    from .trainer_base import ConfigError, config_from_dict, merge_config_dicts
 
     cls = trainer_class(args.algorithm)
-    fields = parse_config_json(args.config_json)
+    given = parse_config_json(args.config_json)
+    flags: dict = {}
     if args.model is not None:
-        fields["model"] = args.model
+        flags["policy"] = {"model_name_or_path": args.model}
     if args.progress:
-        fields["show_progress"] = True
+        flags["show_progress"] = True
+    try:  # --model/--progress over --config-json, old keys mapped (config_from_dict's aliases)
+        fields = merge_config_dicts(cls.config_class, given, flags, source="--config-json")
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
     if args.updates < 1:
         raise UsageError(f"--updates must be >= 1, got {args.updates}")
     from .trainer_base import load_trajectories
@@ -78,8 +86,8 @@ def main(args: argparse.Namespace) -> int:
             trainer = cls.load(out, overrides=fields)
             print(f"resumed {args.algorithm} from {out} at update {trainer.updates}")
         else:
-            if "model" not in fields:
-                raise UsageError("--model is required when not resuming")
+            if not fields.get("policy", {}).get("model_name_or_path"):
+                raise UsageError("--model (or policy.model_name_or_path in --config-json) is required when not resuming")
             trainer = cls(config_from_dict(cls.config_class, fields, source="--config-json"))
     except ConfigError as e:
         raise UsageError(str(e)) from None

@@ -22,12 +22,14 @@ loss is TRL's formula (``loss_type`` ``"grpo"`` / ``"bnpo"``, ``epsilon``/``epsi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import torch
 
 from .losses import group_relative_advantages, grpo_loss
 from .tokenize import tokenize_trajectory
-from .trainer_base import LMTrainer, TrainerConfig, _check, load_trajectories, task_key, trajectory_reward
+from .trainer_base import (LMTrainer, Removed, TrainerConfig, _check, _check_positive_ints, load_trajectories, task_key,
+                           trajectory_reward)
 
 __all__ = ["GRPOConfig", "GRPO"]
 
@@ -42,12 +44,15 @@ class GRPOConfig(TrainerConfig):
         clip_coef_high: upper clip range (DAPO's "clip higher"); ``None``: ``clip_coef``.
         scale_rewards: ``"group"`` (divide by the group's std), ``"batch"`` or ``"none"`` (Dr. GRPO).
         loss_type: ``"grpo"`` (per-sequence token mean, then mean) or ``"bnpo"`` (token mean over the batch).
-        update_epochs: passes over the rollouts per ``update`` (TRL's ``num_iterations``; the
-            inherited ``epochs`` must stay 1, it has no meaning here).
+        update_epochs: passes over the rollouts per ``update`` (TRL's ``num_iterations``; GRPO has
+            no ``epochs`` field -- an old config's ``epochs: 1`` is accepted and dropped, any other
+            value is an error).
         drop_zero_advantage: skip trajectories whose advantage is 0 (every rollout of their task got
             the same reward): they carry no policy gradient, only the KL term (DAPO's dynamic
             sampling filter); saves most of the compute when most groups are all-fail.
-        batch_size: trajectories per minibatch.
+        sequences_per_batch: tokenised sequences per minibatch (one per trajectory, or one per
+            agent turn of a trajectory longer than ``max_length``; each carries its trajectory's
+            advantage). Old name: ``batch_size``.
     """
 
     beta: float = 0.04
@@ -57,7 +62,11 @@ class GRPOConfig(TrainerConfig):
     loss_type: str = "grpo"
     update_epochs: int = 1
     drop_zero_advantage: bool = True
-    batch_size: int = 4
+    sequences_per_batch: int = 4
+
+    _aliases: ClassVar[dict[str, Any]] = {
+        **TrainerConfig._aliases, "batch_size": "sequences_per_batch",
+        "epochs": Removed(1, "GRPO has no 'epochs': its passes over the data are 'update_epochs'")}
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -67,10 +76,7 @@ class GRPOConfig(TrainerConfig):
         _check(self.scale_rewards in ("group", "batch", "none"), "scale_rewards",
                f"must be 'group', 'batch' or 'none', got {self.scale_rewards!r}")
         _check(self.loss_type in ("grpo", "bnpo"), "loss_type", f"must be 'grpo' or 'bnpo', got {self.loss_type!r}")
-        _check(isinstance(self.update_epochs, int) and self.update_epochs > 0, "update_epochs",
-               f"must be a positive int, got {self.update_epochs!r}")
-        _check(self.epochs == 1, "epochs", f"GRPO's passes over the data are 'update_epochs'; leave 'epochs' at 1, "
-               f"got {self.epochs!r}")
+        _check_positive_ints(self, "update_epochs", "sequences_per_batch")
 
 
 class GRPO(LMTrainer):
@@ -132,7 +138,7 @@ class GRPO(LMTrainer):
         for epoch in range(c.update_epochs):
             sums: dict[str, float] = {}
             n = 0
-            for chunk in self._progress(self._batches(items, c.batch_size), f"grpo epoch {epoch}"):
+            for chunk in self._progress(self._batches(items, c.sequences_per_batch), f"grpo epoch {epoch}"):
                 batch = lm.batch([it["sequence"] for it in chunk])
                 width = batch["input_ids"].shape[1] - 1
                 new = lm.token_logps(batch)

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import torch
 
 from .losses import dpo_loss, masked_sum
 from .tokenize import TokenizedSequence, tokenize_trajectory
-from .trainer_base import LMTrainer, TrainableLM, TrainerConfig, _check, load_trajectories, task_key, trajectory_reward
+from .trainer_base import (LMTrainer, TrainableLM, TrainerConfig, _check, _check_positive_ints, load_trajectories, task_key,
+                           trajectory_reward)
 
 __all__ = ["MultiTurnDPOConfig", "MultiTurnDPO", "trajectory_pairs", "train_preference_pairs", "PreferencePair"]
 
@@ -41,17 +42,22 @@ class MultiTurnDPOConfig(TrainerConfig):
         nll_coef: weight of the chosen trajectory's per-token NLL added to the DPO loss (0: plain DPO).
         success_threshold: the chosen rollout must reach this reward.
         min_reward_gap: a rejected rollout's reward must be below the chosen one's by more than this.
-        batch_size: preference pairs per micro-batch.
+        pairs_per_batch: (chosen, rejected) trajectory pairs per micro-batch. Old name: ``batch_size``.
+        epochs: passes over the pairs per ``update``.
     """
+
+    _aliases: ClassVar[dict[str, Any]] = {**TrainerConfig._aliases, "batch_size": "pairs_per_batch"}
 
     beta: float = 0.1
     nll_coef: float = 0.0
     success_threshold: float = 1.0
     min_reward_gap: float = 0.0
-    batch_size: int = 2
+    pairs_per_batch: int = 2
+    epochs: int = 1
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        _check_positive_ints(self, "pairs_per_batch", "epochs")
         _check(self.beta > 0, "beta", f"must be > 0, got {self.beta!r}")
         _check(self.nll_coef >= 0, "nll_coef", f"must be >= 0, got {self.nll_coef!r}")
         _check(0.0 <= self.success_threshold <= 1.0, "success_threshold", f"must be in [0, 1], got {self.success_threshold!r}")
@@ -106,7 +112,7 @@ def _summed_logps(lm: TrainableLM, sides: list[list[TokenizedSequence]], *, refe
 
 
 def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, beta: float, nll_coef: float,
-                           batch_size: int, epochs: int, batches: Callable[[list, int], list[list]],
+                           pairs_per_batch: int, epochs: int, batches: Callable[[list, int], list[list]],
                            progress: Callable = lambda it, desc: it, nll_scope: str = "action") -> dict:
     """DPO (+ NLL) epochs over preference pairs; the reference is ``lm`` with its adapter disabled.
 
@@ -126,18 +132,18 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
     lm.eval()
     refs = []
     with torch.no_grad():  # every pair's reference (on every process: the order may differ per epoch)
-        for chunk in (list(range(s, min(s + batch_size, len(pairs)))) for s in range(0, len(pairs), batch_size)):
+        for chunk in (list(range(s, min(s + pairs_per_batch, len(pairs)))) for s in range(0, len(pairs), pairs_per_batch)):
             sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
             total, _ = _summed_logps(lm, sides, reference=True)
             refs += list(zip(chunk, total[:len(chunk)].tolist(), total[len(chunk):].tolist()))
     ref_of = {i: (c, r) for i, c, r in refs}
     lm.train()
-    lm.start_schedule(-(-len(pairs) // (batch_size * lm.accelerator.num_processes)), epochs)
+    lm.start_schedule(-(-len(pairs) // (pairs_per_batch * lm.accelerator.num_processes)), epochs)
     sums: dict[str, float] = defaultdict(float)
     n_batches = 0
     for epoch in range(epochs):
         sums, n_batches = defaultdict(float), 0
-        for chunk in progress(batches(list(range(len(pairs))), batch_size), f"dpo epoch {epoch}"):
+        for chunk in progress(batches(list(range(len(pairs))), pairs_per_batch), f"dpo epoch {epoch}"):
             sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
             k = len(chunk)
             if nll_scope == "sequence" and nll_coef > 0:
@@ -196,7 +202,7 @@ class MultiTurnDPO(LMTrainer):
                              f"{len(records)} trajectories")
         c = self.config
         metrics = train_preference_pairs(self.policy, pairs, beta=c.beta, nll_coef=c.nll_coef,
-                                         batch_size=c.batch_size, epochs=c.epochs, batches=self._batches,
+                                         pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
                                          progress=self._progress)
         return self._record(metrics)
 

@@ -27,13 +27,15 @@ Logged as CleanRL does: ``approx_kl``, ``clipfrac``, ``explained_variance``, ``p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 from pathlib import Path
 
 import torch
 
 from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, value_loss
 from .tokenize import TokenizedSequence, tokenize_trajectory
-from .trainer_base import LMTrainer, TrainerConfig, _check, load_trajectories, trajectory_reward
+from .trainer_base import (LMTrainer, Removed, TrainerConfig, _check, _check_positive_ints, load_trajectories,
+                           trajectory_reward)
 
 __all__ = ["PPOConfig", "PPO"]
 
@@ -50,11 +52,13 @@ class PPOConfig(TrainerConfig):
         kl_coef: weight of the KL-to-reference penalty.
         kl_estimator: ``"k3"`` (non-negative) or ``"k1"``.
         norm_adv: normalise advantages over the batch of turns.
-        update_epochs: PPO epochs over each batch of trajectories (CleanRL's name; the inherited
-            ``epochs`` must stay 1, it has no meaning here).
+        update_epochs: PPO epochs over each batch of trajectories (CleanRL's name; PPO has no
+            ``epochs`` field -- an old config's ``epochs: 1`` is accepted and dropped, any other
+            value is an error).
         target_kl: stop the epochs early when ``approx_kl`` exceeds it (``None``: never).
         value_learning_rate: learning rate of the value head.
-        batch_size: trajectories per minibatch.
+        trajectories_per_batch: trajectories per minibatch (each with all its agent turns). Old name:
+            ``batch_size``.
         rollout_temperature: the temperature the trajectories were sampled at (``None``: the
             ``temperature`` field, the one :meth:`PPO.act` samples with). Log-probs (old, new and
             reference) are taken under ``softmax(logits / rollout_temperature)``. Greedy (0)
@@ -72,8 +76,12 @@ class PPOConfig(TrainerConfig):
     update_epochs: int = 2
     target_kl: float | None = None
     value_learning_rate: float = 1e-4
-    batch_size: int = 4
+    trajectories_per_batch: int = 4
     rollout_temperature: float | None = None
+
+    _aliases: ClassVar[dict[str, Any]] = {
+        **TrainerConfig._aliases, "batch_size": "trajectories_per_batch",
+        "epochs": Removed(1, "PPO has no 'epochs': its passes over the data are 'update_epochs'")}
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -86,10 +94,7 @@ class PPOConfig(TrainerConfig):
         _check(self.vf_coef >= 0, "vf_coef", f"must be >= 0, got {self.vf_coef!r}")
         _check(self.kl_coef >= 0, "kl_coef", f"must be >= 0, got {self.kl_coef!r}")
         _check(self.kl_estimator in ("k1", "k3"), "kl_estimator", f"must be 'k1' or 'k3', got {self.kl_estimator!r}")
-        _check(isinstance(self.update_epochs, int) and self.update_epochs > 0, "update_epochs",
-               f"must be a positive int, got {self.update_epochs!r}")
-        _check(self.epochs == 1, "epochs", f"PPO's passes over the data are 'update_epochs'; leave 'epochs' at 1, "
-               f"got {self.epochs!r}")
+        _check_positive_ints(self, "update_epochs", "trajectories_per_batch")
         _check(self.target_kl is None or self.target_kl > 0, "target_kl", "must be > 0 or None")
         _check(self.value_learning_rate > 0, "value_learning_rate", f"must be > 0, got {self.value_learning_rate!r}")
 
@@ -190,13 +195,13 @@ class PPO(LMTrainer):
         items = self.prepare_batch(records)
         lm = self.policy
         lm.train()
-        lm.start_schedule(self._n_batches(len(items), c.batch_size), c.update_epochs)
+        lm.start_schedule(self._n_batches(len(items), c.trajectories_per_batch), c.update_epochs)
         self.value_head.train()
         stats: dict[str, float] = {}
         for epoch in range(c.update_epochs):
             sums: dict[str, float] = {}
             n = 0
-            for chunk in self._progress(self._batches(items, c.batch_size), f"ppo epoch {epoch}"):
+            for chunk in self._progress(self._batches(items, c.trajectories_per_batch), f"ppo epoch {epoch}"):
                 seqs = [s for it in chunk for s in it["sequences"]]
                 logps, batch, values = self._forward(seqs, with_values=True)
                 L = batch["input_ids"].shape[1]

@@ -8,12 +8,13 @@ masked out); the loss is the mean negative log-likelihood per trained token.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import torch
 
 from .losses import masked_sum
 from .tokenize import tokenize_trajectory
-from .trainer_base import LMTrainer, TrainerConfig, _check, load_trajectories, trajectory_reward
+from .trainer_base import LMTrainer, TrainerConfig, _check, _check_positive_ints, load_trajectories, trajectory_reward
 
 __all__ = ["RFTConfig", "RejectionFineTuning", "successful"]
 
@@ -25,15 +26,23 @@ class RFTConfig(TrainerConfig):
     Attributes:
         success_threshold: a trajectory is kept when its reward is ``>=`` this (``success`` is used
             when ``reward`` is absent).
-        learning_rate: AdamW learning rate (the reference SFT uses 2e-5 with LoRA-free 8B models;
-            LoRA tolerates larger).
+        sequences_per_batch: tokenised sequences per micro-batch (one per kept trajectory, or one
+            per agent turn of a trajectory longer than ``max_length``). Old name: ``batch_size``.
+        epochs: passes over the kept trajectories per ``update``.
+
+    The policy's learning rate (``policy.learning_rate``, default 2e-5) is the reference SFT's with
+    LoRA-free 8B models; LoRA tolerates larger.
     """
 
+    _aliases: ClassVar[dict[str, Any]] = {**TrainerConfig._aliases, "batch_size": "sequences_per_batch"}
+
     success_threshold: float = 1.0
-    learning_rate: float = 2e-5
+    sequences_per_batch: int = 4
+    epochs: int = 1
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        _check_positive_ints(self, "sequences_per_batch", "epochs")
         _check(0.0 <= self.success_threshold <= 1.0, "success_threshold",
                f"must be in [0, 1], got {self.success_threshold!r}")
 
@@ -73,11 +82,11 @@ class RejectionFineTuning(LMTrainer):
                              f">= {self.config.success_threshold}; nothing to train on")
         lm = self.policy
         lm.train()
-        lm.start_schedule(self._n_batches(len(seqs), self.config.batch_size), self.config.epochs)
+        lm.start_schedule(self._n_batches(len(seqs), self.config.sequences_per_batch), self.config.epochs)
         total_loss, total_tokens = 0.0, 0.0
         for epoch in range(self.config.epochs):
             total_loss, total_tokens = 0.0, 0.0
-            for chunk in self._progress(self._batches(seqs, self.config.batch_size), f"rft epoch {epoch}"):
+            for chunk in self._progress(self._batches(seqs, self.config.sequences_per_batch), f"rft epoch {epoch}"):
                 batch = lm.batch(chunk)
                 logps = lm.token_logps(batch)
                 n_tok = batch["loss_mask"].sum()
@@ -99,7 +108,7 @@ class RejectionFineTuning(LMTrainer):
         lm = self.policy
         lm.eval()
         s, n = 0.0, 0.0
-        for chunk in self._batches(seqs, self.config.batch_size, shuffle=False, shard=False):
+        for chunk in self._batches(seqs, self.config.sequences_per_batch, shuffle=False, shard=False):
             batch = lm.batch(chunk)
             s += float(masked_sum(lm.token_logps(batch), batch["loss_mask"]).sum())
             n += float(batch["loss_mask"].sum())

@@ -20,7 +20,7 @@ Three stages per :meth:`SweetRL.update`:
    (:func:`agents.mt_dpo.train_preference_pairs`; why not TRL's ``DPOTrainer`` is explained in
    :mod:`agents.mt_dpo`). The policy never sees the training-time information.
 
-Memory for an 8B critic in 4-bit (``critic_load_in_4bit=True``; QLoRA) -- weights dominate:
+Memory for an 8B critic in 4-bit (``critic.load_in_4bit=True``; QLoRA) -- weights dominate:
 
 * bf16 base: 8.0e9 params x 2 B = 16 GB; NF4 with double quantisation: ~0.5 B/param + ~0.127 bit
   of quantisation constants per param ~= 4.1 GB, plus bf16 embeddings/lm_head kept unquantised by
@@ -46,7 +46,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Any, ClassVar, Sequence
 
 import torch
 
@@ -54,16 +54,43 @@ from .losses import bradley_terry_loss, turn_advantage
 from .mt_dpo import PreferencePair, train_preference_pairs
 from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn,
                        turn_masks)
-from .trainer_base import (LMTrainer, ModelSettings, TrainableLM, TrainerConfig, _check, load_trajectories, task_key,
-                           trajectory_reward)
+from .trainer_base import (ConfigError, LMTrainer, ModelConfig, TrainableLM, TrainerConfig, _check, _check_positive_ints,
+                           _nested_config, load_trajectories, task_key, trajectory_reward)
 
-__all__ = ["SweetRLConfig", "SweetRL", "critic_messages", "training_info", "critic_pairs", "all_ordered_pairs"]
+__all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "critic_messages", "training_info", "critic_pairs", "all_ordered_pairs"]
 
 INFO_HEADER = "Training-time information (hidden from the agent; use it to judge the agent's actions):"
 
 #: Leading context messages the critic's truncation never cuts: the instructions, which carry the
 #: training-time information (:func:`critic_messages`), and the problem statement.
 CRITIC_KEEP_HEAD = 2
+
+
+@dataclass
+class CriticConfig(ModelConfig):
+    """SWEET-RL's critic: its model (every :class:`~agents.trainer_base.ModelConfig` field) and its
+    Bradley-Terry training.
+
+    Attributes:
+        model_name_or_path: base model of the critic (``None``: the policy's).
+        epochs: Bradley-Terry epochs over the trajectory pairs per ``update``.
+        pairs_per_batch: (chosen, rejected) trajectory pairs per critic micro-batch.
+        max_length: longest tokenised critic sequence (``None``: the trainer's ``max_length``; the
+            reference trains the critic at 8192 tokens and the policy at 16384).
+
+    ``full_finetune`` trains every weight of the critic (the reference's critic is a full
+    fine-tune); its reference is then a frozen copy.
+    """
+
+    epochs: int = 1
+    pairs_per_batch: int = 2
+    max_length: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_positive_ints(self, "epochs", "pairs_per_batch")
+        _check(self.max_length is None or (isinstance(self.max_length, int) and self.max_length > 0),
+               "max_length", f"must be a positive int or None, got {self.max_length!r}")
 
 
 @dataclass
@@ -83,16 +110,11 @@ class SweetRLConfig(TrainerConfig):
         info_fields: task-record fields shown to the critic as training-time information, in order
             (present ones are used; ``"ground_truth"`` exists for both backend and frontend tasks).
         use_training_info: ``False`` gives the ablated critic that sees no training-time information.
-        critic_model: base model of the critic (``None``: the policy's ``model``).
-        critic_load_in_4bit: load the critic's base in 4-bit NF4 (QLoRA).
-        critic_lora_r, critic_lora_alpha: the critic's adapter.
-        critic_learning_rate: the critic's AdamW learning rate.
-        critic_epochs: Bradley-Terry epochs over the trajectory pairs per ``update``.
-        critic_batch_size: trajectory pairs per critic micro-batch.
-        critic_full_finetune: train every weight of the critic instead of a LoRA adapter (the
-            reference's critic is a full fine-tune); its reference is then a frozen copy.
-        critic_max_length: longest tokenised critic sequence (``None``: ``max_length``; the
-            reference trains the critic at 8192 tokens and the policy at 16384).
+        critic: the critic's model and its training (:class:`CriticConfig`; a dict of its fields is
+            accepted, e.g. ``{"critic": {"learning_rate": 1e-4, "load_in_4bit": true}}``).
+        pairs_per_batch: step-level (chosen, rejected) action pairs per policy DPO micro-batch (also
+            the candidate actions scored per critic forward pass). Old name: ``batch_size``.
+        epochs: policy DPO passes over the step-level pairs per ``update``.
         min_reward_gap: a pair's rewards must differ by more than this.
         train_policy: ``False`` trains only the critic in ``update``.
         critic_pairs: which rollout pairs train the critic (:func:`critic_pairs`).
@@ -114,7 +136,25 @@ class SweetRLConfig(TrainerConfig):
             whole context + action and has no prompt part): mean negative log-likelihood over every
             token of the chosen sequence, context included; ``"action"``: over the chosen action's
             tokens only.
+
+    Old keys (before the nested ``critic``), accepted as aliases: ``critic_model``
+    (``critic.model_name_or_path``), ``critic_load_in_4bit``, ``critic_lora_r``,
+    ``critic_lora_alpha``, ``critic_learning_rate``, ``critic_full_finetune``, ``critic_epochs``,
+    ``critic_max_length`` (``critic.<name>``), ``critic_batch_size`` (``critic.pairs_per_batch``),
+    ``batch_size`` (``pairs_per_batch``, the policy's only); ``lora_dropout``,
+    ``lora_target_modules`` and ``compute_dtype``, which the two models shared, set both (a model's
+    own setting in ``policy`` / ``critic`` wins); the other :class:`TrainerConfig` aliases set the
+    policy only.
     """
+
+    _nested: ClassVar[dict[str, type]] = {"policy": ModelConfig, "critic": CriticConfig}
+    _aliases: ClassVar[dict[str, Any]] = {
+        **TrainerConfig._aliases,
+        **{k: (f"policy.{k}", f"critic.{k}") for k in ("lora_dropout", "lora_target_modules", "compute_dtype")},
+        "batch_size": "pairs_per_batch", "critic_model": "critic.model_name_or_path",
+        "critic_batch_size": "critic.pairs_per_batch",
+        **{f"critic_{k}": f"critic.{k}" for k in ("load_in_4bit", "lora_r", "lora_alpha", "learning_rate",
+                                                   "full_finetune", "epochs", "max_length")}}
 
     beta: float = 0.1
     dpo_beta: float = 0.1
@@ -126,18 +166,11 @@ class SweetRLConfig(TrainerConfig):
     candidate_max_new_tokens: int | None = None
     info_fields: list = field(default_factory=lambda: ["ground_truth"])
     use_training_info: bool = True
-    critic_model: str | None = None
-    critic_load_in_4bit: bool = False
-    critic_lora_r: int = 16
-    critic_lora_alpha: int = 32
-    critic_learning_rate: float = 2e-5
-    critic_epochs: int = 1
-    critic_batch_size: int = 2
-    critic_full_finetune: bool = False
-    critic_max_length: int | None = None
+    critic: CriticConfig = field(default_factory=CriticConfig)
+    pairs_per_batch: int = 4
+    epochs: int = 1
     min_reward_gap: float = 0.0
     train_policy: bool = True
-    batch_size: int = 4
     critic_pairs: str = "best_vs_lower"
     critic_aggregation: str = "token_mean"
     state_selection: str = "first_trajectories"
@@ -145,14 +178,13 @@ class SweetRLConfig(TrainerConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("beta", "dpo_beta", "critic_learning_rate", "critic_lora_alpha"):
+        self.critic = _nested_config(CriticConfig, self.critic, "critic")
+        for name in ("beta", "dpo_beta"):
             _check(getattr(self, name) > 0, name, f"must be > 0, got {getattr(self, name)!r}")
         _check(self.nll_coef >= 0, "nll_coef", f"must be >= 0, got {self.nll_coef!r}")
         _check(isinstance(self.n_candidates, int) and self.n_candidates >= 2, "n_candidates",
                f"must be an int >= 2 (a top and a bottom half), got {self.n_candidates!r}")
-        for name in ("pairs_per_state", "critic_lora_r", "critic_epochs", "critic_batch_size"):
-            v = getattr(self, name)
-            _check(isinstance(v, int) and v > 0, name, f"must be a positive int, got {v!r}")
+        _check_positive_ints(self, "pairs_per_state", "pairs_per_batch", "epochs")
         _check(0.0 < self.state_fraction <= 1.0, "state_fraction", f"must be in (0, 1], got {self.state_fraction!r}")
         _check(self.candidate_temperature > 0, "candidate_temperature",
                f"must be > 0 (candidates are sampled), got {self.candidate_temperature!r}")
@@ -162,23 +194,12 @@ class SweetRLConfig(TrainerConfig):
                and all(isinstance(f, str) for f in self.info_fields), "info_fields",
                f"must be a non-empty list of task-record field names, got {self.info_fields!r}")
         self.info_fields = list(self.info_fields)
-        _check(self.critic_model is None or isinstance(self.critic_model, str), "critic_model", "must be a path or None")
-        _check(isinstance(self.critic_full_finetune, bool) and not (self.critic_full_finetune and self.critic_load_in_4bit),
-               "critic_full_finetune", "must be true or false, and not with critic_load_in_4bit")
-        _check(self.critic_max_length is None or (isinstance(self.critic_max_length, int) and self.critic_max_length > 0),
-               "critic_max_length", f"must be a positive int or None, got {self.critic_max_length!r}")
         _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")
         for name, choices in (("critic_pairs", ("best_vs_lower", "all_ordered")),
                               ("critic_aggregation", ("token_mean", "turn_sum")),
                               ("state_selection", ("first_trajectories", "random_turns")),
                               ("nll_scope", ("sequence", "action"))):
             _check(getattr(self, name) in choices, name, f"must be one of {choices}, got {getattr(self, name)!r}")
-
-    def critic_settings(self) -> ModelSettings:
-        """The critic's LoRA, quantisation and learning rate (the ``critic_*`` fields)."""
-        return ModelSettings(lora_r=self.critic_lora_r, lora_alpha=self.critic_lora_alpha,
-                             load_in_4bit=self.critic_load_in_4bit, learning_rate=self.critic_learning_rate,
-                             full_finetune=self.critic_full_finetune)
 
 
 def training_info(task: dict, fields: Sequence[str]) -> str:
@@ -206,7 +227,8 @@ class SweetRL(LMTrainer):
     """SWEET-RL. See :class:`SweetRLConfig`, the module docstring and :class:`~agents.trainer_base.LMTrainer`.
 
     Extra args:
-        critic: base model object/path for the critic (default: ``config.critic_model`` or ``config.model``).
+        critic: base model object/path for the critic (default: ``config.critic.model_name_or_path``, else
+            the policy's).
         critic_tokenizer: its tokenizer (default: the policy's when the critic has no path of its own).
     """
 
@@ -220,13 +242,14 @@ class SweetRL(LMTrainer):
 
     def _build(self) -> None:
         c = self.config
-        source = self._critic_source or c.critic_model or c.model
+        source = self._critic_source or c.critic.model_name_or_path or c.policy.model_name_or_path
         if source is None:
-            raise ValueError("sweet-rl: no critic model (set config.critic_model/model or pass critic=...)")
+            raise ConfigError("field 'critic.model_name_or_path': no critic model (set it or policy.model_name_or_path, "
+                              "or pass critic=...)")
         tok = self._critic_tokenizer
         if tok is None and not isinstance(source, str):
             tok = self.tokenizer
-        self.critic = self._make_lm(source, tok, c.critic_settings())
+        self.critic = self._make_lm(source, tok, c.critic)
         self.critic_tokenizer = self.critic.tokenizer
         self._rng = random.Random(c.seed)
 
@@ -240,13 +263,13 @@ class SweetRL(LMTrainer):
         return lambda t, h: critic_messages(base(t, h), info)
 
     def _critic_sequences(self, rec: dict) -> list[TokenizedSequence]:
-        """The critic's token sequences of a trajectory. Longer than ``critic_max_length`` (default
+        """The critic's token sequences of a trajectory. Longer than ``critic.max_length`` (default
         ``max_length``): one sequence per turn, each keeping the training-time information, the
         problem and the whole action, the dialogue cut in the middle
         (:func:`~agents.tokenize.tokenize_turn` ``keep_head``);
         :class:`~agents.tokenize.ContextTooLong` when even that does not fit."""
         return tokenize_trajectory(self.critic_tokenizer, rec, formatter=self._critic_formatter(rec["task"]),
-                                   max_length=self.config.critic_max_length or self.config.max_length,
+                                   max_length=self.config.critic.max_length or self.config.max_length,
                                    keep_head=CRITIC_KEEP_HEAD)
 
     def _turn_means(self, lm: TrainableLM, sequences: list[TokenizedSequence], *, reference: bool) -> torch.Tensor:
@@ -294,7 +317,7 @@ class SweetRL(LMTrainer):
         """Bradley-Terry epochs on rollout pairs of the same task (higher reward = chosen).
 
         A trajectory whose training-time information, problem and some action do not fit in
-        ``critic_max_length`` (default ``max_length``) together is dropped with its pairs (counted in ``n_critic_dropped``), as the
+        ``critic.max_length`` (default ``max_length``) together is dropped with its pairs (counted in ``n_critic_dropped``), as the
         reference drops over-long examples: the critic never scores a turn without the information.
 
         Returns:
@@ -317,7 +340,7 @@ class SweetRL(LMTrainer):
                     if c.critic_pairs == "best_vs_lower" else "no two rollouts of the same task with different rewards")
             raise ValueError(f"sweet-rl: {what} among "
                              f"{len(records)} trajectories ({len(dropped)} dropped as longer than the critic's max length "
-                             f"{c.critic_max_length or c.max_length}); the critic has nothing to compare")
+                             f"{c.critic.max_length or c.max_length}); the critic has nothing to compare")
         lm = self.critic
         ref_cache: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
         lm.eval()
@@ -325,11 +348,11 @@ class SweetRL(LMTrainer):
             for rec in {id(r): r for pair in pairs for r in pair}.values():
                 ref_cache[id(rec)] = self._turn_sums(lm, cache[id(rec)], reference=True)
         lm.train()
-        lm.start_schedule(self._n_batches(len(pairs), c.critic_batch_size), c.critic_epochs)
+        lm.start_schedule(self._n_batches(len(pairs), c.critic.pairs_per_batch), c.critic.epochs)
         loss_sum, acc_sum, n = 0.0, 0.0, 0
-        for epoch in range(c.critic_epochs):
+        for epoch in range(c.critic.epochs):
             loss_sum, acc_sum, n = 0.0, 0.0, 0
-            for chunk in self._progress(self._batches(pairs, c.critic_batch_size), f"critic epoch {epoch}"):
+            for chunk in self._progress(self._batches(pairs, c.critic.pairs_per_batch), f"critic epoch {epoch}"):
                 recs = [r for pair in chunk for r in pair]
                 seqs = [s for r in recs for s in cache[id(r)]]
                 sums, _ = self._turn_sums(lm, seqs, reference=False)
@@ -368,9 +391,9 @@ class SweetRL(LMTrainer):
         critic_ctx = self._critic_formatter(task)(task, list(history))
         self.critic.eval()
         out: list[float] = []
-        for start in range(0, len(actions), c.batch_size):
-            chunk = list(actions[start:start + c.batch_size])
-            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.critic_max_length or c.max_length,
+        for start in range(0, len(actions), c.pairs_per_batch):
+            chunk = list(actions[start:start + c.pairs_per_batch])
+            cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.critic.max_length or c.max_length,
                                    keep_head=CRITIC_KEEP_HEAD) for a in chunk]
             crit = self._turn_means(self.critic, cseqs, reference=False)
             if baseline == "critic_reference":
@@ -452,7 +475,7 @@ class SweetRL(LMTrainer):
         """Stage 3: DPO + NLL on step-level pairs."""
         c = self.config
         m = train_preference_pairs(self.policy, list(pairs), beta=c.dpo_beta, nll_coef=c.nll_coef, nll_scope=c.nll_scope,
-                                   batch_size=c.batch_size, epochs=c.epochs, batches=self._batches,
+                                   pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
                                    progress=self._progress)
         return {f"policy_{k}" if not k.startswith("n_") else k: v for k, v in m.items()}
 

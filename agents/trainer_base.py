@@ -1,7 +1,7 @@
 """What every trainer shares: a LoRA-adapted LM on accelerate, checkpoints, acting, collecting.
 
-* :class:`TrainerConfig` -- the fields every algorithm config inherits (model, LoRA, 4-bit,
-  optimiser, batch sizes, generation).
+* :class:`TrainerConfig` -- the fields every algorithm config inherits (the policy's
+  :class:`ModelConfig`: model, LoRA, 4-bit, learning rate; the optimiser, generation).
 * :class:`TrainableLM` -- one trainable language model: a base model (full precision, or 4-bit NF4
   via bitsandbytes) with a peft LoRA adapter, its optimiser, and an accelerate
   :class:`~accelerate.Accelerator` that places it (CPU, one GPU, DDP, FSDP or DeepSpeed by the
@@ -14,7 +14,7 @@
 
 Checkpoint layout (``save(dir)``)::
 
-    dir/trainer.json          {"algorithm", "config": {...}, "updates": int, "history": [...]}
+    dir/trainer.json          {"algorithm", "config": {..., "policy": {...}}, "updates": int, "history": [...]}
     dir/<name>/               peft adapter (adapter_config.json + adapter_model.safetensors)
     dir/<name>/optimizer.pt   optimiser state
     dir/rng.pt                torch RNG state
@@ -23,170 +23,24 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import dataclasses
 import json
 import os
 import random
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import torch
 
-from colbench_env.protocol import MAX_TURNS
 from colbench_env.lm.quantization import keep_4bit_differentiable
 
+from .config import (POLICY_ALIASES, ConfigError, ModelConfig, Removed, TrainerConfig, _check,  # noqa: F401
+                     _check_positive_ints, _nested_config, canonical_config_dict, config_from_dict,
+                     merge_config_dicts)
 from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate
 
-__all__ = ["TrainerConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories", "config_from_dict"]
-
-
-class ConfigError(ValueError):
-    """An invalid trainer configuration; the message names the field."""
-
-
-def _check(cond: bool, name: str, message: str) -> None:
-    if not cond:
-        raise ConfigError(f"field '{name}': {message}")
-
-
-@dataclass
-class TrainerConfig:
-    """Fields shared by every trainer. Subclasses add the algorithm's own.
-
-    Attributes:
-        model: path (or hub id) of the policy's base model; may be ``None`` when a model object is
-            given to the trainer directly (then :meth:`LMTrainer.load` needs the model again).
-        lora_r: LoRA rank.
-        lora_alpha: LoRA scaling numerator (scale = alpha / r).
-        lora_dropout: dropout on the LoRA branch.
-        lora_target_modules: module names to adapt, or ``"all-linear"``.
-        load_in_4bit: load the base in 4-bit NF4 (bitsandbytes), train LoRA on top (QLoRA).
-        compute_dtype: dtype of the 4-bit matmuls and of non-quantised weights when 4-bit
-            (``"float32"``, ``"bfloat16"``, ``"float16"``).
-        gradient_checkpointing: trade compute for activation memory.
-        learning_rate: AdamW learning rate.
-        weight_decay: AdamW weight decay.
-        max_grad_norm: gradient clipping norm (``None``/0: no clipping).
-        batch_size: sequences (or pairs) per micro-batch.
-        gradient_accumulation_steps: micro-batches per optimiser step.
-        epochs: passes over the training data per ``update``.
-        max_length: longest tokenised sequence; longer contexts are cut from the left.
-        seed: seeds python/torch at construction (data order, LoRA init, sampling).
-        max_new_tokens: generation length in ``act``.
-        temperature: sampling temperature in ``act`` (0: greedy).
-        mixed_precision: accelerate's ``"no"``, ``"fp16"``, ``"bf16"``.
-        show_progress: tqdm bars in ``update``.
-        max_turns: the turn budget told to the agent in its instructions -- must be the one the
-            trajectories were collected with, so that training contexts are the policy's contexts.
-        prompt_style: the agent prompt's style (``"paper"`` / ``"compact"``, as ``LMAgent``'s),
-            used by the default formatter and ``act``.
-        full_finetune: train every weight of the base instead of a LoRA adapter (the reference
-            trains full models); the reference model is then a frozen copy of the base (twice the
-            weights in memory). Not with ``load_in_4bit``.
-        adam_betas: AdamW ``(beta1, beta2)`` (torch's default ``(0.9, 0.999)``; the reference's
-            OpenRLHF fork uses ``(0.9, 0.95)``).
-        lr_scheduler: ``"constant"``, or ``"cosine"``: linear warm-up over ``warmup_ratio`` of the
-            optimiser steps of each ``update``, then cosine decay to ``min_lr_ratio`` x the learning
-            rate (transformers' ``cosine_with_min_lr``, as the reference's ``train_dpo.py``).
-        warmup_ratio: warm-up fraction of the steps (``"cosine"`` only; reference 0.03).
-        min_lr_ratio: final learning rate / learning rate (``"cosine"`` only; reference 0.1).
-    """
-
-    model: str | None = None
-    lora_r: int = 16
-    lora_alpha: int = 32
-    lora_dropout: float = 0.0
-    lora_target_modules: Any = "all-linear"
-    load_in_4bit: bool = False
-    compute_dtype: str = "float32"
-    gradient_checkpointing: bool = False
-    learning_rate: float = 2e-5
-    weight_decay: float = 0.0
-    max_grad_norm: float | None = 1.0
-    batch_size: int = 4
-    gradient_accumulation_steps: int = 1
-    epochs: int = 1
-    max_length: int = 4096
-    seed: int = 0
-    max_new_tokens: int = 512
-    temperature: float = 1.0
-    mixed_precision: str = "no"
-    show_progress: bool = False
-    max_turns: int = MAX_TURNS
-    prompt_style: str = "paper"
-    full_finetune: bool = False
-    adam_betas: tuple = (0.9, 0.999)
-    lr_scheduler: str = "constant"
-    warmup_ratio: float = 0.0
-    min_lr_ratio: float = 0.1
-
-    def __post_init__(self) -> None:
-        _check(self.model is None or isinstance(self.model, str), "model", "must be a path/hub id string or None")
-        _check(isinstance(self.lora_r, int) and self.lora_r > 0, "lora_r", f"must be a positive int, got {self.lora_r!r}")
-        _check(self.lora_alpha > 0, "lora_alpha", f"must be > 0, got {self.lora_alpha!r}")
-        _check(0.0 <= self.lora_dropout < 1.0, "lora_dropout", f"must be in [0, 1), got {self.lora_dropout!r}")
-        _check(self.compute_dtype in ("float32", "bfloat16", "float16"), "compute_dtype",
-               f"must be 'float32', 'bfloat16' or 'float16', got {self.compute_dtype!r}")
-        _check(self.learning_rate > 0, "learning_rate", f"must be > 0, got {self.learning_rate!r}")
-        _check(self.weight_decay >= 0, "weight_decay", f"must be >= 0, got {self.weight_decay!r}")
-        _check(self.max_grad_norm is None or self.max_grad_norm >= 0, "max_grad_norm", "must be >= 0 or None")
-        from colbench_env.prompting import PROMPT_STYLES
-
-        _check(self.prompt_style in PROMPT_STYLES, "prompt_style", f"must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
-        for name in ("batch_size", "gradient_accumulation_steps", "epochs", "max_length", "max_new_tokens", "max_turns"):
-            v = getattr(self, name)
-            _check(isinstance(v, int) and v > 0, name, f"must be a positive int, got {v!r}")
-        _check(self.temperature >= 0, "temperature", f"must be >= 0, got {self.temperature!r}")
-        _check(self.mixed_precision in ("no", "fp16", "bf16"), "mixed_precision",
-               f"must be 'no', 'fp16' or 'bf16', got {self.mixed_precision!r}")
-        _check(isinstance(self.full_finetune, bool), "full_finetune", f"must be true or false, got {self.full_finetune!r}")
-        _check(not (self.full_finetune and self.load_in_4bit), "full_finetune",
-               "cannot fully fine-tune a 4-bit base (use LoRA with load_in_4bit)")
-        _check(isinstance(self.adam_betas, (list, tuple)) and len(self.adam_betas) == 2
-               and all(isinstance(b, (int, float)) and 0.0 <= b < 1.0 for b in self.adam_betas), "adam_betas",
-               f"must be two numbers in [0, 1), got {self.adam_betas!r}")
-        self.adam_betas = tuple(float(b) for b in self.adam_betas)
-        _check(self.lr_scheduler in ("constant", "cosine"), "lr_scheduler",
-               f"must be 'constant' or 'cosine', got {self.lr_scheduler!r}")
-        _check(0.0 <= self.warmup_ratio < 1.0, "warmup_ratio", f"must be in [0, 1), got {self.warmup_ratio!r}")
-        _check(0.0 <= self.min_lr_ratio <= 1.0, "min_lr_ratio", f"must be in [0, 1], got {self.min_lr_ratio!r}")
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    def policy_settings(self) -> ModelSettings:
-        """The policy's LoRA, quantisation and learning rate."""
-        return ModelSettings(lora_r=self.lora_r, lora_alpha=self.lora_alpha, load_in_4bit=self.load_in_4bit,
-                             learning_rate=self.learning_rate, full_finetune=self.full_finetune)
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """What differs between the models a trainer builds (the policy; SWEET-RL's critic): read from
-    the trainer's config by :meth:`TrainerConfig.policy_settings` /
-    ``SweetRLConfig.critic_settings``; every other setting is shared."""
-
-    lora_r: int
-    lora_alpha: int
-    load_in_4bit: bool
-    learning_rate: float
-    full_finetune: bool = False
-
-
-def config_from_dict(cls: type, data: dict, *, source: str = "<config>"):
-    """Build config ``cls`` from a dict, naming unknown fields."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: a config must be a JSON object, got {type(data).__name__}")
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ConfigError(f"{source}: unknown field(s) {unknown} for {cls.__name__} (known: {sorted(names)})")
-    try:
-        return cls(**data)
-    except ConfigError as e:
-        raise ConfigError(f"{source}: {e}") from None
+__all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories",
+           "config_from_dict", "merge_config_dicts", "canonical_config_dict"]
 
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -573,7 +427,7 @@ class LMTrainer(abc.ABC):
 
     Args:
         config: the algorithm's config (a :class:`TrainerConfig` subclass) or a dict of its fields.
-        model: overrides ``config.model`` with a model object (or path).
+        model: overrides ``config.policy.model_name_or_path`` with a model object (or path).
         tokenizer: tokenizer to use (loaded from the model path when ``None``).
         formatter: ``(task_record, dialogue_history) -> chat messages`` (default:
             :func:`colbench_env.prompting.record_messages` with the config's ``max_turns`` and
@@ -612,20 +466,22 @@ class LMTrainer(abc.ABC):
         self.prompt = prompt
         self.updates = 0
         self.history: list[dict] = []
-        source = model if model is not None else config.model
+        source = model if model is not None else config.policy.model_name_or_path
         if source is None:
-            raise ConfigError("field 'model': no model given (set config.model to a path or pass model=...)")
-        self.policy = self._make_lm(source, tokenizer, config.policy_settings())
+            raise ConfigError("field 'policy.model_name_or_path': no model given (set it to a path or pass model=...)")
+        self.policy = self._make_lm(source, tokenizer, config.policy)
         self.tokenizer = self.policy.tokenizer
         self._build()
 
-    def _make_lm(self, source, tokenizer, settings: ModelSettings) -> TrainableLM:
+    def _make_lm(self, source, tokenizer, settings: ModelConfig) -> TrainableLM:
+        """A :class:`TrainableLM` of ``source`` with the model's own ``settings`` (the policy's or the
+        critic's) and the trainer's shared optimiser settings."""
         c = self.config
         return TrainableLM(
             self.accelerator, source, tokenizer, lora_r=settings.lora_r, lora_alpha=settings.lora_alpha,
-            lora_dropout=c.lora_dropout, lora_target_modules=c.lora_target_modules,
-            load_in_4bit=settings.load_in_4bit, compute_dtype=c.compute_dtype, learning_rate=settings.learning_rate,
-            weight_decay=c.weight_decay, max_grad_norm=c.max_grad_norm,
+            lora_dropout=settings.lora_dropout, lora_target_modules=settings.lora_target_modules,
+            load_in_4bit=settings.load_in_4bit, compute_dtype=settings.compute_dtype,
+            learning_rate=settings.learning_rate, weight_decay=c.weight_decay, max_grad_norm=c.max_grad_norm,
             gradient_accumulation_steps=c.gradient_accumulation_steps,
             gradient_checkpointing=c.gradient_checkpointing, full_finetune=settings.full_finetune,
             adam_betas=c.adam_betas, lr_scheduler=c.lr_scheduler, warmup_ratio=c.warmup_ratio,
@@ -706,7 +562,11 @@ class LMTrainer(abc.ABC):
 
         Args:
             model: base model object or path when the saved config has no ``model`` path.
-            overrides: config fields to change on resume (e.g. a new learning rate).
+            overrides: config fields to change on resume (e.g. ``{"policy": {"learning_rate": 1e-5}}``;
+                merged into the nested configs field by field, old keys accepted).
+
+        A ``trainer.json`` written before the nested configs (flat ``lora_r``, ``critic_*``,
+        ``batch_size``, ...) loads through the same aliases as :func:`config_from_dict`.
         """
         d = Path(directory)
         meta_path = d / "trainer.json"
@@ -715,8 +575,8 @@ class LMTrainer(abc.ABC):
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("algorithm") != cls.algorithm:
             raise ValueError(f"{meta_path}: checkpoint of algorithm {meta.get('algorithm')!r}, not {cls.algorithm!r}")
-        data = dict(meta["config"])
-        data.update(overrides or {})
+        # a checkpoint written before the nested configs has the old flat keys: aliases
+        data = merge_config_dicts(cls.config_class, meta["config"], overrides or {}, source=str(meta_path))
         config = config_from_dict(cls.config_class, data, source=str(meta_path))
         trainer = cls(config, model=model, tokenizer=tokenizer, **kwargs)
         for name, lm in trainer._models().items():

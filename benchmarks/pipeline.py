@@ -9,7 +9,7 @@ evaluation files are appended episode by episode and resume mid-stage):
    PPO (``ppo``), GRPO (``grpo``: group-relative advantages over each task's ``k`` rollouts), SWEET-RL (``sweet-rl``: critic with training-time information -> step-level pairs
    from ``N`` candidate actions -> policy DPO) -> ``ckpt/<method>/`` (trainer checkpoint) and
    ``models/<method>/`` (the policy with its LoRA merged, loadable by any transformers/vLLM server).
-3. **evaluate** -- zero-shot and every trained policy, greedy, on the held-out split ->
+3. **evaluate** -- zero-shot and every trained policy on the held-out split (greedy with ``--small``) ->
    ``eval/<method>.jsonl``.
 4. **report** -- ``results.md`` / ``results.csv`` / ``results.png`` and ``results.json``.
 
@@ -39,8 +39,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from agents.config import _AliasedConfig, merge_config_dicts
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["PipelineConfig", "PRESETS", "PAPER_SETTINGS", "add_arguments", "main", "paper_settings_table",
@@ -52,7 +53,7 @@ METHODS = tuple(TRAINERS)
 
 
 @dataclass
-class PipelineConfig:
+class PipelineConfig(metaclass=_AliasedConfig):
     """One pipeline run.
 
     Attributes:
@@ -69,24 +70,29 @@ class PipelineConfig:
         max_turns: agent turns per episode.
         max_new_tokens: tokens per agent turn.
         rollout_temperature: sampling temperature of the collection policy.
-        eval_temperature: sampling temperature of the evaluation episodes (0: greedy; the
-            reference's ``scripts/simulate_interactions.py`` samples at 1.0).
-        batch_size: episodes in flight (one batched generation per turn).
+        episodes_in_flight: episodes run side by side, one batched generation per turn (old name:
+            ``batch_size``, accepted as an alias).
         simulator / simulator_kwargs: the human (``"scripted"`` offline; ``"openai"`` for vLLM).
         methods: which trainers to run.
-        trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4}}``).
-        seed: seeds collection and training.
+        trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4,
+            "critic": {"learning_rate": 1e-4}}}``), checked by ``config_from_dict`` (old keys
+            accepted, and stored under their new names).
+        seed: seeds collection and training (and the sampling of every episode).
         seeds: several seeds: one whole run (collection, training, evaluation) per seed in
             ``out_dir/seed-<s>/``, then ``stats.*`` in ``out_dir`` over tasks and seeds
             (:mod:`benchmarks.pipeline_stats`); empty: one run with ``seed`` in ``out_dir``.
-        eval_samples: ``k`` sampled episodes per held-out task at ``eval_temperature`` for every
-            policy (``eval/<method>.sampled.jsonl``), besides the greedy one; 0: greedy only. (The
-            reference evaluates sampled episodes at temperature 1.)
-        eval_temperature: sampling temperature of those episodes.
+        eval_temperature: temperature of the evaluation episodes (``eval/<method>.jsonl``, one per
+            held-out task): 0, greedy (``--small``); the reference's
+            ``scripts/simulate_interactions.py`` samples at 1.0 (``--paper``).
+        eval_samples: ``k`` more episodes per held-out task at ``eval_samples_temperature`` for
+            every policy (``eval/<method>.sampled.jsonl``); 0: none.
+        eval_samples_temperature: sampling temperature of those ``k`` episodes (> 0).
         bootstrap_resamples: bootstrap replicates of the intervals in ``stats.*``.
         semantics: backend scoring semantics (``"reference"``: comparable with published numbers;
             ``"python"``: plain Python modules), see :mod:`colbench_env.evaluation.backend`.
     """
+
+    _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
 
     out_dir: str = "benchmarks/results/pipeline_small"
     policy: str = "smollm2"
@@ -103,7 +109,7 @@ class PipelineConfig:
     # 0/16 held-out tasks vs 5/16 greedy and 7/16 at 0.1 (benchmarks/results/sampling_anomaly/)
     rollout_temperature: float = 0.1
     eval_temperature: float = 0.0
-    batch_size: int = 8
+    episodes_in_flight: int = 8
     simulator: str = "scripted"
     simulator_kwargs: dict = field(default_factory=dict)
     methods: tuple = METHODS
@@ -111,7 +117,7 @@ class PipelineConfig:
     seed: int = 0
     seeds: tuple = ()
     eval_samples: int = 0
-    eval_temperature: float = 1.0
+    eval_samples_temperature: float = 1.0
     bootstrap_resamples: int = 10000
     semantics: str = "reference"
 
@@ -121,7 +127,7 @@ class PipelineConfig:
         bad = [m for m in self.methods if m not in METHODS]
         if bad:
             raise ValueError(f"methods: unknown {bad}; choose from {METHODS}")
-        for name in ("rollouts_per_task", "max_turns", "max_new_tokens", "batch_size"):
+        for name in ("rollouts_per_task", "max_turns", "max_new_tokens", "episodes_in_flight"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         for name in ("rollout_temperature", "eval_temperature"):
@@ -133,55 +139,58 @@ class PipelineConfig:
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         self.methods = tuple(self.methods)
-        from agents.trainer_base import config_from_dict
+        from agents.config import canonical_config_dict, config_from_dict
 
+        checked = {}
         for method, overrides in self.trainer_overrides.items():  # the same validation as `colbench train`
             if method not in METHODS:
                 raise ValueError(f"trainer_overrides: unknown method {method!r}; choose from {METHODS}")
-            config_from_dict(_trainer_class(method).config_class, dict(overrides),
-                             source=f"trainer_overrides[{method!r}]")
+            cls, source = _trainer_class(method).config_class, f"trainer_overrides[{method!r}]"
+            config_from_dict(cls, dict(overrides), source=source)
+            checked[method] = canonical_config_dict(cls, dict(overrides), source=source)  # old keys renamed
+        self.trainer_overrides = checked
         self.seeds = tuple(self.seeds)
         if any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in self.seeds) \
                 or len(set(self.seeds)) != len(self.seeds):
             raise ValueError(f"seeds must be distinct non-negative integers, got {list(self.seeds)}")
         if isinstance(self.eval_samples, bool) or not isinstance(self.eval_samples, int) or self.eval_samples < 0:
             raise ValueError(f"eval_samples must be an integer >= 0, got {self.eval_samples!r}")
-        if not self.eval_temperature > 0:
-            raise ValueError(f"eval_temperature must be > 0, got {self.eval_temperature!r}")
+        if not self.eval_samples_temperature > 0:
+            raise ValueError(f"eval_samples_temperature must be > 0, got {self.eval_samples_temperature!r}")
         if self.bootstrap_resamples < 1:
             raise ValueError(f"bootstrap_resamples must be >= 1, got {self.bootstrap_resamples!r}")
 
 
 # Gradient checkpointing bounds the activations: without it one PPO minibatch (4 x ~600 tokens)
 # held > 3 GB of SmolLM2 activations (measured: benchmarks/results/pipeline_small/README.md).
-_SMALL_TRAINING = {"learning_rate": 1e-4, "epochs": 2, "max_length": 2048, "gradient_checkpointing": True}
+_SMALL_TRAINING = {"policy": {"learning_rate": 1e-4}, "max_length": 2048, "gradient_checkpointing": True}
 # Sized to the 45-minute budget on 2 cores (measured: PPO's second update epoch cost 3.7 min and
 # SWEET-RL's 4 pairs per state 13 min of DPO): one PPO update epoch, 2 pairs per SWEET-RL state.
 PRESETS: dict[str, dict] = {
     "small": {"trainer_overrides": {
-        "rft": dict(_SMALL_TRAINING), "mt-dpo": dict(_SMALL_TRAINING),
-        "ppo": dict(_SMALL_TRAINING, epochs=1, update_epochs=1),  # PPO's passes are update_epochs
-        "grpo": dict(_SMALL_TRAINING, epochs=1, update_epochs=1),
-        "sweet-rl": dict(_SMALL_TRAINING, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
-                         critic_learning_rate=1e-4, critic_epochs=2)}},
+        "rft": dict(_SMALL_TRAINING, epochs=2), "mt-dpo": dict(_SMALL_TRAINING, epochs=2),
+        "ppo": dict(_SMALL_TRAINING, update_epochs=1),  # PPO's and GRPO's passes are update_epochs
+        "grpo": dict(_SMALL_TRAINING, update_epochs=1),
+        "sweet-rl": dict(_SMALL_TRAINING, epochs=2, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
+                         critic={"learning_rate": 1e-4, "epochs": 2})}},
     # The reference's settings (facebookresearch/sweet_rl README + scripts, and the OpenRLHF fork's
     # train_dpo.py); each value is pinned, with its source, by PAPER_SETTINGS below.
     "paper": {
         "out_dir": "benchmarks/results/pipeline_paper", "policy": "meta-llama/Llama-3.1-8B-Instruct",
         "tasks": "default", "family": "all", "prompt_style": "paper", "n_train_tasks": 5000, "n_test_tasks": 1000,
         "rollouts_per_task": 3, "max_turns": 10, "max_new_tokens": 1024, "rollout_temperature": 1.0,
-        "eval_temperature": 1.0, "batch_size": 64, "simulator": "openai",
+        "eval_temperature": 1.0, "episodes_in_flight": 64, "simulator": "openai",
         "simulator_kwargs": {"model": "meta-llama/Llama-3.1-70B-Instruct"},
         "trainer_overrides": {"sweet-rl": {
             # critic (README: the first train_dpo run, --mean_log_prob)
-            "critic_model": "meta-llama/Llama-3.1-8B-Instruct", "critic_full_finetune": True,
-            "critic_learning_rate": 2e-7, "critic_epochs": 4, "critic_batch_size": 1, "critic_max_length": 8192,
+            "critic": {"model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "full_finetune": True,
+                       "learning_rate": 2e-7, "epochs": 4, "pairs_per_batch": 1, "max_length": 8192},
             "beta": 0.1,
             # step-level pairs (sample_best_of_n.py, generate_random_pairs_from_ranks.py)
             "n_candidates": 16, "candidate_temperature": 1.0, "candidate_max_new_tokens": 1024,
             "state_selection": "first_trajectories", "state_fraction": 0.1, "pairs_per_state": 4,
             # policy DPO (README: the second train_dpo run)
-            "full_finetune": True, "learning_rate": 2e-7, "epochs": 1, "batch_size": 1, "dpo_beta": 0.1,
+            "policy": {"full_finetune": True, "learning_rate": 2e-7}, "epochs": 1, "pairs_per_batch": 1, "dpo_beta": 0.1,
             "nll_coef": 0.01, "max_length": 16384,
             # both runs: --train_batch_size 8 --micro_train_batch_size 1, and train_dpo.py's optimiser
             "gradient_accumulation_steps": 8, "adam_betas": (0.9, 0.95), "weight_decay": 0.0, "max_grad_norm": 1.0,
@@ -199,7 +208,7 @@ _ORLHF = "YifeiZhou02/collab_openrlhf"
 #: table is :func:`paper_settings_table`'s output.
 PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
     ("policy model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "pipeline.policy"),
-    ("critic model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "sweet-rl.critic_model"),
+    ("critic model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "sweet-rl.critic.model_name_or_path"),
     ("human simulator", "meta-llama/Llama-3.1-70B-Instruct", f"{_SR} README.md (vllm server), scripts/simulate_interactions.py",
      "pipeline.simulator_kwargs.model"),
     ("offline trajectories per task (k)", 3, f"{_SR} README.md (evaluate_code.py --k 3)", "pipeline.rollouts_per_task"),
@@ -212,12 +221,12 @@ PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
     ("backend scoring semantics", "reference", f"{_SR} sweet_rl/utils/code_utils.py (exec inside a function)",
      "pipeline.semantics"),
     ("evaluation tasks", 1000, f"{_SR} README.md (simulate_interactions.py --num_tasks 1000)", "pipeline.n_test_tasks"),
-    ("critic: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.critic_full_finetune"),
-    ("critic learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.critic_learning_rate"),
-    ("critic epochs", 4, f"{_SR} README.md (--max_epochs)", "sweet-rl.critic_epochs"),
+    ("critic: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.critic.full_finetune"),
+    ("critic learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.critic.learning_rate"),
+    ("critic epochs", 4, f"{_SR} README.md (--max_epochs)", "sweet-rl.critic.epochs"),
     ("critic pairs per optimiser step", 8, f"{_SR} README.md (--train_batch_size 8 --micro_train_batch_size 1)",
-     "sweet-rl.critic_batch_size*sweet-rl.gradient_accumulation_steps"),
-    ("critic max length", 8192, f"{_SR} README.md (--max_len)", "sweet-rl.critic_max_length"),
+     "sweet-rl.critic.pairs_per_batch*sweet-rl.gradient_accumulation_steps"),
+    ("critic max length", 8192, f"{_SR} README.md (--max_len)", "sweet-rl.critic.max_length"),
     ("critic beta", 0.1, f"{_SR} README.md (--beta)", "sweet-rl.beta"),
     ("candidates per state", 16, f"{_SR} scripts/sample_best_of_n.py (best_of_n)", "sweet-rl.n_candidates"),
     ("candidate temperature", 1.0, f"{_SR} scripts/sample_best_of_n.py (temperature)", "sweet-rl.candidate_temperature"),
@@ -226,11 +235,11 @@ PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
      f"{_SR} scripts/sample_best_of_n.py (data[: int(len(data) * data_fraction)])", "sweet-rl.state_selection"),
     ("data fraction for states", 0.1, f"{_SR} README.md (sample_best_of_n.py --data_fraction)", "sweet-rl.state_fraction"),
     ("pairs per state", 4, f"{_SR} README.md (generate_random_pairs_from_ranks.py --num_pairs)", "sweet-rl.pairs_per_state"),
-    ("policy: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.full_finetune"),
-    ("policy learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.learning_rate"),
+    ("policy: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.policy.full_finetune"),
+    ("policy learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.policy.learning_rate"),
     ("policy epochs", 1, f"{_SR} README.md (--max_epochs)", "sweet-rl.epochs"),
     ("policy pairs per optimiser step", 8, f"{_SR} README.md (--train_batch_size 8 --micro_train_batch_size 1)",
-     "sweet-rl.batch_size*sweet-rl.gradient_accumulation_steps"),
+     "sweet-rl.pairs_per_batch*sweet-rl.gradient_accumulation_steps"),
     ("policy DPO beta", 0.1, f"{_SR} README.md (--beta)", "sweet-rl.dpo_beta"),
     ("policy NLL coefficient", 0.01, f"{_SR} README.md (--nll_loss_coef)", "sweet-rl.nll_coef"),
     ("policy max length", 16384, f"{_SR} README.md (--max_len)", "sweet-rl.max_length"),
@@ -259,7 +268,7 @@ def resolve_setting(key: str, cfg: "PipelineConfig", trainer_configs: dict[str, 
 
 def paper_settings_table(preset: str = "paper") -> str:
     """The Markdown table ``setting | reference value | reference file | colbench`` of a preset
-    (``colbench``: the key and its resolved value, e.g. ``sweet-rl.critic_epochs = 4``)."""
+    (``colbench``: the key and its resolved value, e.g. ``sweet-rl.critic.epochs = 4``)."""
     cfg = PipelineConfig(**PRESETS[preset])
     trainers = {m: trainer_config(cfg, m, cfg.policy) for m in cfg.methods}
     fmt = lambda v: json.dumps(list(v) if isinstance(v, tuple) else v)  # noqa: E731
@@ -317,7 +326,7 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
         with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
             return run_to_file(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
                                                 max_turns=cfg.max_turns),
-                               make_agent, specs, out, batch_size=cfg.batch_size, desc=desc)
+                               make_agent, specs, out, batch_size=cfg.episodes_in_flight, desc=desc)
     finally:
         sim.close()
         _release_memory()
@@ -332,14 +341,15 @@ def _trainer_class(method: str):
 def trainer_config(cfg: PipelineConfig, method: str, base: str):
     """The resolved trainer config of ``method`` in a pipeline run (the preset's overrides over the
     fields the pipeline sets for every trainer)."""
-    from agents.trainer_base import config_from_dict
+    from agents.config import config_from_dict
 
-    conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True,
-            "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
+    cls, source = _trainer_class(method).config_class, f"trainer_overrides[{method!r}]"
+    conf = {"policy": {"model_name_or_path": base}, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens,
+            "show_progress": True, "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
     if method == "ppo":
         conf["rollout_temperature"] = cfg.rollout_temperature  # PPO's behaviour policy sampled at it
-    conf.update(cfg.trainer_overrides.get(method, {}))  # checked in PipelineConfig.__post_init__
-    return config_from_dict(_trainer_class(method).config_class, conf, source=f"trainer_overrides[{method!r}]")
+    conf = merge_config_dicts(cls, conf, cfg.trainer_overrides.get(method, {}), source=source)
+    return config_from_dict(cls, conf, source=source)
 
 
 def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
@@ -449,7 +459,7 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
     if not cfg.eval_samples:
         return
     m = summarize(_run(cfg, test_tasks, model_path, out / "eval" / f"{method}.sampled.jsonl", repeats=cfg.eval_samples,
-                       temperature=cfg.eval_temperature, desc=f"eval {method} x{cfg.eval_samples} sampled"))
+                       temperature=cfg.eval_samples_temperature, desc=f"eval {method} x{cfg.eval_samples} sampled"))
     row.update({"sampled_episodes": m["count"], "sampled_tests_passed_pct": m["tests_passed_pct"],
                 "sampled_success_rate_pct": 100 * m["success_rate"]})
 
@@ -537,12 +547,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help='JSON object of simulator options, e.g. \'{"volunteer": false}\' for the scripted human')
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
     p.add_argument("--max-new-tokens", type=int, default=None, help="LM agents' tokens per turn")
-    p.add_argument("--batch-size", type=int, default=None,
-                   help="episodes in flight (one batched agent call per turn)")
+    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=None, dest="episodes_in_flight",
+                   help="episodes run side by side, one batched agent call per turn (--batch-size: old name)")
     p.add_argument("--seeds", type=int, nargs="+", default=None,
                    help="one whole run per seed (out-dir/seed-<s>/), then bootstrap intervals over tasks and seeds")
-    p.add_argument("--eval-samples", type=int, default=None, help="k sampled episodes per held-out task (besides greedy)")
-    p.add_argument("--eval-temperature", type=float, default=None, help="temperature of those episodes (default 1.0)")
+    p.add_argument("--eval-samples", type=int, default=None,
+                   help="k more sampled episodes per held-out task (besides the evaluation episode)")
+    p.add_argument("--eval-samples-temperature", type=float, default=None,
+                   help="temperature of those episodes (default 1.0)")
+    p.add_argument("--eval-temperature", type=float, default=None,
+                   help="temperature of the evaluation episodes (--small: 0, greedy; --paper: 1.0)")
     p.add_argument("--bootstrap-resamples", type=int, default=None, help="bootstrap resamples for the intervals")
     p.add_argument("--semantics", choices=("reference", "python"), default=None,
                    help="backend scoring: reference (default, comparable with published numbers) or python")
@@ -553,7 +567,8 @@ def main(args: argparse.Namespace) -> int:
     conf = dict(PRESETS[preset])
     for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
-                 "max_new_tokens", "batch_size", "semantics", "seeds", "eval_samples", "eval_temperature",
+                 "max_new_tokens", "episodes_in_flight", "semantics", "seeds", "eval_samples", "eval_temperature",
+                 "eval_samples_temperature",
                  "bootstrap_resamples"):
         v = getattr(args, name, None)
         if v is not None:
@@ -585,8 +600,13 @@ def main(args: argparse.Namespace) -> int:
             print("colbench pipeline: error: --trainer-overrides: must be a JSON object {method: {field: value}}",
                   file=sys.stderr)
             return 2
-        for k, v in given.items():
-            merged.setdefault(k, {}).update(v)
+        try:  # over the preset's, nested configs field by field (an unknown method: PipelineConfig says so)
+            for k, v in given.items():
+                merged[k] = merge_config_dicts(_trainer_class(k).config_class, merged.get(k, {}), v,
+                                               source=f"--trainer-overrides[{k!r}]") if k in METHODS else v
+        except ValueError as e:
+            print(f"colbench pipeline: error: {e}", file=sys.stderr)
+            return 2
         conf["trainer_overrides"] = merged
     try:
         cfg = PipelineConfig(**conf)

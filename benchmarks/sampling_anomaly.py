@@ -143,7 +143,7 @@ def sweep(args: argparse.Namespace) -> dict:
         for temp in args.temperatures:
             for seed in (args.seeds if temp > 0 else [0]):
                 for bs in ([8, 1] if (temp == 0.3 and seed == args.seeds[0] and args.unbatched) else [8]):
-                    cfg = PipelineConfig(out_dir=str(out), seed=seed, batch_size=bs)
+                    cfg = PipelineConfig(out_dir=str(out), seed=seed, episodes_in_flight=bs)
                     tasks = _tasks(cfg, split)
                     t0 = time.perf_counter()
                     recs = _run(cfg, tasks, _policy_path(cfg), out / f"{split}_T{temp}_s{seed}_b{bs}.jsonl", repeats=1,

@@ -27,8 +27,8 @@ def ten_turns(reward: float, tag: str = "") -> dict:
 
 
 def trainer(tok, max_length: int) -> SweetRL:
-    cfg = SweetRLConfig(max_length=max_length, critic_lora_r=4, critic_lora_alpha=8, lora_r=4, lora_alpha=8,
-                        train_policy=False, seed=0, critic_batch_size=4, batch_size=4)
+    cfg = SweetRLConfig(max_length=max_length, critic={"lora_r": 4, "lora_alpha": 8, "pairs_per_batch": 4},
+                        policy={"lora_r": 4, "lora_alpha": 8}, train_policy=False, seed=0, pairs_per_batch=4)
     return SweetRL(cfg, model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1), formatter=short_formatter)
 
 

@@ -36,14 +36,16 @@ DATA = [GOOD, GOOD2, MID, BAD,
         traj(["I WANT TO ANSWER: def g(x): return x + 2"], [], 0.5, task=TASK2),
         traj(["I WANT TO ANSWER: def g(x): return 0"], [], 0.0, task=TASK2)]
 CONFIGS = {
-    "rft": {"learning_rate": 1e-3},
-    "mt-dpo": {"learning_rate": 1e-3},
-    "ppo": {"learning_rate": 1e-3, "update_epochs": 1},
-    "grpo": {"learning_rate": 1e-3, "update_epochs": 1},
+    "rft": {},
+    "mt-dpo": {},
+    "ppo": {"update_epochs": 1},
+    "grpo": {"update_epochs": 1},
     # 2 candidates and 2 draws per state: a state gives 0 or 2 pairs, so the pair count stays even
-    "sweet-rl": {"learning_rate": 1e-3, "critic_learning_rate": 1e-3, "n_candidates": 2, "pairs_per_state": 2,
-                 "candidate_max_new_tokens": 4, "state_fraction": 1.0, "critic_batch_size": 1},
+    "sweet-rl": {"n_candidates": 2, "pairs_per_state": 2, "candidate_max_new_tokens": 4, "state_fraction": 1.0},
 }
+#: what one micro-batch of each trainer counts
+PER_BATCH = {"rft": "sequences_per_batch", "mt-dpo": "pairs_per_batch", "ppo": "trajectories_per_batch",
+             "grpo": "sequences_per_batch", "sweet-rl": "pairs_per_batch"}
 PER_PROCESS = 1  # micro-batch per process; one process gets 2 x this
 
 
@@ -62,9 +64,10 @@ def _free_port() -> int:
 
 
 def _config(algorithm: str, batch: int) -> dict:
-    conf = dict(CONFIGS[algorithm], max_length=512, lora_r=4, batch_size=batch)
+    conf = dict(CONFIGS[algorithm], max_length=512, policy={"lora_r": 4, "learning_rate": 1e-3})
+    conf[PER_BATCH[algorithm]] = batch
     if algorithm == "sweet-rl":
-        conf["critic_batch_size"] = batch
+        conf["critic"] = {"learning_rate": 1e-3, "pairs_per_batch": batch}
     return conf
 
 

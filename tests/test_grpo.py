@@ -31,7 +31,8 @@ def model_dir(tmp_path_factory):
 
 
 def test_grpo_update_raises_the_better_rollouts_of_a_group(model_dir):
-    trainer = GRPO(GRPOConfig(model=model_dir, learning_rate=3e-3, update_epochs=3, batch_size=2, beta=0.01))
+    trainer = GRPO(GRPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 3e-3}, update_epochs=3,
+                              sequences_per_batch=2, beta=0.01))
     records = [WIN, LOSE, WIN, LOSE, dict(FLAT), dict(FLAT)]
     adv = trainer.advantages(records)
     a = 0.5 / (math.sqrt(1 / 3) + 1e-4)  # group t0: rewards 1, 0, 1, 0 (Bessel std sqrt(1/3)); t1: all equal
@@ -52,7 +53,8 @@ def test_grpo_update_raises_the_better_rollouts_of_a_group(model_dir):
 
 
 def test_grpo_every_turn_of_a_winning_dialogue_gains(model_dir):
-    trainer = GRPO(GRPOConfig(model=model_dir, learning_rate=3e-3, update_epochs=3, batch_size=2, beta=0.0))
+    trainer = GRPO(GRPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 3e-3}, update_epochs=3,
+                              sequences_per_batch=2, beta=0.0))
     before = trainer.turn_logprobs(WIN)
     trainer.update([WIN, LOSE, WIN, LOSE])
     after = trainer.turn_logprobs(WIN)

@@ -32,7 +32,7 @@ def oracle_record(cfg, task, episode_id, evaluator):
 def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
     small = {"n_candidates": 2, "candidate_max_new_tokens": 8, "critic_epochs": 1, "max_length": 512}
     cfg = PipelineConfig(out_dir=str(tmp_path / "p"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
-                         rollouts_per_task=2, max_turns=1, max_new_tokens=8, batch_size=4,
+                         rollouts_per_task=2, max_turns=1, max_new_tokens=8, episodes_in_flight=4,
                          trainer_overrides={"sweet-rl": small, "rft": {"max_length": 512},
                                             "mt-dpo": {"max_length": 512}, "ppo": {"max_length": 512},
                                             "grpo": {"max_length": 512}})
@@ -66,7 +66,7 @@ def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
 
 def test_pipeline_reports_methods_without_training_data(tmp_path, tiny_model):
     cfg = PipelineConfig(out_dir=str(tmp_path / "q"), policy=tiny_model, n_train_tasks=1, n_test_tasks=1,
-                         rollouts_per_task=2, max_turns=1, max_new_tokens=4, batch_size=2, methods=("rft",))
+                         rollouts_per_task=2, max_turns=1, max_new_tokens=4, episodes_in_flight=2, methods=("rft",))
     report = run_pipeline(cfg, preset="test")
     rft = report["rows"][1]
     assert rft["tests_passed_pct"] is None and "not trained" in rft["note"]
@@ -120,10 +120,11 @@ def test_paper_preset_is_the_reference_setting():
     for setting, reference, _source, key in PAPER_SETTINGS:
         assert resolve_setting(key, cfg, trainers) == reference, setting
     sweet = trainers["sweet-rl"]  # spot checks written from the issue, independent of PAPER_SETTINGS
-    assert (sweet.critic_learning_rate, sweet.critic_epochs, sweet.critic_max_length, sweet.learning_rate,
+    assert (sweet.critic.learning_rate, sweet.critic.epochs, sweet.critic.max_length, sweet.policy.learning_rate,
             sweet.max_length, sweet.n_candidates, sweet.pairs_per_state, sweet.nll_coef) == \
         (2e-7, 4, 8192, 2e-7, 16384, 16, 4, 0.01)
-    assert sweet.full_finetune and sweet.critic_full_finetune and sweet.adam_betas == (0.9, 0.95)
+    assert (sweet.pairs_per_batch, sweet.critic.pairs_per_batch, sweet.gradient_accumulation_steps) == (1, 1, 8)
+    assert sweet.policy.full_finetune and sweet.critic.full_finetune and sweet.adam_betas == (0.9, 0.95)
     # the reference's states: every turn of the first 10 % of the trajectories (not random turns)
     assert (sweet.state_selection, sweet.state_fraction) == ("first_trajectories", 0.1)
     assert cfg.n_train_tasks * cfg.rollouts_per_task == 15000 and cfg.eval_temperature == 1.0
@@ -158,26 +159,69 @@ def test_trainer_overrides_are_validated_like_colbench_train():
     with pytest.raises(ConfigError, match=r"trainer_overrides\['rft'\]: unknown field\(s\) \['n_candidates'\] "
                                           r"for RFTConfig"):
         PipelineConfig(trainer_overrides={"rft": {"n_candidates": 4}})
-    with pytest.raises(ConfigError, match=r"trainer_overrides\['sweet-rl'\]: field 'critic_epochs': must be a positive"):
-        PipelineConfig(trainer_overrides={"sweet-rl": {"critic_epochs": 0}})
+    for given in ({"critic_epochs": 0}, {"critic": {"epochs": 0}}):  # old flat key or nested: one name
+        with pytest.raises(ConfigError, match=r"trainer_overrides\['sweet-rl'\]: field 'critic.epochs': must be a positive"):
+            PipelineConfig(trainer_overrides={"sweet-rl": given})
     with pytest.raises(ValueError, match="trainer_overrides: unknown method 'dqn'"):
         PipelineConfig(trainer_overrides={"dqn": {}})
-    # PPO's passes are update_epochs: the inherited epochs may not be set to something it ignores
-    with pytest.raises(ConfigError, match="field 'epochs': PPO's passes over the data are 'update_epochs'"):
+    # PPO has no epochs (its passes are update_epochs): an old config's 1 is dropped, anything else refused
+    with pytest.raises(ConfigError, match="field 'epochs': PPO has no 'epochs': its passes over the data are "
+                                          "'update_epochs', got 2"):
         PipelineConfig(trainer_overrides={"ppo": {"epochs": 2}})
+    assert PipelineConfig(trainer_overrides={"ppo": {"epochs": 1}}).trainer_overrides == {"ppo": {}}
     PipelineConfig(**{k: v for k, v in PRESETS["small"].items()})  # the shipped presets pass
 
 
-def test_policy_and_critic_settings_are_read_explicitly():
-    from agents.sweet_rl import SweetRLConfig
-    from agents.trainer_base import ModelSettings
+def test_pipeline_evaluates_greedily_by_default_and_paper_samples():
+    """One eval_temperature (it was declared twice, the second default 1.0 winning): --small
+    evaluates greedily, --paper at the reference's 1.0; the k extra episodes have their own."""
+    small, paper = PipelineConfig(**PRESETS["small"]), PipelineConfig(**PRESETS["paper"])
+    assert (small.eval_temperature, paper.eval_temperature) == (0.0, 1.0)
+    assert small.eval_samples_temperature == 1.0
 
-    c = SweetRLConfig(lora_r=8, learning_rate=1e-4, critic_lora_r=4, critic_lora_alpha=8, critic_learning_rate=3e-4,
-                      critic_load_in_4bit=True)
-    assert c.policy_settings() == ModelSettings(lora_r=8, lora_alpha=32, load_in_4bit=False, learning_rate=1e-4)
-    assert c.critic_settings() == ModelSettings(lora_r=4, lora_alpha=8, load_in_4bit=True, learning_rate=3e-4)
-    full = SweetRLConfig(critic_full_finetune=True)
-    assert full.critic_settings().full_finetune and not full.policy_settings().full_finetune
+
+def test_committed_pipeline_configs_still_load():
+    """benchmarks/results/*/config.json were written with the old names (batch_size, critic_*):
+    they load through the aliases. The one exception is PPO's epochs (2 in pipeline_small, which
+    PPO silently ignored then and refuses now: its passes are update_epochs)."""
+    from pathlib import Path
+
+    from agents.trainer_base import ConfigError
+
+    paths = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "results").glob("*/config.json"))
+    assert paths
+    for path in paths:
+        data = json.loads(path.read_text())
+        ppo = data.get("trainer_overrides", {}).get("ppo", {})
+        if ppo.get("epochs", 1) != 1:
+            with pytest.raises(ConfigError, match="'update_epochs', got 2"):
+                PipelineConfig(**data)
+            data["trainer_overrides"]["ppo"] = {k: v for k, v in ppo.items() if k != "epochs"}
+        cfg = PipelineConfig(**data)
+        assert cfg.episodes_in_flight == data.get("batch_size", data.get("episodes_in_flight"))
+        sweet = cfg.trainer_overrides.get("sweet-rl")
+        if sweet and "critic_learning_rate" in data["trainer_overrides"]["sweet-rl"]:
+            assert sweet["critic"]["learning_rate"] == data["trainer_overrides"]["sweet-rl"]["critic_learning_rate"]
+
+
+def test_trainer_overrides_merge_field_by_field_and_old_keys_get_new_names():
+    """Overrides over the preset: a nested critic override changes that field only (the preset's
+    other critic settings stay); old keys are stored under their new names, for that trainer only."""
+    from agents.config import merge_config_dicts
+    from agents.sweet_rl import SweetRLConfig
+    from benchmarks.pipeline import trainer_config
+
+    preset = PRESETS["small"]["trainer_overrides"]["sweet-rl"]
+    merged = merge_config_dicts(SweetRLConfig, preset, {"critic": {"lora_r": 4}, "critic_batch_size": 3,
+                                                        "batch_size": 5})
+    cfg = PipelineConfig(trainer_overrides={"sweet-rl": merged}, episodes_in_flight=3)
+    sweet = trainer_config(cfg, "sweet-rl", "/base")
+    # the preset's critic learning rate and epochs survive the nested override
+    assert (sweet.critic.learning_rate, sweet.critic.epochs, sweet.critic.lora_r) == (1e-4, 2, 4)
+    assert (sweet.critic.pairs_per_batch, sweet.pairs_per_batch) == (3, 5)  # batch_size: the policy's only
+    assert sweet.policy.model_name_or_path == "/base" and sweet.policy.learning_rate == 1e-4
+    assert "critic_batch_size" not in cfg.trainer_overrides["sweet-rl"]
+    assert PipelineConfig(batch_size=3).episodes_in_flight == 3  # the old name of the pipeline's field
 
 
 def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, capsys):
@@ -188,8 +232,8 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     from benchmarks.stats import bootstrap_mean
 
     cfg = PipelineConfig(out_dir=str(tmp_path / "s"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
-                         rollouts_per_task=2, max_turns=1, max_new_tokens=4, batch_size=4, methods=("grpo",),
-                         seeds=(0, 1), eval_samples=2, eval_temperature=1.0, bootstrap_resamples=500,
+                         rollouts_per_task=2, max_turns=1, max_new_tokens=4, episodes_in_flight=4, methods=("grpo",),
+                         seeds=(0, 1), eval_samples=2, eval_samples_temperature=1.0, bootstrap_resamples=500,
                          trainer_overrides={"grpo": {"max_length": 512}})
     train = _tasks(cfg, "train")
     spec = episode_specs(4, n_tasks=2, repeats=2)[0]
@@ -243,7 +287,11 @@ def test_pipeline_cli_bad_options_exit_2_with_one_line(tmp_path, capsys):
     add_arguments(p)
     for argv, msg in ((["--seeds", "1", "1"], "seeds must be distinct"),
                       (["--eval-samples", "-1"], "eval_samples must be an integer >= 0"),
-                      (["--eval-temperature", "0"], "eval_temperature must be > 0"),
+                      (["--eval-samples-temperature", "0"], "eval_samples_temperature must be > 0"),
+                      (["--eval-temperature", "-1"], "eval_temperature must be >= 0"),
+                      (["--trainer-overrides", '{"sweet-rl": {"critic_lr": 1}}'], "unknown field(s) ['critic_lr']"),
+                      (["--trainer-overrides", '{"sweet-rl": {"critic": {"lr": 1}}}'],
+                       "unknown field(s) ['critic.lr']"),
                       (["--simulator-kwargs", "{volunteer: no}"], "--simulator-kwargs: invalid JSON"),
                       (["--simulator-kwargs", "[1]"], "--simulator-kwargs: must be a JSON object"),
                       (["--trainer-overrides", "{rft: 1}"], "--trainer-overrides: invalid JSON"),

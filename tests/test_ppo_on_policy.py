@@ -59,7 +59,7 @@ def behaviour_logps(trainer: PPO, rec: dict) -> list[torch.Tensor]:
 
 
 def test_first_minibatch_ratio_is_one_at_the_sampling_temperature(model_dir, monkeypatch):
-    trainer = PPO(PPOConfig(model=model_dir, temperature=T, update_epochs=1, batch_size=8, learning_rate=1e-3,
+    trainer = PPO(PPOConfig(model=model_dir, temperature=T, update_epochs=1, trajectories_per_batch=8, learning_rate=1e-3,
                             lora_dropout=0.0))
     recs = sampled_records(trainer)
     # the "old" log-probs are the behaviour policy's (the sampling distribution at T), token by token
@@ -97,7 +97,7 @@ def test_rollout_temperature_overrides_and_greedy_is_refused(model_dir):
 def test_minibatches_are_reshuffled_every_epoch_and_reproducibly(model_dir):
     orders = []
     for _ in range(2):
-        trainer = PPO(PPOConfig(model=model_dir, update_epochs=3, batch_size=2, learning_rate=1e-4))
+        trainer = PPO(PPOConfig(model=model_dir, update_epochs=3, trajectories_per_batch=2, learning_rate=1e-4))
         recs = sampled_records(trainer, 8)
         for i, r in enumerate(recs):
             r["task"] = dict(TASK, task_id=f"t{i}")
@@ -121,7 +121,7 @@ def test_minibatches_are_reshuffled_every_epoch_and_reproducibly(model_dir):
 
 
 def test_value_head_is_clipped_with_the_lora_weights(model_dir):
-    trainer = PPO(PPOConfig(model=model_dir, temperature=T, update_epochs=1, batch_size=8, max_grad_norm=1e-3))
+    trainer = PPO(PPOConfig(model=model_dir, temperature=T, update_epochs=1, trajectories_per_batch=8, max_grad_norm=1e-3))
     recs = sampled_records(trainer)
     norms = []
     opt = trainer.policy.optimizer

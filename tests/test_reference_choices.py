@@ -46,7 +46,7 @@ def test_critic_pairs_best_successful_against_each_lower(tok):
     assert [(x is A[1], y) for x, y in got] == [(True, A[0]), (True, A[2])]
     old = critic_pairs(A + B, 0.0, "all_ordered")
     assert len(old) == 6 and (B[0], B[1]) in old  # fail-vs-fail included
-    tr = SweetRL(SweetRLConfig(train_policy=False, lora_r=4, critic_lora_r=4, critic_batch_size=4),
+    tr = SweetRL(SweetRLConfig(train_policy=False, policy={"lora_r": 4}, critic={"lora_r": 4, "pairs_per_batch": 4}),
                  model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1), formatter=short_formatter)
     assert tr.update_critic(A + B)["n_critic_pairs"] == 2
     with pytest.raises(ValueError, match="fully successful"):
@@ -65,7 +65,7 @@ def test_trajectory_score_aggregation(tok):
     r = rec(task("A"), 1.0, turns=("Is it x? OUTPUT: is it x", "I WANT TO ANSWER: a much longer final answer " * 3))
     scores = {}
     for agg in ("token_mean", "turn_sum"):
-        tr = SweetRL(SweetRLConfig(train_policy=False, lora_r=4, critic_lora_r=4, beta=0.5, critic_aggregation=agg),
+        tr = SweetRL(SweetRLConfig(train_policy=False, policy={"lora_r": 4}, critic={"lora_r": 4}, beta=0.5, critic_aggregation=agg),
                      model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1), formatter=short_formatter)
         _random_lora(tr.critic.peft_model)
         scores[agg] = float(tr.trajectory_score(r))
@@ -92,7 +92,7 @@ def test_trajectory_score_aggregation(tok):
 def test_state_selection_first_trajectories_all_their_turns(tok):
     recs = [rec(task(f"T{i}"), 1.0, turns=tuple(f"q{i}.{k}" for k in range(1 + i % 3))) for i in range(10)]
     for sel, frac in (("first_trajectories", 0.2), ("random_turns", 0.2)):
-        tr = SweetRL(SweetRLConfig(train_policy=False, lora_r=4, critic_lora_r=4, state_fraction=frac,
+        tr = SweetRL(SweetRLConfig(train_policy=False, policy={"lora_r": 4}, critic={"lora_r": 4}, state_fraction=frac,
                                    state_selection=sel),
                      model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1), formatter=short_formatter)
         states = tr.select_states(recs)
@@ -113,7 +113,7 @@ def test_policy_nll_term_scope(tok, scope):
     chosen = tokenize_turn(tok, msgs, "the chosen action")
     rejected = tokenize_turn(tok, msgs, "another one")
     coef = 1.0
-    m = train_preference_pairs(lm, [([chosen], [rejected])], beta=0.1, nll_coef=coef, batch_size=1, epochs=1,
+    m = train_preference_pairs(lm, [([chosen], [rejected])], beta=0.1, nll_coef=coef, pairs_per_batch=1, epochs=1,
                                batches=lambda items, size: [items], nll_scope=scope)
     # before the step the policy is the reference: the DPO term is exactly log 2
     ids = torch.tensor([chosen.input_ids])

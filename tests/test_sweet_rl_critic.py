@@ -10,7 +10,8 @@ import pytest
 import torch
 from tiny_models import smollm2_tokenizer, tiny_llama
 
-from agents.sweet_rl import SweetRL, SweetRLConfig, critic_messages, training_info
+from agents.sweet_rl import CriticConfig, SweetRL, SweetRLConfig, critic_messages, training_info
+from agents.trainer_base import ModelConfig
 
 COLOURS = ["red", "blue", "green"]
 THINGS = ["a banner", "a button", "a header", "a footer", "a card", "a menu", "a badge", "a sidebar", "a tooltip",
@@ -87,9 +88,10 @@ def short_formatter(task: dict, history: list) -> list[dict]:
 
 
 def _critic(tok, use_info: bool, epochs: int = 8) -> SweetRL:
-    cfg = SweetRLConfig(use_training_info=use_info, beta=1.0, critic_learning_rate=3e-3, critic_lora_r=8,
-                        critic_lora_alpha=16, critic_batch_size=4, critic_epochs=epochs, batch_size=8, seed=0,
-                        train_policy=False, lora_r=4, lora_alpha=8)
+    cfg = SweetRLConfig(use_training_info=use_info, beta=1.0, seed=0, train_policy=False, pairs_per_batch=8,
+                        critic=CriticConfig(learning_rate=3e-3, lora_r=8, lora_alpha=16, pairs_per_batch=4,
+                                            epochs=epochs),
+                        policy=ModelConfig(lora_r=4, lora_alpha=8))
     return SweetRL(cfg, model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1),
                    formatter=short_formatter)
 
@@ -117,9 +119,9 @@ def test_4bit_critic_on_real_smollm2_trains(tok):
     from colbench_env.lm.smollm2 import smollm2_path
 
     _, data = colour_data(range(2), seed=0)
-    cfg = SweetRLConfig(model=smollm2_path(), critic_load_in_4bit=True, beta=1.0, critic_learning_rate=2e-3,
-                        critic_lora_r=4, critic_lora_alpha=8, lora_r=4, lora_alpha=8, critic_batch_size=4,
-                        critic_epochs=1, train_policy=False, seed=0)
+    cfg = SweetRLConfig(policy=ModelConfig(model_name_or_path=smollm2_path(), lora_r=4, lora_alpha=8), beta=1.0,
+                        critic=CriticConfig(load_in_4bit=True, learning_rate=2e-3, lora_r=4, lora_alpha=8,
+                                            pairs_per_batch=4, epochs=1), train_policy=False, seed=0)
     trainer = SweetRL(cfg, formatter=short_formatter)
     assert sum(type(m).__name__ == "Linear4bit" for m in trainer.critic.peft_model.modules()) > 0
     assert not any(type(m).__name__ == "Linear4bit" for m in trainer.policy.peft_model.modules())

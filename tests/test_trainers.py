@@ -94,7 +94,8 @@ def test_sliced_logits_equal_full_logits(tok, model_dir):
 
 # ---- trainers -------------------------------------------------------------------------------------
 def test_rft_raises_logprob_of_successful_turns_only(model_dir):
-    trainer = RejectionFineTuning(RFTConfig(model=model_dir, learning_rate=1e-2, epochs=6, batch_size=2))
+    trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir, "learning_rate": 1e-2}, epochs=6,
+                                                      sequences_per_batch=2))
     before_lp = trainer.mean_logprob([GOOD])
     params = trainer.policy.trainable_parameters()
     m = trainer.update([GOOD, BAD, MID])
@@ -173,7 +174,8 @@ def test_sweet_rl_full_update_samples_candidates(model_dir):
 def test_ppo_raises_probability_of_positive_advantage_turns(model_dir):
     win = traj(["OUTPUT: Is it plus seven?", "I WANT TO ANSWER: def f(x): return x + 7"], ["Yes."], 1.0)
     lose = traj(["OUTPUT: Tell me everything.", "I WANT TO ANSWER: def f(x): return 0"], ["No."], 0.0)
-    trainer = PPO(PPOConfig(model=model_dir, learning_rate=3e-3, update_epochs=3, batch_size=2, kl_coef=0.01))
+    trainer = PPO(PPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 3e-3}, update_epochs=3,
+                            trajectories_per_batch=2, kl_coef=0.01))
     w0, l0 = sum(trainer.turn_logprobs(win)), sum(trainer.turn_logprobs(lose))
     params = trainer.policy.trainable_parameters()
     head = trainer.value_head.weight.detach().clone()
@@ -197,8 +199,12 @@ def test_configs_validate_and_name_the_field():
         SweetRLConfig(state_fraction=1.5)
     with pytest.raises(ConfigError, match="field 'clip_coef'"):
         PPOConfig(clip_coef=-1)
-    with pytest.raises(ConfigError, match="field 'batch_size'"):
-        RFTConfig(batch_size=0)
+    with pytest.raises(ConfigError, match="field 'sequences_per_batch'"):
+        RFTConfig(sequences_per_batch=0)
+    with pytest.raises(ConfigError, match="field 'critic.lora_r'"):
+        SweetRLConfig(critic={"lora_r": 0})
+    with pytest.raises(ConfigError, match="field 'policy.learning_rate'"):
+        PPOConfig(policy={"learning_rate": -1.0})
     d = SweetRLConfig()
     assert (d.beta, d.n_candidates, d.pairs_per_state, d.state_fraction) == (0.1, 16, 4, 0.1)
 

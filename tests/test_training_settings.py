@@ -11,7 +11,7 @@ from samples import BAD, GOOD, MID, TASK, traj
 from agents.rft import RejectionFineTuning, RFTConfig
 from agents.sweet_rl import SweetRL, SweetRLConfig
 from agents.tokenize import ContextTooLong, tokenize_trajectory
-from agents.trainer_base import ConfigError
+from agents.trainer_base import ConfigError, ModelConfig
 
 # ``tok`` and ``model_dir`` (a saved tiny random Llama, seed 0): tests/conftest.py
 
@@ -31,7 +31,8 @@ def test_cosine_schedule_with_warmup_matches_the_formula(model_dir):
     """2 successful trajectories, batch 1, 2 epochs = 4 optimiser steps; warm-up ceil(0.25 x 4) = 1
     step; then lr x (0.1 + 0.9 x 0.5 (1 + cos(pi p))), p = (step - 1) / 3 (hand-computed)."""
     lr = 1e-3
-    trainer = RejectionFineTuning(RFTConfig(model=model_dir, learning_rate=lr, batch_size=1, epochs=2,
+    trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir, "learning_rate": lr},
+                                            sequences_per_batch=1, epochs=2,
                                             lr_scheduler="cosine", warmup_ratio=0.25, min_lr_ratio=0.1))
     seen = _lrs_of_steps(trainer)
     trainer.update([GOOD, GOOD2, BAD])
@@ -44,7 +45,8 @@ def test_cosine_schedule_with_warmup_matches_the_formula(model_dir):
 
 
 def test_constant_schedule_and_betas(model_dir):
-    trainer = RejectionFineTuning(RFTConfig(model=model_dir, learning_rate=1e-3, batch_size=1,
+    trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir, "learning_rate": 1e-3},
+                                            sequences_per_batch=1,
                                             adam_betas=[0.9, 0.95]))
     seen = _lrs_of_steps(trainer)
     trainer.update([GOOD, GOOD2])
@@ -58,7 +60,8 @@ def test_constant_schedule_and_betas(model_dir):
 
 
 def test_full_finetune_trains_every_weight_against_a_frozen_reference(tok, model_dir, tmp_path):
-    trainer = RejectionFineTuning(RFTConfig(model=model_dir, learning_rate=1e-3, full_finetune=True, batch_size=2))
+    trainer = RejectionFineTuning(RFTConfig(policy=ModelConfig(model_name_or_path=model_dir, learning_rate=1e-3,
+                                                                        full_finetune=True), sequences_per_batch=2))
     lm = trainer.policy
     n_all = sum(p.numel() for p in lm.peft_model.parameters())
     assert sum(p.numel() for p in lm.peft_model.parameters() if p.requires_grad) == n_all  # no adapter
@@ -87,11 +90,11 @@ def test_full_finetune_critic_keeps_its_reference(model_dir):
     other = dict(TASK, task_id="t1")
     data = [GOOD, BAD, MID, traj(["I WANT TO ANSWER: def f(x): return x + 7"], [], 1.0, task=other),
             traj(["I WANT TO ANSWER: def f(x): return 0"], [], 0.0, task=other)]
-    trainer = SweetRL(SweetRLConfig(model=model_dir, critic_full_finetune=True, critic_learning_rate=1e-3,
-                                    critic_max_length=512, train_policy=False))
+    trainer = SweetRL(SweetRLConfig(policy={"model_name_or_path": model_dir}, train_policy=False,
+                                    critic={"full_finetune": True, "learning_rate": 1e-3, "max_length": 512}))
     assert trainer.critic.full_finetune and not trainer.policy.full_finetune
     # the critic's own length limit applies (its context carries the training-time information)
-    short = SweetRL(SweetRLConfig(model=model_dir, critic_max_length=64, train_policy=False))
+    short = SweetRL(SweetRLConfig(policy={"model_name_or_path": model_dir}, critic={"max_length": 64}, train_policy=False))
     with pytest.raises(ContextTooLong, match="max_length=64"):
         short.score_actions(TASK, [], ["I WANT TO ANSWER: def f(x): return x + 7"])
     del short

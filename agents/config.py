@@ -1,0 +1,307 @@
+"""Trainer configs: the shared fields, one model's settings, and the one path that builds a config
+from a dict (old keys included). Light: no torch, so that CLIs can validate before loading a model.
+
+* :class:`ModelConfig` -- one trained model (path, LoRA, 4-bit, full fine-tune, learning rate), named
+  after TRL's ``ModelConfig``: ``TrainerConfig.policy`` in every trainer, ``SweetRLConfig.critic``
+  (a subclass with the critic's own epochs, batch and length).
+* :class:`TrainerConfig` -- the fields every algorithm config inherits.
+* :func:`config_from_dict` -- a config from a JSON object / checkpoint: nested dicts for the models,
+  the documented old flat keys (``lora_r``, ``critic_learning_rate``, ``batch_size``, ...) mapped by
+  each class's ``_aliases`` to the trainer's own field, unknown keys an error naming them. The
+  constructors, ``colbench train --config-json``, the pipeline's ``--trainer-overrides`` and
+  :meth:`agents.trainer_base.LMTrainer.load` all go through it (or :func:`merge_config_dicts`).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from colbench_env.protocol import MAX_TURNS
+
+__all__ = ["ConfigError", "ModelConfig", "TrainerConfig", "Removed", "config_from_dict", "merge_config_dicts",
+           "canonical_config_dict"]
+
+
+class ConfigError(ValueError):
+    """An invalid trainer configuration; the message names the field."""
+
+
+def _check(cond: bool, name: str, message: str) -> None:
+    if not cond:
+        raise ConfigError(f"field '{name}': {message}")
+
+
+def _check_positive_ints(obj, *names: str) -> None:
+    for name in names:
+        v = getattr(obj, name)
+        _check(isinstance(v, int) and not isinstance(v, bool) and v > 0, name, f"must be a positive int, got {v!r}")
+
+
+class Removed:
+    """The target of an alias for a field a config no longer has: a dict or checkpoint may still
+    carry it at ``accepted`` (the only value the old code allowed; dropped), any other value is an
+    error that says ``why``."""
+
+    def __init__(self, accepted: Any, why: str):
+        self.accepted, self.why = accepted, why
+
+
+class _AliasedConfig(type):
+    """Metaclass of the configs: every construction (``Cls(**kwargs)``, :func:`config_from_dict`,
+    ``dataclasses.replace``) first maps the class's documented old keys (``_aliases``) onto the
+    fields they now are (:func:`canonical_config_dict`), so old dicts, checkpoints and call sites
+    keep working and are checked by one path."""
+
+    def __call__(cls, *args, **kwargs):
+        return super().__call__(*args, **canonical_config_dict(cls, kwargs))
+
+
+def _nested_fields(cls: type) -> dict[str, type]:
+    return dict(getattr(cls, "_nested", {}))
+
+
+def canonical_config_dict(cls: type, data: dict, *, source: str | None = None) -> dict:
+    """``data`` with the documented old keys of ``cls`` (its ``_aliases``) moved to the fields they
+    now are, and nested configs (``policy``, ``critic``) as plain dicts. Keys that are neither
+    fields nor aliases are left for the caller to reject. An old key and its new field both given
+    with different values is an error."""
+    out = dict(data)
+    for name, sub in _nested_fields(cls).items():  # nested config objects -> dicts (merged below)
+        if dataclasses.is_dataclass(out.get(name)) and not isinstance(out.get(name), type):
+            out[name] = dataclasses.asdict(out[name])
+        elif name in out and out[name] is not None and not isinstance(out[name], dict):
+            raise ConfigError(f"{_where(source)}field '{name}': must be a {sub.__name__} or a JSON object, "
+                              f"got {type(out[name]).__name__}")
+        elif name in out:
+            out[name] = dict(out[name] or {})
+    explicit = {name: set(out.get(name) or {}) for name in _nested_fields(cls)}
+    for old, targets in getattr(cls, "_aliases", {}).items():
+        if old not in out:
+            continue
+        value = out.pop(old)
+        if isinstance(targets, Removed):
+            if value != targets.accepted:
+                raise ConfigError(f"{_where(source)}field '{old}': {targets.why}, got {value!r}")
+            continue
+        for target in (targets,) if isinstance(targets, str) else targets:
+            head, _, leaf = target.partition(".")
+            if not leaf:  # a renamed top-level field
+                if head in out and out[head] != value:
+                    raise ConfigError(f"{_where(source)}field '{old}' is the old name of '{head}'; give one of them")
+                out[head] = value
+                continue
+            sub = out.setdefault(head, {})
+            if leaf in explicit[head]:
+                if isinstance(targets, str) and sub[leaf] != value:
+                    raise ConfigError(f"{_where(source)}field '{old}' is the old name of '{target}'; give one of them")
+                continue  # a shared old key does not override a model's own setting
+            sub[leaf] = value
+    return out
+
+
+def _where(source: str | None) -> str:
+    return f"{source}: " if source else ""
+
+
+def merge_config_dicts(cls: type, base: dict, override: dict, *, source: str | None = None) -> dict:
+    """``override`` over ``base`` (both may use old keys): nested configs are merged field by field,
+    so ``{"critic": {"learning_rate": 1e-4}}`` changes the critic's learning rate only."""
+    a = canonical_config_dict(cls, base, source=source)
+    b = canonical_config_dict(cls, override, source=source)
+    out = dict(a)
+    for k, v in b.items():
+        if k in _nested_fields(cls) and isinstance(v, dict) and isinstance(a.get(k), dict):
+            out[k] = {**a[k], **v}
+        else:
+            out[k] = v
+    return out
+
+
+def _unknown_fields(cls: type, data: dict, prefix: str = "") -> list[str]:
+    names = {f.name for f in dataclasses.fields(cls)}
+    out = [prefix + k for k in data if k not in names]
+    for name, sub in _nested_fields(cls).items():
+        if isinstance(data.get(name), dict):
+            out += _unknown_fields(sub, data[name], f"{prefix}{name}.")
+    return sorted(out)
+
+
+def _known_fields(cls: type) -> list[str]:
+    nested = _nested_fields(cls)
+    out = [f.name for f in dataclasses.fields(cls) if f.name not in nested]
+    for name, sub in nested.items():
+        out += [f"{name}.{f.name}" for f in dataclasses.fields(sub)]
+    return out
+
+
+def config_from_dict(cls: type, data: dict, *, source: str = "<config>"):
+    """Build config ``cls`` from a dict (a JSON object, a checkpoint's ``trainer.json`` config).
+
+    Nested configs are dicts (``{"critic": {"learning_rate": 1e-4}}``); the class's documented old
+    keys (``_aliases``: e.g. ``lora_r`` for ``policy.lora_r``, ``critic_learning_rate`` for
+    ``critic.learning_rate``, ``batch_size`` for the trainer's own ``*_per_batch`` field) are
+    accepted. Unknown fields raise :class:`ConfigError` naming them."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: a config must be a JSON object, got {type(data).__name__}")
+    data = canonical_config_dict(cls, data, source=source)
+    unknown = _unknown_fields(cls, data)
+    if unknown:
+        raise ConfigError(f"{source}: unknown field(s) {unknown} for {cls.__name__} (known: {_known_fields(cls)}; "
+                          f"old names accepted: {sorted(getattr(cls, '_aliases', {}))})")
+    try:
+        return cls(**data)
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from None
+
+
+def _nested_config(cls: type, value: Any, name: str):
+    """``value`` (a ``cls``, a dict of its fields or ``None``) as a validated ``cls``; errors name
+    the field as ``name.field``."""
+    if isinstance(value, cls):
+        return value
+    if value is None:
+        value = {}
+    _check(isinstance(value, dict), name, f"must be a {cls.__name__} or a JSON object, got {type(value).__name__}")
+    unknown = _unknown_fields(cls, value)
+    _check(not unknown, name, f"unknown field(s) {unknown} (known: {_known_fields(cls)})")
+    try:
+        return cls(**value)
+    except ConfigError as e:
+        raise ConfigError(str(e).replace("field '", f"field '{name}.", 1)) from None
+
+
+@dataclass
+class ModelConfig:
+    """One trained model and its optimiser step: the policy of every trainer
+    (:attr:`TrainerConfig.policy`) and SWEET-RL's critic (a :class:`~agents.sweet_rl.CriticConfig`).
+    Names follow TRL's ``ModelConfig`` (``model_name_or_path``, ``lora_*``, ``load_in_4bit``).
+
+    Attributes:
+        model_name_or_path: path (or hub id) of the base model; may be ``None`` when a model object
+            is given to the trainer directly (then :meth:`LMTrainer.load` needs the model again).
+        lora_r: LoRA rank.
+        lora_alpha: LoRA scaling numerator (scale = alpha / r).
+        lora_dropout: dropout on the LoRA branch.
+        lora_target_modules: module names to adapt, or ``"all-linear"``.
+        load_in_4bit: load the base in 4-bit NF4 (bitsandbytes), train LoRA on top (QLoRA).
+        compute_dtype: dtype of the 4-bit matmuls and of non-quantised weights when 4-bit
+            (``"float32"``, ``"bfloat16"``, ``"float16"``).
+        full_finetune: train every weight of the base instead of a LoRA adapter (the reference
+            trains full models); the reference model is then a frozen copy of the base (twice the
+            weights in memory). Not with ``load_in_4bit``.
+        learning_rate: AdamW learning rate.
+    """
+
+    model_name_or_path: str | None = None
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.0
+    lora_target_modules: Any = "all-linear"
+    load_in_4bit: bool = False
+    compute_dtype: str = "float32"
+    full_finetune: bool = False
+    learning_rate: float = 2e-5
+
+    def __post_init__(self) -> None:
+        _check(self.model_name_or_path is None or isinstance(self.model_name_or_path, str), "model_name_or_path",
+               "must be a path/hub id string or None")
+        _check_positive_ints(self, "lora_r")
+        _check(self.lora_alpha > 0, "lora_alpha", f"must be > 0, got {self.lora_alpha!r}")
+        _check(0.0 <= self.lora_dropout < 1.0, "lora_dropout", f"must be in [0, 1), got {self.lora_dropout!r}")
+        _check(self.compute_dtype in ("float32", "bfloat16", "float16"), "compute_dtype",
+               f"must be 'float32', 'bfloat16' or 'float16', got {self.compute_dtype!r}")
+        _check(isinstance(self.load_in_4bit, bool), "load_in_4bit", f"must be true or false, got {self.load_in_4bit!r}")
+        _check(isinstance(self.full_finetune, bool), "full_finetune", f"must be true or false, got {self.full_finetune!r}")
+        _check(not (self.full_finetune and self.load_in_4bit), "full_finetune",
+               "cannot fully fine-tune a 4-bit base (use LoRA with load_in_4bit)")
+        _check(self.learning_rate > 0, "learning_rate", f"must be > 0, got {self.learning_rate!r}")
+
+
+#: The old flat keys of the policy's settings (before :class:`ModelConfig`), accepted by every trainer.
+POLICY_ALIASES: dict[str, str] = {"model": "policy.model_name_or_path",
+                                  **{k: f"policy.{k}" for k in ("lora_r", "lora_alpha", "lora_dropout",
+                                                                "lora_target_modules", "load_in_4bit", "compute_dtype",
+                                                                "full_finetune", "learning_rate")}}
+
+
+@dataclass
+class TrainerConfig(metaclass=_AliasedConfig):
+    """Fields shared by every trainer. Subclasses add the algorithm's own (among them what one
+    micro-batch counts: ``sequences_per_batch``, ``pairs_per_batch`` or ``trajectories_per_batch``).
+
+    Attributes:
+        policy: the policy's model, adapter and learning rate (:class:`ModelConfig`; a dict of its
+            fields is accepted).
+        gradient_checkpointing: trade compute for activation memory.
+        weight_decay: AdamW weight decay.
+        max_grad_norm: gradient clipping norm (``None``/0: no clipping).
+        gradient_accumulation_steps: micro-batches per optimiser step.
+        max_length: longest tokenised policy sequence; longer contexts are cut from the left.
+        seed: seeds python/torch at construction (data order, LoRA init, sampling).
+        max_new_tokens: generation length in ``act``.
+        temperature: sampling temperature in ``act`` (0: greedy).
+        mixed_precision: accelerate's ``"no"``, ``"fp16"``, ``"bf16"``.
+        show_progress: tqdm bars in ``update``.
+        max_turns: the turn budget told to the agent in its instructions -- must be the one the
+            trajectories were collected with, so that training contexts are the policy's contexts.
+        prompt_style: the agent prompt's style (``"paper"`` / ``"compact"``, as ``LMAgent``'s),
+            used by the default formatter and ``act``.
+        adam_betas: AdamW ``(beta1, beta2)`` (torch's default ``(0.9, 0.999)``; the reference's
+            OpenRLHF fork uses ``(0.9, 0.95)``).
+        lr_scheduler: ``"constant"``, or ``"cosine"``: linear warm-up over ``warmup_ratio`` of the
+            optimiser steps of each ``update``, then cosine decay to ``min_lr_ratio`` x the learning
+            rate (transformers' ``cosine_with_min_lr``, as the reference's ``train_dpo.py``).
+        warmup_ratio: warm-up fraction of the steps (``"cosine"`` only; reference 0.03).
+        min_lr_ratio: final learning rate / learning rate (``"cosine"`` only; reference 0.1).
+
+    Old keys (configs and checkpoints written before the nested ``policy``), accepted as aliases by
+    the constructor and :func:`config_from_dict`: ``model`` (``policy.model_name_or_path``),
+    ``lora_r``, ``lora_alpha``, ``lora_dropout``, ``lora_target_modules``, ``load_in_4bit``,
+    ``compute_dtype``, ``full_finetune``, ``learning_rate`` (``policy.<same>``), and ``batch_size``
+    for the trainer's own per-batch count (see each subclass).
+    """
+
+    _nested: ClassVar[dict[str, type]] = {"policy": ModelConfig}
+    _aliases: ClassVar[dict[str, Any]] = POLICY_ALIASES
+
+    policy: ModelConfig = field(default_factory=ModelConfig)
+    gradient_checkpointing: bool = False
+    weight_decay: float = 0.0
+    max_grad_norm: float | None = 1.0
+    gradient_accumulation_steps: int = 1
+    max_length: int = 4096
+    seed: int = 0
+    max_new_tokens: int = 512
+    temperature: float = 1.0
+    mixed_precision: str = "no"
+    show_progress: bool = False
+    max_turns: int = MAX_TURNS
+    prompt_style: str = "paper"
+    adam_betas: tuple = (0.9, 0.999)
+    lr_scheduler: str = "constant"
+    warmup_ratio: float = 0.0
+    min_lr_ratio: float = 0.1
+
+    def __post_init__(self) -> None:
+        self.policy = _nested_config(ModelConfig, self.policy, "policy")
+        _check(self.weight_decay >= 0, "weight_decay", f"must be >= 0, got {self.weight_decay!r}")
+        _check(self.max_grad_norm is None or self.max_grad_norm >= 0, "max_grad_norm", "must be >= 0 or None")
+        from colbench_env.prompting import PROMPT_STYLES
+
+        _check(self.prompt_style in PROMPT_STYLES, "prompt_style", f"must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
+        _check_positive_ints(self, "gradient_accumulation_steps", "max_length", "max_new_tokens", "max_turns")
+        _check(self.temperature >= 0, "temperature", f"must be >= 0, got {self.temperature!r}")
+        _check(self.mixed_precision in ("no", "fp16", "bf16"), "mixed_precision",
+               f"must be 'no', 'fp16' or 'bf16', got {self.mixed_precision!r}")
+        _check(isinstance(self.adam_betas, (list, tuple)) and len(self.adam_betas) == 2
+               and all(isinstance(b, (int, float)) and 0.0 <= b < 1.0 for b in self.adam_betas), "adam_betas",
+               f"must be two numbers in [0, 1), got {self.adam_betas!r}")
+        self.adam_betas = tuple(float(b) for b in self.adam_betas)
+        _check(self.lr_scheduler in ("constant", "cosine"), "lr_scheduler",
+               f"must be 'constant' or 'cosine', got {self.lr_scheduler!r}")
+        _check(0.0 <= self.warmup_ratio < 1.0, "warmup_ratio", f"must be in [0, 1), got {self.warmup_ratio!r}")
+        _check(0.0 <= self.min_lr_ratio <= 1.0, "min_lr_ratio", f"must be in [0, 1], got {self.min_lr_ratio!r}")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
