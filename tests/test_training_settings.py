@@ -54,7 +54,8 @@ def test_constant_schedule_and_betas(model_dir):
     assert trainer.policy.optimizer.param_groups[0]["betas"] == (0.9, 0.95)
     assert RFTConfig(model="m").adam_betas == (0.9, 0.999)  # torch's default stays the default
     for bad, field in (({"adam_betas": (0.9,)}, "adam_betas"), ({"lr_scheduler": "linear"}, "lr_scheduler"),
-                       ({"warmup_ratio": 1.5}, "warmup_ratio"), ({"full_finetune": True, "load_in_4bit": True}, "full_finetune")):
+                       ({"warmup_ratio": 1.5}, "warmup_ratio"),
+                       ({"policy": {"full_finetune": True, "load_in_4bit": True}}, "policy.full_finetune")):
         with pytest.raises(ConfigError, match=f"field '{field}'"):
             RFTConfig(model="m", **bad)
 
