@@ -22,6 +22,6 @@ def user_error_types() -> tuple[type[BaseException], ...]:
     from colbench_env.trajectories import TrajectoryFormatError
 
     types: tuple = (UsageError, TaskFormatError, TrajectoryFormatError)
-    if "agents.trainer_base" in sys.modules:  # a bad trainer config (never import torch just for this)
-        types += (sys.modules["agents.trainer_base"].ConfigError,)
+    if "agents.config" in sys.modules:  # a bad trainer config (never import the trainers just for this)
+        types += (sys.modules["agents.config"].ConfigError,)
     return types

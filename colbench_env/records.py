@@ -25,8 +25,11 @@ from typing import Any, Union
 
 __all__ = ["BackendTask", "FrontendTask", "Task", "TaskFormatError", "task_from_record", "record_kind", "split_of"]
 
-_BACKEND_KNOWN = ("problem_description", "ground_truth", "test_cases", "hidden_information", "task_id", "split")
-_FRONTEND_KNOWN = ("problem_description", "ground_truth", "task_id", "split")
+#: the official record's fields of each kind, in order
+_BACKEND_OFFICIAL = ("problem_description", "ground_truth", "test_cases", "hidden_information")
+_FRONTEND_OFFICIAL = ("problem_description", "ground_truth")
+_BACKEND_KNOWN = (*_BACKEND_OFFICIAL, "task_id", "split")
+_FRONTEND_KNOWN = (*_FRONTEND_OFFICIAL, "task_id", "split")
 
 
 def record_kind(rec: Any) -> str:
@@ -56,8 +59,10 @@ class TaskFormatError(ValueError):
         super().__init__(f"{where}:{what} {message}")
 
 
-def _with_metadata(task: Any, rec: dict) -> dict:
-    """``rec`` plus the task's ``task_id`` / ``split`` (when set) and its extra fields."""
+def _to_record(task: Any, official: tuple[str, ...]) -> dict:
+    """The task's ``official`` fields (dicts copied), its ``task_id`` / ``split`` (when set) and its
+    extra fields."""
+    rec = {name: dict(v) if isinstance(v := getattr(task, name), dict) else v for name in official}
     if task.task_id:
         rec["task_id"] = task.task_id
     if task.split is not None:
@@ -92,12 +97,7 @@ class BackendTask:
 
     def to_record(self) -> dict:
         """The official-format record (plus ``task_id``/``split``/extra fields when set)."""
-        return _with_metadata(self, {
-            "problem_description": self.problem_description,
-            "ground_truth": self.ground_truth,
-            "test_cases": dict(self.test_cases),
-            "hidden_information": self.hidden_information,
-        })
+        return _to_record(self, _BACKEND_OFFICIAL)
 
     @property
     def training_info(self) -> dict:
@@ -128,7 +128,8 @@ class FrontendTask:
     kind = "frontend"
 
     def to_record(self) -> dict:
-        return _with_metadata(self, {"problem_description": self.problem_description, "ground_truth": self.ground_truth})
+        """The official-format record (plus ``task_id``/``split``/extra fields when set)."""
+        return _to_record(self, _FRONTEND_OFFICIAL)
 
     @property
     def hidden_information(self) -> str:

@@ -32,8 +32,9 @@ import importlib
 import json
 import sys
 
-from ..tasks import BackendTask, TaskFormatError, task_from_record
-from ..trajectories import TrajectoryFormatError, atomic_write_jsonl, read_jsonl, validate_trajectory
+from ..errors import UsageError
+from ..tasks import BackendTask, task_from_record
+from ..trajectories import atomic_write_jsonl, read_jsonl, validate_trajectory
 
 __all__ = ["add_arguments", "main", "load_records", "score_backend", "FRONTEND_HOOK"]
 
@@ -109,16 +110,18 @@ def score_backend(items: list[tuple[int, dict, BackendTask]], args: argparse.Nam
     return scores
 
 
+def _existing(path: str, load=None):
+    """``load(path)`` (default :func:`load_records`); a missing file is a :class:`UsageError` (the
+    ``colbench`` command prints it, and malformed files' errors, as one line and exits 2)."""
+    try:
+        return (load or load_records)(path)
+    except FileNotFoundError as e:
+        raise UsageError(f"file not found: {e.filename or path}") from None
+
+
 def _compare(args: argparse.Namespace) -> int:
     fe = _frontend_module()
-    try:
-        result = fe.compare_files(args.compare[0], args.compare[1], args)
-    except FileNotFoundError as e:
-        print(f"colbench evaluate: error: file not found: {e.filename}", file=sys.stderr)
-        return 2
-    except (TrajectoryFormatError, TaskFormatError) as e:
-        print(f"colbench evaluate: error: {e}", file=sys.stderr)
-        return 2
+    result = _existing(args.compare[0], lambda a: fe.compare_files(a, args.compare[1], args))
     print(f"win rate of {args.compare[0]} over {args.compare[1]}: {100 * result['win_rate']:.1f}% "
           f"({result['wins']} wins, {result['losses']} losses, {result['ties']} ties over {result['tasks']} tasks)")
     if args.json:
@@ -134,19 +137,11 @@ def _explain(args: argparse.Namespace) -> int:
     head, _, tail = spec.rpartition(":")
     if head and tail.isdigit():
         path, line = head, int(tail)
-    try:
-        items = load_records(path)
-    except FileNotFoundError:
-        print(f"colbench evaluate: error: file not found: {path}", file=sys.stderr)
-        return 2
-    except (TrajectoryFormatError, TaskFormatError) as e:
-        print(f"colbench evaluate: error: {e}", file=sys.stderr)
-        return 2
+    items = _existing(path)
     if line is not None:
         items = [it for it in items if it[0] == line]
         if not items:
-            print(f"colbench evaluate: error: {path}: no record on line {line}", file=sys.stderr)
-            return 2
+            raise UsageError(f"{path}: no record on line {line}")
     todo = [it for it in items if isinstance(it[2], BackendTask) and not isinstance(it[1].get("eval_tests"), list)]
     fresh = dict(zip([it[0] for it in todo], score_backend(todo, args))) if todo else {}
     for n, rec, task in items:
@@ -161,8 +156,7 @@ def _explain(args: argparse.Namespace) -> int:
         try:
             reward = float(rec.get("reward", sum(t.passed for t in tests) / max(len(tests), 1)))
         except (TypeError, ValueError):
-            print(f"colbench evaluate: error: {path}:{n}: field 'reward' is not a number", file=sys.stderr)
-            return 2
+            raise UsageError(f"{path}:{n}: field 'reward' is not a number") from None
         print(explain_table(tests, reward=reward, reason=rec.get("eval_reason"),
                             semantics=rec.get("eval_semantics")) + "\n")
     return 0
@@ -170,33 +164,20 @@ def _explain(args: argparse.Namespace) -> int:
 
 def main(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
-        print("colbench evaluate: error: --workers must be >= 1", file=sys.stderr)
-        return 2
+        raise UsageError("--workers must be >= 1")
     if getattr(args, "explain", None):
         if args.trajectories is not None:
-            print("colbench evaluate: error: give either TRAJ.jsonl or --explain FILE[:LINE], not both", file=sys.stderr)
-            return 2
+            raise UsageError("give either TRAJ.jsonl or --explain FILE[:LINE], not both")
         return _explain(args)
     if getattr(args, "compare", None):
         if args.trajectories is not None:
-            print("colbench evaluate: error: give either TRAJ.jsonl or --compare A.jsonl B.jsonl, not both", file=sys.stderr)
-            return 2
+            raise UsageError("give either TRAJ.jsonl or --compare A.jsonl B.jsonl, not both")
         return _compare(args)
     if args.trajectories is None:
-        print("colbench evaluate: error: TRAJ.jsonl is required (or --compare A.jsonl B.jsonl)", file=sys.stderr)
-        return 2
-    try:
-        items = load_records(args.trajectories)
-    except FileNotFoundError:
-        print(f"colbench evaluate: error: file not found: {args.trajectories}", file=sys.stderr)
-        return 2
-    except (TrajectoryFormatError, TaskFormatError) as e:
-        print(f"colbench evaluate: error: {e}", file=sys.stderr)
-        return 2
+        raise UsageError("TRAJ.jsonl is required (or --compare A.jsonl B.jsonl)")
+    items = _existing(args.trajectories)
     if not items:
-        print(f"colbench evaluate: error: {args.trajectories}: the file is empty (expected one trajectory per line)",
-              file=sys.stderr)
-        return 2
+        raise UsageError(f"{args.trajectories}: the file is empty (expected one trajectory per line)")
     backend = [it for it in items if isinstance(it[2], BackendTask)]
     frontend = [it for it in items if not isinstance(it[2], BackendTask)]
     if frontend:

@@ -134,5 +134,15 @@ def _rounding_fact(noun: str) -> Fact:
                 f"How should the {noun} be rounded?")
 
 
+def _request(opening, **hints: str) -> Callable[[Values, frozenset], str]:
+    """A template's ``describe``: ``opening`` (a string, or ``opening(values, active)``), then the
+    hint sentence of each active fact, in the order given (a hint says *that* something is
+    personal, never the value)."""
+    def describe(p: Values, active: frozenset) -> str:
+        s = opening(p, active) if callable(opening) else opening
+        return s + "".join(f" {hint}" for name, hint in hints.items() if name in active)
+    return describe
+
+
 def _round_phrase(active: frozenset) -> str:
     return "rounded the way I like it" if "rounding" in active else "rounded to 2 decimal places"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .machinery import (Fact, Template, _amount, _factor, _lit, _num, _pick, _round_phrase, _rounded,
+from .machinery import (Fact, Template, _amount, _factor, _lit, _num, _pick, _request, _round_phrase, _rounded,
                         _rounding_fact)
 
 __all__ = ["TEMPLATES", "FAMILIES"]
@@ -23,14 +23,11 @@ def _tip_body(p):
     return lines
 
 
-def _tip_describe(p, active):
-    s = ("I want a function that adds my usual tip to a restaurant bill and returns the total, "
-         f"{_round_phrase(active)}.")
-    if "min_tip" in active:
-        s += " Small bills get special treatment for the tip."
-    if "zero_if_nonpositive" in active:
-        s += " It should also cope with a bill that is zero or negative."
-    return s
+_tip_describe = _request(
+    lambda p, active: ("I want a function that adds my usual tip to a restaurant bill and returns the total, "
+                       f"{_round_phrase(active)}."),
+    min_tip="Small bills get special treatment for the tip.",
+    zero_if_nonpositive="It should also cope with a bill that is zero or negative.")
 
 
 def _tip_candidates(rng, p, active):
@@ -71,13 +68,11 @@ def _discount_body(p):
     return lines
 
 
-def _discount_describe(p, active):
-    s = f"I want a function that applies my standard discount to a price and returns the new price, {_round_phrase(active)}."
-    if "min_price" in active:
-        s += " Not every price gets the discount."
-    if "big_tier" in active:
-        s += " Big purchases get a better deal."
-    return s
+_discount_describe = _request(
+    lambda p, active: ("I want a function that applies my standard discount to a price and returns the new price, "
+                       f"{_round_phrase(active)}."),
+    min_price="Not every price gets the discount.",
+    big_tier="Big purchases get a better deal.")
 
 
 def _discount_candidates(rng, p, active):
@@ -116,14 +111,16 @@ def _shipping_body(p):
     return lines
 
 
-def _shipping_describe(p, active):
+def _shipping_opening(p, active):
     fee = "my usual flat shipping fee" if "fee" in active else f"a flat {_num(p['fee'])} dollar shipping fee"
     free = ("big enough orders ship free" if "strict" in active
             else "orders at or above my free shipping threshold ship free")
-    s = f"I want a function that works out the shipping cost of an order from its total: I charge {fee}, but {free}."
-    if "empty_free" in active:
-        s += " Empty orders need handling too."
-    return s
+    return f"I want a function that works out the shipping cost of an order from its total: I charge {fee}, but {free}."
+
+
+_shipping_describe = _request(
+    _shipping_opening,
+    empty_free="Empty orders need handling too.")
 
 
 def _shipping_candidates(rng, p, active):
@@ -170,16 +167,12 @@ def _loyalty_body(p):
     return lines
 
 
-def _loyalty_describe(p, active):
-    s = ("I want a function that works out how many loyalty points a customer earns for a purchase amount in "
-         "dollars. Points are earned for each whole dollar spent; leftover cents earn nothing.")
-    if "double_at" in active:
-        s += " Bigger purchases earn extra."
-    if "cap" in active:
-        s += " There is a limit on points per purchase."
-    if "refund_zero" in active:
-        s += " Refunds come in as negative amounts."
-    return s
+_loyalty_describe = _request(
+    "I want a function that works out how many loyalty points a customer earns for a purchase amount in "
+    "dollars. Points are earned for each whole dollar spent; leftover cents earn nothing.",
+    double_at="Bigger purchases earn extra.",
+    cap="There is a limit on points per purchase.",
+    refund_zero="Refunds come in as negative amounts.")
 
 
 def _loyalty_candidates(rng, p, active):
@@ -223,16 +216,17 @@ def _grade_body(p):
     return lines + ["return \"F\""]
 
 
-def _grade_describe(p, active):
+def _grade_opening(p, active):
     bands = "B starts at 80 and C at 70" + ("" if "d_cut" in active else ", D at 60")
     own = "an A and a D" if "d_cut" in active else "an A"
-    s = ("I want a function that turns a score out of 100 into a letter grade (A, B, C, D or F). "
-         f"As usual {bands}, and anything below the D cutoff is an F, but I use my own cutoff for {own}.")
-    if "a_plus" in active:
-        s += " Truly outstanding scores get something special."
-    if "invalid" in active:
-        s += " Scores outside 0 to 100 should be handled."
-    return s
+    return ("I want a function that turns a score out of 100 into a letter grade (A, B, C, D or F). "
+            f"As usual {bands}, and anything below the D cutoff is an F, but I use my own cutoff for {own}.")
+
+
+_grade_describe = _request(
+    _grade_opening,
+    a_plus="Truly outstanding scores get something special.",
+    invalid="Scores outside 0 to 100 should be handled.")
 
 
 def _grade_candidates(rng, p, active):
@@ -273,15 +267,11 @@ def _temp_body(p):
     return lines + [f"return min({val}, {p['cap']})" if p["cap"] else f"return {val}"]
 
 
-def _temp_describe(p, active):
-    s = "I want a function that converts a temperature reading from Celsius to Fahrenheit, rounded the way I like it."
-    if "offset" in active:
-        s += " My thermometer is not quite accurate, so take that into account."
-    if "cap" in active:
-        s += " Very hot results should be limited."
-    if "absolute_zero" in active:
-        s += " Impossible readings should be caught."
-    return s
+_temp_describe = _request(
+    "I want a function that converts a temperature reading from Celsius to Fahrenheit, rounded the way I like it.",
+    offset="My thermometer is not quite accurate, so take that into account.",
+    cap="Very hot results should be limited.",
+    absolute_zero="Impossible readings should be caught.")
 
 
 def _temp_reading(rng):
@@ -330,15 +320,11 @@ def _sort_body(p):
     return lines + [f"return {expr}"]
 
 
-def _sort_describe(p, active):
-    s = "I want a function that sorts a list of whole numbers into my preferred order and returns the sorted list."
-    if "dedupe" in active:
-        s += " Repeated numbers bother me."
-    if "top_k" in active:
-        s += " I usually don't need the whole list back."
-    if "drop_zero" in active:
-        s += " Some numbers don't belong in the result at all."
-    return s
+_sort_describe = _request(
+    "I want a function that sorts a list of whole numbers into my preferred order and returns the sorted list.",
+    dedupe="Repeated numbers bother me.",
+    top_k="I usually don't need the whole list back.",
+    drop_zero="Some numbers don't belong in the result at all.")
 
 
 def _sort_candidates(rng, p, active):
@@ -399,16 +385,16 @@ def _fruit_body(p):
     return lines + [f"return sorted({src}, key={order}.index)"]
 
 
-def _fruit_describe(p, active):
+def _fruit_opening(p, active):
     names = ", ".join(sorted(p["order"]))
-    s = f"I want a function that puts a list of fruit names ({names}) in my favourite order and returns the sorted list."
-    if "unknown_last" in active:
-        s += " Sometimes other fruits show up in the list."
-    if "dedupe" in active:
-        s += " Repeats bother me."
-    if "lowercase" in active:
-        s += " People don't always type the names in lower case."
-    return s
+    return f"I want a function that puts a list of fruit names ({names}) in my favourite order and returns the sorted list."
+
+
+_fruit_describe = _request(
+    _fruit_opening,
+    unknown_last="Sometimes other fruits show up in the list.",
+    dedupe="Repeats bother me.",
+    lowercase="People don't always type the names in lower case.")
 
 
 def _fruit_candidates(rng, p, active):
@@ -474,15 +460,11 @@ def _name_body(p):
     return lines + [f"return {_NAME_STYLES[p['style']]}"]
 
 
-def _name_describe(p, active):
-    s = "I want a function that formats a person's first and last name into one string, written the way I always write names."
-    if "capitalize" in active:
-        s += " People don't always type names with proper capital letters."
-    if "strip" in active:
-        s += " Names sometimes come with extra spaces around them."
-    if "empty_first" in active:
-        s += " Sometimes the first name is missing."
-    return s
+_name_describe = _request(
+    "I want a function that formats a person's first and last name into one string, written the way I always write names.",
+    capitalize="People don't always type names with proper capital letters.",
+    strip="Names sometimes come with extra spaces around them.",
+    empty_first="Sometimes the first name is missing.")
 
 
 def _messy_case(rng, name):
@@ -541,15 +523,11 @@ def _late_body(p):
     return lines + ["return fee"]
 
 
-def _late_describe(p, active):
-    s = "I want a function that works out the late fee for a library book, given how many days late it comes back."
-    if "grace" in active:
-        s += " I'm a bit lenient at first."
-    if "cap" in active:
-        s += " The fee can't grow forever."
-    if "processing" in active:
-        s += " There is also an extra charge involved."
-    return s
+_late_describe = _request(
+    "I want a function that works out the late fee for a library book, given how many days late it comes back.",
+    grace="I'm a bit lenient at first.",
+    cap="The fee can't grow forever.",
+    processing="There is also an extra charge involved.")
 
 
 def _late_candidates(rng, p, active):
@@ -593,16 +571,12 @@ def _bulk_body(p):
     return lines + [f"return round({total}, 2)"]
 
 
-def _bulk_describe(p, active):
-    s = ("I want a function that gives the total cost of an order for some quantity of the item I sell, at my "
-         "unit price, rounded to 2 decimal places.")
-    if "bulk_at" in active:
-        s += " Big orders get a deal."
-    if "handling" in active:
-        s += " There is an extra charge on every order."
-    if "zero_empty" in active:
-        s += " Empty or negative quantities should be handled."
-    return s
+_bulk_describe = _request(
+    "I want a function that gives the total cost of an order for some quantity of the item I sell, at my "
+    "unit price, rounded to 2 decimal places.",
+    bulk_at="Big orders get a deal.",
+    handling="There is an extra charge on every order.",
+    zero_empty="Empty or negative quantities should be handled.")
 
 
 def _bulk_candidates(rng, p, active):
@@ -648,15 +622,11 @@ def _calories_body(p):
     return lines + ["return calories // 10 * 10" if p["round_down_10"] else "return calories"]
 
 
-def _calories_describe(p, active):
-    s = "I want a function that estimates how many calories I burn in a workout, given its length in whole minutes."
-    if "slowdown_after" in active:
-        s += " I get tired in long workouts."
-    if "min_minutes" in active:
-        s += " Very short workouts don't really count."
-    if "round_down_10" in active:
-        s += " I like round numbers."
-    return s
+_calories_describe = _request(
+    "I want a function that estimates how many calories I burn in a workout, given its length in whole minutes.",
+    slowdown_after="I get tired in long workouts.",
+    min_minutes="Very short workouts don't really count.",
+    round_down_10="I like round numbers.")
 
 
 def _calories_candidates(rng, p, active):
@@ -700,15 +670,11 @@ def _pay_body(p):
     return lines + [f"return math.floor({total})" if p["round_down"] else f"return {total}"]
 
 
-def _pay_describe(p, active):
-    s = "I want a function that works out my weekly pay from the number of hours I worked (hours can include quarter hours)."
-    if "overtime_after" in active:
-        s += " Long weeks are paid differently."
-    if "union_fee" in active:
-        s += " Something gets taken off every paycheck."
-    if "round_down" in active:
-        s += " I keep the pay figure simple."
-    return s
+_pay_describe = _request(
+    "I want a function that works out my weekly pay from the number of hours I worked (hours can include quarter hours).",
+    overtime_after="Long weeks are paid differently.",
+    union_fee="Something gets taken off every paycheck.",
+    round_down="I keep the pay figure simple.")
 
 
 def _pay_candidates(rng, p, active):
@@ -756,16 +722,12 @@ def _user_body(p):
     return lines + [f"return ({expr})[:{p['max_len']}]" if p["max_len"] else f"return {expr}"]
 
 
-def _user_describe(p, active):
-    s = ("I want a function that makes a username from a person's full name (first name, one space, last name): "
-         "all lower case, with the names joined my usual way.")
-    if "initial" in active:
-        s += " Not every part of the name needs to be spelled out."
-    if "max_len" in active:
-        s += " There is a length limit too."
-    if "letters_only" in active:
-        s += " Some names have odd characters in them."
-    return s
+_user_describe = _request(
+    "I want a function that makes a username from a person's full name (first name, one space, last name): "
+    "all lower case, with the names joined my usual way.",
+    initial="Not every part of the name needs to be spelled out.",
+    max_len="There is a length limit too.",
+    letters_only="Some names have odd characters in them.")
 
 
 def _user_candidates(rng, p, active):
