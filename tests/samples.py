@@ -28,3 +28,13 @@ def short_formatter(task: dict, history: list) -> list[dict]:
     for m in history:
         msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
     return msgs
+
+
+#: chat conversations for the LM backends' generation tests (system prompt, multi-turn, short and long)
+CHAT_CONVS = [
+    [{"role": "user", "content": "hi"}],
+    [{"role": "system", "content": "Be brief."},
+     {"role": "user", "content": "Write a Python function that adds two numbers and explain it."}],
+    [{"role": "user", "content": "What colour is the sky on a clear day, and why is it that colour?"}],
+    [{"role": "user", "content": "ok"}, {"role": "assistant", "content": "Sure."}, {"role": "user", "content": "more"}],
+]

@@ -9,37 +9,23 @@ transformers = pytest.importorskip("transformers")
 
 from colbench_env.lm import BackendError, HFBackend, SamplingParams, make_backend  # noqa: E402
 from colbench_env.lm.smollm2 import smollm2_path  # noqa: E402
+from samples import CHAT_CONVS  # noqa: E402
+from tiny_models import tiny_chat_llama  # noqa: E402
 
 torch.set_num_threads(1)
 
-CONVS = [
-    [{"role": "user", "content": "hi"}],
-    [{"role": "system", "content": "Be brief."},
-     {"role": "user", "content": "Write a Python function that adds two numbers and explain it."}],
-    [{"role": "user", "content": "What colour is the sky on a clear day, and why is it that colour?"}],
-    [{"role": "user", "content": "ok"}, {"role": "assistant", "content": "Sure."}, {"role": "user", "content": "more"}],
-    [{"role": "user", "content": [{"type": "text", "text": "parts"}, {"type": "text", "text": "work too"}]}],
-]
+CONVS = [*CHAT_CONVS,
+         [{"role": "user", "content": [{"type": "text", "text": "parts"}, {"type": "text", "text": "work too"}]}]]
 
 
 @pytest.fixture(scope="module")
-def tokenizer():
-    return transformers.AutoTokenizer.from_pretrained(smollm2_path())
-
-
-def tiny_model(tokenizer, seed=0):
-    torch.manual_seed(seed)
-    cfg = transformers.LlamaConfig(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-        initializer_range=0.5,  # peaked logits: greedy ties are unlikely
-        tie_word_embeddings=True, bos_token_id=1, eos_token_id=2, pad_token_id=2)
-    return transformers.LlamaForCausalLM(cfg)
+def tokenizer(tok):
+    return tok
 
 
 @pytest.fixture(scope="module")
 def backend(tokenizer):
-    return HFBackend(tiny_model(tokenizer), tokenizer=tokenizer, max_batch_size=8)
+    return HFBackend(tiny_chat_llama(tokenizer), tokenizer=tokenizer, max_batch_size=8)
 
 
 def recomputed_logprobs(b: HFBackend, conv, token_ids):
@@ -86,7 +72,7 @@ def test_sampling_n_groups_by_conversation(backend):
 
 
 def test_model_generation_config_defaults_are_not_applied(tokenizer):
-    model = tiny_model(tokenizer)
+    model = tiny_chat_llama(tokenizer)
     model.generation_config.top_k = 1  # would make every sample the greedy one
     b = HFBackend(model, tokenizer=tokenizer)
     gens = b.generate(CONVS[:1], SamplingParams(max_new_tokens=6, temperature=1.0, n=4, seed=0))
@@ -96,7 +82,7 @@ def test_model_generation_config_defaults_are_not_applied(tokenizer):
 
 def test_peft_model_generates_with_its_adapter(tokenizer):
     peft = pytest.importorskip("peft")
-    model = peft.get_peft_model(tiny_model(tokenizer), peft.LoraConfig(r=4, target_modules=["q_proj", "v_proj"]))
+    model = peft.get_peft_model(tiny_chat_llama(tokenizer), peft.LoraConfig(r=4, target_modules=["q_proj", "v_proj"]))
     b = HFBackend(model, tokenizer=tokenizer)
     before = b.generate(CONVS[:2], SamplingParams(max_new_tokens=8, return_logprobs=True))
     with torch.no_grad():  # LoRA B starts at zero: make the adapter matter
@@ -143,7 +129,7 @@ def test_stop_strings_cut_text(backend):
 
 
 def test_end_of_turn_token_ends_generation(tokenizer):
-    model = tiny_model(tokenizer)
+    model = tiny_chat_llama(tokenizer)
     im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
     with torch.no_grad():  # make <|im_end|> the certain next token
         model.lm_head.weight = torch.nn.Parameter(model.lm_head.weight.clone())

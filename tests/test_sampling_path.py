@@ -14,27 +14,14 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from colbench_env.lm import HFBackend, SamplingParams  # noqa: E402
-from colbench_env.lm.smollm2 import smollm2_path  # noqa: E402
+from samples import CHAT_CONVS as CONVS  # noqa: E402
+from tiny_models import tiny_chat_llama  # noqa: E402
 
-CONVS = [
-    [{"role": "user", "content": "hi"}],
-    [{"role": "system", "content": "Be brief."},
-     {"role": "user", "content": "Write a Python function that adds two numbers and explain it."}],
-    [{"role": "user", "content": "What colour is the sky on a clear day, and why is it that colour?"}],
-    [{"role": "user", "content": "ok"}, {"role": "assistant", "content": "Sure."}, {"role": "user", "content": "more"}],
-]
 
 
 @pytest.fixture(scope="module")
-def backend():
-    torch.set_num_threads(1)
-    tok = transformers.AutoTokenizer.from_pretrained(smollm2_path())
-    torch.manual_seed(0)
-    cfg = transformers.LlamaConfig(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=512, initializer_range=0.3, tie_word_embeddings=True,
-        bos_token_id=1, eos_token_id=2, pad_token_id=2)
-    model = transformers.LlamaForCausalLM(cfg)
+def backend(tok):
+    model = tiny_chat_llama(tok, 0, initializer_range=0.3)
     # a hub-style generation_config that would change sampling if it leaked in
     model.generation_config.top_k = 3
     model.generation_config.repetition_penalty = 5.0

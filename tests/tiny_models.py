@@ -23,6 +23,14 @@ def tiny_llama(tokenizer, seed: int = 0, hidden_size: int = 64, **config):
     return LlamaForCausalLM(cfg)
 
 
+def tiny_chat_llama(tokenizer, seed: int = 0, initializer_range: float = 0.5):
+    """A :func:`tiny_llama` for generation tests: tied embeddings, SmolLM2's special ids (bos 1,
+    eos = pad 2), 512 positions, and a large ``initializer_range`` for peaked logits (greedy ties
+    are unlikely)."""
+    return tiny_llama(tokenizer, seed, max_position_embeddings=512, initializer_range=initializer_range,
+                      tie_word_embeddings=True, bos_token_id=1, eos_token_id=2, pad_token_id=2)
+
+
 def save_tiny_llama(directory, tokenizer, seed: int = 0, hidden_size: int = 64) -> str:
     """Save a :func:`tiny_llama` (with the tokenizer's special ids) and the tokenizer as a model
     directory that any transformers loader takes; returns its path."""
