@@ -12,7 +12,8 @@ Examples::
 :class:`agents.SweetRLConfig`, :class:`agents.GRPOConfig`); the models' settings are nested objects,
 ``{"policy": {"learning_rate": 1e-5, "lora_r": 8}, "critic": {"load_in_4bit": true}}``, and the
 old flat keys (``lora_r``, ``critic_learning_rate``, ``batch_size``, ...) are accepted as aliases.
-It goes through :func:`agents.trainer_base.config_from_dict`, as the pipeline's ``--trainer-overrides``. When ``--out`` already holds a checkpoint of the same algorithm, training
+It goes through :func:`agents.config.config_from_dict`, as the pipeline's ``--trainer-overrides``.
+When ``--out`` already holds a checkpoint of the same algorithm, training
 resumes from it (adapters, optimiser state, update count) unless ``--no-resume`` is given.
 Each ``--updates`` round runs one ``update`` on the trajectories and writes the checkpoint.
 """
@@ -87,7 +88,8 @@ def main(args: argparse.Namespace) -> int:
             print(f"resumed {args.algorithm} from {out} at update {trainer.updates}")
         else:
             if not fields.get("policy", {}).get("model_name_or_path"):
-                raise UsageError("--model (or policy.model_name_or_path in --config-json) is required when not resuming")
+                raise UsageError("--model (or policy.model_name_or_path in --config-json) is required "
+                                 "when not resuming")
             trainer = cls(config_from_dict(cls.config_class, fields, source="--config-json"))
     except ConfigError as e:
         raise UsageError(str(e)) from None

@@ -212,7 +212,8 @@ class ModelConfig:
         _check(self.compute_dtype in ("float32", "bfloat16", "float16"), "compute_dtype",
                f"must be 'float32', 'bfloat16' or 'float16', got {self.compute_dtype!r}")
         _check(isinstance(self.load_in_4bit, bool), "load_in_4bit", f"must be true or false, got {self.load_in_4bit!r}")
-        _check(isinstance(self.full_finetune, bool), "full_finetune", f"must be true or false, got {self.full_finetune!r}")
+        _check(isinstance(self.full_finetune, bool), "full_finetune",
+               f"must be true or false, got {self.full_finetune!r}")
         _check(not (self.full_finetune and self.load_in_4bit), "full_finetune",
                "cannot fully fine-tune a 4-bit base (use LoRA with load_in_4bit)")
         _check(self.learning_rate > 0, "learning_rate", f"must be > 0, got {self.learning_rate!r}")
@@ -289,7 +290,8 @@ class TrainerConfig(metaclass=_AliasedConfig):
         _check(self.max_grad_norm is None or self.max_grad_norm >= 0, "max_grad_norm", "must be >= 0 or None")
         from colbench_env.prompting import PROMPT_STYLES
 
-        _check(self.prompt_style in PROMPT_STYLES, "prompt_style", f"must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
+        _check(self.prompt_style in PROMPT_STYLES, "prompt_style",
+               f"must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         _check_positive_ints(self, "gradient_accumulation_steps", "max_length", "max_new_tokens", "max_turns")
         _check(self.temperature >= 0, "temperature", f"must be >= 0, got {self.temperature!r}")
         _check(self.mixed_precision in ("no", "fp16", "bf16"), "mixed_precision",

@@ -160,7 +160,8 @@ def test_trainer_overrides_are_validated_like_colbench_train():
                                           r"for RFTConfig"):
         PipelineConfig(trainer_overrides={"rft": {"n_candidates": 4}})
     for given in ({"critic_epochs": 0}, {"critic": {"epochs": 0}}):  # old flat key or nested: one name
-        with pytest.raises(ConfigError, match=r"trainer_overrides\['sweet-rl'\]: field 'critic.epochs': must be a positive"):
+        with pytest.raises(ConfigError,
+                           match=r"trainer_overrides\['sweet-rl'\]: field 'critic.epochs': must be a positive"):
             PipelineConfig(trainer_overrides={"sweet-rl": given})
     with pytest.raises(ValueError, match="trainer_overrides: unknown method 'dqn'"):
         PipelineConfig(trainer_overrides={"dqn": {}})
