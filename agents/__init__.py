@@ -22,6 +22,10 @@ _EXPORTS = {
     "SweetRLConfig": "agents.sweet_rl",
     "GRPO": "agents.grpo",
     "GRPOConfig": "agents.grpo",
+    "CriticConfig": "agents.sweet_rl",
+    "ModelConfig": "agents.config",
+    "ConfigError": "agents.config",
+    "config_from_dict": "agents.config",
 }
 __all__ = sorted(_EXPORTS)
 
