@@ -336,8 +336,8 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
 
     conf = {"model": base, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens, "show_progress": True,
             "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
-    if method == "ppo":
-        conf["rollout_temperature"] = cfg.rollout_temperature  # PPO's behaviour policy sampled at it
+    if method in ("ppo", "grpo"):
+        conf["rollout_temperature"] = cfg.rollout_temperature  # the behaviour policy sampled at it
     conf.update(cfg.trainer_overrides.get(method, {}))  # checked in PipelineConfig.__post_init__
     return config_from_dict(_trainer_class(method).config_class, conf, source=f"trainer_overrides[{method!r}]")
 
