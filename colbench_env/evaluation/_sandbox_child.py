@@ -50,6 +50,11 @@ tests or results (they travel in file descriptors that only the child reads or w
      bound at the code's top level are thus invisible inside its functions. ``test_timeout``
      arms a ``SIGALRM`` per call that raises ``TimeoutError`` in it.
 
+   A *batch* job (``{"programs": [(code, tests, mode, test_timeout), ...]}``, ground truths only)
+   runs the programs one after the other in this child, each enclosed in ``["B", k]`` ...
+   ``["N", k, CHANGED-HEX]`` lines, and stops after a program that changed state a later one
+   could see (see ``_run_batch``).
+
    It streams one line per event on fd 3 in a tagged plain-data JSON encoding built by hand
    (exact ``type(x) is ...`` checks: foreign objects are rejected, never asked to compare or
    serialise themselves)::

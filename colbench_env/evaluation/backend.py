@@ -25,8 +25,9 @@ Differences from the reference, all on the side of not being fooled:
 
 * the answer runs in a sandboxed child (see :mod:`.sandbox`) that never holds the ground truth, its
   source or its outputs; the ground truth runs in another sandboxed child (task files are untrusted
-  too) and its outputs are computed once per evaluator, cached by a hash of (semantics, ground
-  truth, test calls);
+  too; up to ``truth_batch`` ground truths of different tasks share one, each in fresh namespaces,
+  see :meth:`.sandbox.WorkerPool.run_batch`) and its outputs are computed once per evaluator,
+  cached by a hash of (semantics, ground truth, test calls);
 * results cross back as plain data -- ``None``, ``bool``, ``int`` (any size), ``float``,
   ``complex``, ``str``, ``bytes``, ``bytearray``, ``list``, ``tuple``, ``dict``, ``set``,
   ``frozenset``, ``range``, ``datetime``/``date``/``time``/``timedelta``/``timezone``, ``Decimal``,

@@ -7,7 +7,8 @@ calls to evaluate in its namespace -- it forks **one fresh child**, which runs t
 then killed with everything it started before the job's result is used. A child is never reused;
 nothing one job does (to modules, builtins, memory, files of the work directory, SysV IPC objects,
 processes) reaches the next job of the same worker. The pool keeps ``size`` workers and restarts one
-that broke.
+that broke. One job may also be a *batch* of trusted-ish programs (ground truths) run one after
+the other in the same child (:meth:`WorkerPool.run_batch`; answers are never batched).
 
 Isolation, best first (see :func:`probe_isolation`; :attr:`Isolation.notes` says what is missing on
 a given machine):
