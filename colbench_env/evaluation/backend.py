@@ -337,6 +337,9 @@ class BackendEvaluator:
         d = probe_isolation(self._mode).as_dict()
         d["rlimit_values"] = self.limits.rlimits()
         d["timeout_s"] = self.limits.timeout_s
+        d["truth_batch"] = (f"up to {self.truth_batch} ground truths per child, each in fresh namespaces, the batch "
+                            "stopped after one that changed shared state; answers: one fresh child each"
+                            if self.truth_batch > 1 else "one child per ground truth and per answer")
         return d
 
     def _ensure_started(self) -> WorkerPool:
