@@ -81,7 +81,9 @@ class OracleAgent(Agent):
     def act(self, observation):
         if observation["dialogue"] == "[]":
             return self.greeting
-        return "OUTPUT: I WANT TO ANSWER: " + self.truth[observation["problem_description"]]
+        # the code on its own line: after "I WANT TO ANSWER: " it would start with a space, which the
+        # reference scorer (the default semantics) cannot compile
+        return "OUTPUT: I WANT TO ANSWER:\\n" + self.truth[observation["problem_description"]]
 
 
 def make_oracle(tasks_file):
