@@ -9,7 +9,10 @@ For the ``k`` rollouts of each task (a *group*, keyed by :func:`~agents.trainer_
   and the human's turns are masked out (:func:`agents.tokenize.tokenize_trajectory`);
 * the loss is the clipped surrogate plus ``beta`` x the k3 KL to the reference policy (the base with
   the LoRA adapter disabled), per token (:func:`agents.losses.grpo_loss`); ``old`` log-probs are the
-  policy's at the start of the update (the trajectories carry none), so the first step's ratio is 1.
+  policy's at the start of the update (the trajectories carry none), so the first step's ratio is 1;
+* every log-prob (old, new, reference) is of the sampling distribution ``softmax(logits / T)`` at the
+  temperature ``T`` the rollouts were drawn with (``rollout_temperature``), as TRL's GRPOTrainer
+  divides its logits by the generation temperature.
 
 Why not TRL's ``GRPOTrainer``: it generates single-turn completions itself from a prompt dataset and
 scores them with reward functions; its loss mask is one contiguous completion after the prompt and
@@ -53,6 +56,9 @@ class GRPOConfig(TrainerConfig):
         sequences_per_batch: tokenised sequences per minibatch (one per trajectory, or one per
             agent turn of a trajectory longer than ``max_length``; each carries its trajectory's
             advantage). Old name: ``batch_size``.
+        rollout_temperature: the temperature the rollouts were sampled at; log-probs are taken
+            under ``softmax(logits / rollout_temperature)`` (the pipeline sets it to its collection
+            temperature).
     """
 
     beta: float = 0.04
@@ -63,6 +69,7 @@ class GRPOConfig(TrainerConfig):
     update_epochs: int = 1
     drop_zero_advantage: bool = True
     sequences_per_batch: int = 4
+    rollout_temperature: float = 1.0
 
     _aliases: ClassVar[dict[str, Any]] = {
         **TrainerConfig._aliases, "batch_size": "sequences_per_batch",
@@ -70,6 +77,8 @@ class GRPOConfig(TrainerConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        _check(isinstance(self.rollout_temperature, (int, float)) and self.rollout_temperature > 0,
+               "rollout_temperature", f"GRPO needs sampled rollouts: must be > 0, got {self.rollout_temperature!r}")
         _check(self.beta >= 0, "beta", f"must be >= 0, got {self.beta!r}")
         _check(self.clip_coef > 0, "clip_coef", f"must be > 0, got {self.clip_coef!r}")
         _check(self.clip_coef_high is None or self.clip_coef_high > 0, "clip_coef_high", "must be > 0 or None")
@@ -105,10 +114,14 @@ class GRPO(LMTrainer):
             for s in seqs:
                 batch = self.policy.batch([s])
                 with torch.no_grad():
-                    old = self.policy.token_logps(batch)
-                    ref = self.policy.token_logps(batch, reference=True)
+                    old = self._logps(batch)
+                    ref = self._logps(batch, reference=True)
                 items.append({"sequence": s, "advantage": a, "old_logps": old[0], "ref_logps": ref[0]})
         return items
+
+    def _logps(self, batch: dict, *, reference: bool = False) -> torch.Tensor:
+        """Per-token log-probs under the sampling distribution (``rollout_temperature``)."""
+        return self.policy.logps_and_hidden(batch, reference=reference, temperature=self.config.rollout_temperature)[0]
 
     def update(self, trajectories) -> dict:
         """GRPO epochs over the rollouts (``k`` per task, collected by the current policy).
@@ -141,7 +154,7 @@ class GRPO(LMTrainer):
             for chunk in self._progress(self._batches(items, c.sequences_per_batch), f"grpo epoch {epoch}"):
                 batch = lm.batch([it["sequence"] for it in chunk])
                 width = batch["input_ids"].shape[1] - 1
-                new = lm.token_logps(batch)
+                new = self._logps(batch)
                 old = _pad_rows([it["old_logps"] for it in chunk], width)
                 ref = _pad_rows([it["ref_logps"] for it in chunk], width)
                 a = torch.tensor([it["advantage"] for it in chunk], device=new.device)

@@ -7,14 +7,18 @@ and of the answer for every test call, in this process, one thread):
 * **single pass** (``evaluator_ratio_vs_inprocess``): ``n_tasks`` (1000) official-format records
   (procedural tasks, difficulties 1-4, as official jsonl records), each scored once with its ground
   truth as the answer. The sandboxed evaluator starts with a warm pool and an **empty**
-  ground-truth cache: it runs every ground truth once and every answer once, each in its own
-  confined child.
+  ground-truth cache: it runs every ground truth once -- up to 16 of them one after the other in
+  one confined child (``BackendEvaluator(truth_batch=16)``) -- and every answer once, each answer in
+  its own confined child.
 * **RL workload** (``evaluator_ratio_rl_workload``): ``rl_tasks`` (250) tasks x 4 different answers
   each (ground truth, generic solution, a mutant, the ground truth with a top-level helper): the
   ground-truth outputs are computed once per task and reused for its 4 answers (fresh evaluator).
 
 ``ratio = sandboxed answers/s / in-process answers/s`` (> 1: the sandbox is faster); both must give
-the same rewards (``same_rewards_*``). Wall-clock ratios depend on what else runs on the machine, so
+the same rewards (``same_rewards_*``). Load-robust figures: CPU ms per answer of both sides
+(``evaluator_*_cpu_ms_per_answer``), their ratio, and ``evaluator_cores_for_goal_single`` / ``_rl``
+= goal / CPU ratio: an **estimate** of the cores (= workers) at which the wall-clock goal would be
+met, assuming throughput grows linearly with workers up to that many. Wall-clock ratios depend on what else runs on the machine, so
 CPU time is measured too: the evaluator process's own, and its sandbox processes' (zygotes and
 their children: ``RUSAGE_CHILDREN`` after the pool is closed and reaped, minus a run without the
 timed part). ``cpu_breakdown_ms_per_job`` splits the sandbox's per-job CPU into ``fork`` (the
@@ -108,14 +112,16 @@ def _sandboxed(items, workers: int, timeout_s: float, timed: bool):
         prof = {k: after.get(k, 0) - before.get(k, 0) for k in after}
         prof.update({f"faults_{k}": v - faults_before.get(k, 0) for k, v in ev._pool.fault_totals.items()})
         truth_runs = ev.truth_runs - 1
+        batches = ev.truth_batch_stats
         iso = {k: v for k, v in ev.isolation.items() if k in ("netns", "pidns", "ipcns", "uid_drop", "landlock_abi")}
-    return scores, t, cpu_self, _children_cpu() - kids0, prof, truth_runs, iso
+    return scores, t, cpu_self, _children_cpu() - kids0, prof, truth_runs, iso, batches
 
 
 def _compare(items, workers: int, timeout_s: float) -> dict:
     ref_scores, t_ref, cpu_ref = _inprocess(items)
-    _, _, _, kids_setup, _, _, _ = _sandboxed(items, workers, timeout_s, timed=False)
-    sb_scores, t_sb, cpu_self, kids_all, prof, truth_runs, iso = _sandboxed(items, workers, timeout_s, timed=True)
+    _, _, _, kids_setup, _, _, _, _ = _sandboxed(items, workers, timeout_s, timed=False)
+    sb_scores, t_sb, cpu_self, kids_all, prof, truth_runs, iso, batches = _sandboxed(items, workers, timeout_s,
+                                                                                     timed=True)
     kids = max(kids_all - kids_setup, 0.0)
     n = len(items)
     jobs = max(prof.get("jobs", 0), 1)
@@ -132,8 +138,15 @@ def _compare(items, workers: int, timeout_s: float) -> dict:
         "cpu_ratio": cpu_ref / cpu_sb if cpu_sb > 0 else float("inf"),
         "cpu_breakdown_ms_per_job": {k: round(v, 4) for k, v in ms.items()},
         "page_faults_per_job": {k: round(prof.get(f"faults_{k}", 0) / jobs, 1) for k in ("job_processes", "zygote")},
-        "mean_reward": sum(s.reward for s in sb_scores) / n, "isolation": iso,
+        "mean_reward": sum(s.reward for s in sb_scores) / n, "isolation": iso, "truth_batches": batches,
     }
+
+
+#: wall-clock goals of issue 13 (sandboxed answers/s over in-process answers/s)
+GOAL_SINGLE, GOAL_RL = 1.0, 2.0
+CORES_NOTE = ("estimate: goal / CPU ratio = cores (= workers) at which the sandbox's answers/s would meet "
+              "the goal against the one-thread in-process baseline, assuming throughput grows linearly "
+              "with workers up to that many cores")
 
 
 def run(n_tasks: int = 1000, rl_tasks: int = 250, workers: int = 2, timeout_s: float = 10.0) -> dict:
@@ -150,6 +163,15 @@ def run(n_tasks: int = 1000, rl_tasks: int = 250, workers: int = 2, timeout_s: f
     return {
         "evaluator_ratio_vs_inprocess": a["ratio"], "evaluator_ratio_rl_workload": b["ratio"],
         "evaluator_cpu_ratio_vs_inprocess": a["cpu_ratio"], "evaluator_cpu_ratio_rl_workload": b["cpu_ratio"],
+        # load-robust: CPU per answer of both sides, and the cores at which the CPU ratio would meet
+        # each goal (an ESTIMATE: goal / CPU ratio, assuming throughput grows linearly with workers)
+        "evaluator_inprocess_cpu_ms_per_answer": a["inprocess_cpu_ms_per_answer"],
+        "evaluator_sandboxed_cpu_ms_per_answer": a["sandboxed_cpu_ms_per_answer"],
+        "evaluator_rl_inprocess_cpu_ms_per_answer": b["inprocess_cpu_ms_per_answer"],
+        "evaluator_rl_sandboxed_cpu_ms_per_answer": b["sandboxed_cpu_ms_per_answer"],
+        "evaluator_cores_for_goal_single": GOAL_SINGLE / a["cpu_ratio"] if a["cpu_ratio"] > 0 else None,
+        "evaluator_cores_for_goal_rl": GOAL_RL / b["cpu_ratio"] if b["cpu_ratio"] > 0 else None,
+        "evaluator_cores_for_goal_note": CORES_NOTE,
         "evaluator_idle_ratio_estimate": a["cpu_ratio"] * cores,
         "evaluator_rl_idle_ratio_estimate": b["cpu_ratio"] * cores,
         "evaluator_cpu_breakdown_ms_per_job": a["cpu_breakdown_ms_per_job"],
@@ -172,9 +194,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: {d['n_answers']} answers, in-process (UNSAFE, 1 thread) {d['inprocess_answers_per_s']:.1f}/s, "
               f"sandboxed ({a.workers} workers) {d['sandboxed_answers_per_s']:.1f}/s: ratio {d['ratio']:.3f}x "
               f"(CPU ratio {d['cpu_ratio']:.3f}x; same rewards: {d['same_rewards']}; {d['jobs']} sandbox jobs, "
-              f"{d['truth_runs']} ground truths)")
+              f"{d['truth_runs']} ground truths, {d['truth_batches'].get('programs', 0)} of them in "
+              f"{d['truth_batches'].get('batches', 0)} batches)")
     print("sandbox CPU per job (ms): " + ", ".join(f"{k} {v:.3f}" for k, v in r["evaluator_cpu_breakdown_ms_per_job"].items()))
     print("page faults per job: " + ", ".join(f"{k} {v:.0f}" for k, v in r["evaluator_page_faults_per_job"].items()))
+    print(f"CPU ms per answer, in-process vs sandboxed: single pass {r['evaluator_inprocess_cpu_ms_per_answer']:.2f} "
+          f"vs {r['evaluator_sandboxed_cpu_ms_per_answer']:.2f}, RL {r['evaluator_rl_inprocess_cpu_ms_per_answer']:.2f} "
+          f"vs {r['evaluator_rl_sandboxed_cpu_ms_per_answer']:.2f}; cores to meet the goals (estimate, linear "
+          f"scaling): single pass (>= {GOAL_SINGLE:g}x) {r['evaluator_cores_for_goal_single']:.1f}, "
+          f"RL (>= {GOAL_RL:g}x) {r['evaluator_cores_for_goal_rl']:.1f}")
     if a.json:
         print(json.dumps(r))
     return 0

@@ -346,8 +346,8 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
     cls, source = _trainer_class(method).config_class, f"trainer_overrides[{method!r}]"
     conf = {"policy": {"model_name_or_path": base}, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens,
             "show_progress": True, "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
-    if method == "ppo":
-        conf["rollout_temperature"] = cfg.rollout_temperature  # PPO's behaviour policy sampled at it
+    if method in ("ppo", "grpo"):
+        conf["rollout_temperature"] = cfg.rollout_temperature  # the behaviour policy sampled at it
     conf = merge_config_dicts(cls, conf, cfg.trainer_overrides.get(method, {}), source=source)
     return config_from_dict(cls, conf, source=source)
 

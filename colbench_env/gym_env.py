@@ -30,13 +30,16 @@ class ColBenchEnv(gym.Env):
 
     ``Dict(problem_description=Text, dialogue=Text)``: the task as the human asked for it, and the
     messages so far as a JSON list ``[{"role": "assistant"|"user", "content": str, "output"?: str}]``
-    (``assistant`` = the agent, with its raw generation in ``output``; ``user`` = the human), the
+    (``assistant`` = the agent, with its raw generation, cut before a second ``OUTPUT:``, in
+    ``output``; ``user`` = the human), the
     human's reply to the last action last. Training-time information is never here.
 
     ## Action Space
 
     Text (up to 1,000,000 characters): the agent's generation. ``OUTPUT:`` separates its thought from
-    its message; ``I WANT TO ANSWER:`` ends the episode with what follows as the answer (see
+    its message (the first ``OUTPUT:``; a second one and what follows are dropped);
+    ``I WANT TO ANSWER:`` ends the episode, the answer being what lies between the first marker and
+    the next (frontend: the first page of the final message, else the last page shown; see
     :mod:`colbench_env.protocol`).
 
     ## Rewards

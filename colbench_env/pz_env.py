@@ -49,8 +49,8 @@ class ColBenchAECEnv(AECEnv):
     | ``agent_render``, ``target_render`` | -- | frontend: ``uint8`` ``(h, w, 3)`` renders (zeros before any page) |
 
     ``role`` is ``"assistant"`` for the agent and ``"user"`` for the human (the official trajectory
-    format); ``output`` is the agent's own raw generation (thought included). The agent never
-    observes training-time information.
+    format); ``output`` is the agent's own raw generation (thought included), cut before a second
+    ``OUTPUT:`` as the reference records it. The agent never observes training-time information.
 
     ## Action Space
 
@@ -246,10 +246,10 @@ class ColBenchAECEnv(AECEnv):
     def _step_agent(self, action: str) -> AgentTurn:
         self.turn += 1
         parsed = parse_agent_turn(action, last_turn=self.turn >= self.max_turns)
-        self.dialogue.append({"role": "assistant", "content": parsed.message, "output": action})
+        self.dialogue.append({"role": "assistant", "content": parsed.message, "output": parsed.output})
         if parsed.is_answer:
-            self.answer = parsed.answer
-            self._finish(self.scorer.score(self.task, parsed.answer))
+            self.answer = self.scorer.final_answer(parsed)
+            self._finish(self.scorer.score(self.task, self.answer))
         else:
             self.scorer.agent_message(parsed.message)
             self.agent_selection = HUMAN

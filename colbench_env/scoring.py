@@ -75,6 +75,11 @@ class Scorer:
         """The ``renders`` argument of :meth:`Simulator.reply <colbench_env.simulators.Simulator.reply>`."""
         return None
 
+    def final_answer(self, turn: Any) -> str:
+        """The episode's answer given its final :class:`~colbench_env.protocol.AgentTurn` (what
+        :meth:`score` receives and the trajectory records); by default ``turn.answer``."""
+        return turn.answer
+
     def score(self, task: Any, answer: str) -> EpisodeResult:
         """Score the final ``answer`` for ``task``."""
         raise NotImplementedError
@@ -170,6 +175,7 @@ class FrontendScorer(Scorer):
     def start(self, task: Any) -> None:
         self._task = task
         self._agent_image = None
+        self._agent_html = ""
         self._target_image = None
         self._agent_array: np.ndarray | None = None
         self._target_array: np.ndarray | None = None
@@ -183,6 +189,7 @@ class FrontendScorer(Scorer):
     def agent_message(self, message: str) -> None:
         html = extract_html(message)
         if html:
+            self._agent_html = html
             self._agent_image = self.renderer.render(html)
             self._agent_array = None
 
@@ -211,6 +218,12 @@ class FrontendScorer(Scorer):
 
     def hidden_text(self, task: Any) -> str:
         return task.ground_truth
+
+    def final_answer(self, turn: Any) -> str:
+        """As the reference: the first page in the final turn's whole message (text before
+        ``I WANT TO ANSWER:`` included), else the last page the agent showed in an earlier turn of
+        this episode, else ``""``."""
+        return extract_html(turn.message) or self._agent_html
 
     def score(self, task: Any, answer: str) -> EpisodeResult:
         html = extract_html(answer)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from colbench.cli.run import config_path
 from colbench_env.trajectories import read_trajectories
 
 HERE = Path(__file__).resolve().parent
@@ -81,7 +82,9 @@ class OracleAgent(Agent):
     def act(self, observation):
         if observation["dialogue"] == "[]":
             return self.greeting
-        return "OUTPUT: I WANT TO ANSWER: " + self.truth[observation["problem_description"]]
+        # the code on its own line: after "I WANT TO ANSWER: " it would start with a space, which the
+        # reference scorer (the default semantics) cannot compile
+        return "OUTPUT: I WANT TO ANSWER:\\n" + self.truth[observation["problem_description"]]
 
 
 def make_oracle(tasks_file):
@@ -192,6 +195,56 @@ def test_resume_refuses_another_run_and_names_the_fields(tmp_path):
     # the same command resumes; more episodes extend the run
     m = last_json(colbench("run", "--agent", "scripted", "--episodes", 3, "--out", out, "--json"))
     assert m["count"] == 3
+
+
+SAME_LINE_ORACLE = """import json
+
+TRUTH = {}
+for line in open(%r):
+    if line.strip():
+        rec = json.loads(line)
+        TRUTH[rec["problem_description"]] = rec["ground_truth"]
+
+
+def same_line(observation):
+    # the ground truth on the marker's line: it starts with a space, which the reference scorer
+    # cannot compile (IndentationError) and the python semantics strips
+    return "OUTPUT: I WANT TO ANSWER: " + TRUTH[observation["problem_description"]]
+"""
+
+
+def test_run_semantics_reaches_the_evaluator_and_the_resume_identity(tmp_path):
+    oracle = tmp_path / "same_line.py"
+    oracle.write_text(SAME_LINE_ORACLE % str(BACKEND_FILE))
+    agent = f"{oracle}:same_line"
+    common = ("run", "--agent", agent, "--tasks", BACKEND_FILE, "--episodes", 3, "--batch-size", 3)
+    py, ref = tmp_path / "py.jsonl", tmp_path / "ref.jsonl"
+    m = last_json(colbench(*common, "--semantics", "python", "--out", py, "--json"))
+    assert (m["count"], m["tests_passed_pct"], m["success_rate"]) == (3, 100.0, 1.0)
+    assert {r["answer"][:5] for r in read_trajectories(py)} == {" def "}
+    m = last_json(colbench(*common, "--out", ref, "--json"))  # default: reference
+    assert (m["count"], m["tests_passed_pct"], m["success_rate"]) == (3, 0.0, 0.0)
+    assert json.loads(config_path(py).read_text())["semantics"] == "python"
+    assert json.loads(config_path(ref).read_text())["semantics"] == "reference"
+    # resuming with other semantics is refused, naming the field and nothing else
+    before = py.read_bytes()
+    line = assert_user_error(colbench(*common, "--episodes", 4, "--semantics", "reference", "--out", py), "run",
+                             'semantics: "python" there, "reference" now')
+    assert line.split("differs in", 1)[1].count(":") == 1 and py.read_bytes() == before
+    # the same semantics resumes
+    assert last_json(colbench(*common, "--episodes", 4, "--semantics", "python", "--out", py, "--json"))["count"] == 4
+    # a run recorded before the field existed resumes as the reference semantics it used
+    cfg = json.loads(config_path(ref).read_text())
+    del cfg["semantics"]
+    config_path(ref).write_text(json.dumps(cfg))
+    assert last_json(colbench(*common, "--episodes", 4, "--out", ref, "--json"))["count"] == 4
+    assert_user_error(colbench(*common, "--episodes", 5, "--semantics", "python", "--out", ref), "run",
+                      'semantics: "reference" there, "python" now')
+    # frontend runs have no test-based scoring; unknown semantics are argparse's choice error
+    assert_user_error(colbench("run", "--agent", "scripted", "--env", "ColBench-Frontend-v0", "--semantics", "python",
+                               "--out", tmp_path / "f.jsonl"), "run", "--semantics python", "only backend envs")
+    p = colbench("run", "--agent", "scripted", "--semantics", "pyhton", "--out", tmp_path / "x.jsonl")
+    assert p.returncode == 2 and "invalid choice: 'pyhton'" in p.stderr
 
 
 def test_resume_refuses_a_file_without_configuration(tmp_path):

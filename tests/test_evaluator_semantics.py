@@ -194,8 +194,13 @@ def test_benchmark_run_is_callable_and_agrees_with_reference():
     r = run(n_tasks=6, rl_tasks=2, workers=1)
     assert r["evaluator_same_rewards"] is True
     one, rl = r["evaluator_single_pass"], r["evaluator_rl_workload"]
-    assert (one["n_answers"], one["jobs"], one["truth_runs"]) == (6, 12, 6)  # every ground truth runs once
-    assert (rl["n_answers"], rl["jobs"], rl["truth_runs"]) == (8, 10, 2)  # ... and is reused for 4 answers
+    # every ground truth runs once (all 6 in one batch child) and every answer in its own child
+    assert (one["n_answers"], one["jobs"], one["truth_runs"]) == (6, 7, 6)
+    assert one["truth_batches"] == {"batches": 1, "programs": 6, "stopped_by_change": 0, "alone": 0}
+    assert (rl["n_answers"], rl["jobs"], rl["truth_runs"]) == (8, 9, 2)  # ... and is reused for 4 answers
+    assert r["evaluator_cores_for_goal_single"] == pytest.approx(1.0 / r["evaluator_cpu_ratio_vs_inprocess"])
+    assert r["evaluator_cores_for_goal_rl"] == pytest.approx(2.0 / r["evaluator_cpu_ratio_rl_workload"])
+    assert r["evaluator_sandboxed_cpu_ms_per_answer"] == one["sandboxed_cpu_ms_per_answer"] > 0
     assert r["evaluator_ratio_vs_inprocess"] == pytest.approx(one["sandboxed_answers_per_s"] / one["inprocess_answers_per_s"])
     assert set(r["evaluator_cpu_breakdown_ms_per_job"]) == {"fork", "setup", "exec", "exit", "sweep", "transfer",
                                                             "evaluator_other", "zygote_other"}

@@ -90,3 +90,39 @@ def test_cli_train_grpo_and_resume(model_dir, tmp_path, capsys):
     assert meta["algorithm"] == "grpo" and meta["updates"] == 1
     assert main(["train", "grpo", "--trajectories", str(path), "--out", str(out)]) == 0
     assert "resumed grpo" in capsys.readouterr().out
+
+
+def test_grpo_log_probs_are_the_sampling_distribution_at_the_rollout_temperature(model_dir):
+    """Rollouts drawn at T != 1: old, new and reference log-probs are log softmax(logits / T), as TRL's
+    GRPOTrainer divides its logits by the generation temperature; the first minibatch's ratio is 1."""
+    T = 0.4
+    trainer = GRPO(GRPOConfig(model=model_dir, rollout_temperature=T, lora_dropout=0.0))
+    records = [WIN, LOSE]
+    items = trainer._items(records, trainer.advantages(records))
+    from agents.tokenize import tokenize_trajectory
+
+    net = trainer.policy.peft_model
+    for it in items:
+        s = it["sequence"]
+        ids = torch.tensor([s.input_ids])
+        with torch.no_grad():
+            logits = net(input_ids=ids).logits[0].float()
+        want = torch.log_softmax(logits[:-1] / T, -1).gather(1, ids[0, 1:, None])[:, 0]
+        for start, end in s.turn_spans:
+            assert torch.allclose(it["old_logps"][start - 1:end - 1], want[start - 1:end - 1], atol=1e-5)
+            # the reference is the same network with the adapter disabled: identical before training
+            assert torch.allclose(it["ref_logps"][start - 1:end - 1], want[start - 1:end - 1], atol=1e-5)
+        at_one = torch.log_softmax(logits[:-1], -1).gather(1, ids[0, 1:, None])[:, 0]
+        start, end = s.turn_spans[0]
+        assert not torch.allclose(it["old_logps"][start - 1:end - 1], at_one[start - 1:end - 1], atol=1e-3)
+    assert len(tokenize_trajectory(trainer.tokenizer, WIN, formatter=trainer.formatter)) == 1
+    with pytest.raises(ConfigError, match="field 'rollout_temperature'"):
+        GRPOConfig(rollout_temperature=0.0)
+
+
+def test_pipeline_gives_grpo_and_ppo_the_collection_temperature():
+    from benchmarks.pipeline import PipelineConfig, trainer_config
+
+    cfg = PipelineConfig(rollout_temperature=0.1)
+    assert trainer_config(cfg, "grpo", "m").rollout_temperature == 0.1
+    assert trainer_config(cfg, "ppo", "m").rollout_temperature == 0.1

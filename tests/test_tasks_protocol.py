@@ -63,15 +63,51 @@ def test_load_tasks_specs():
     assert front.kind == "frontend"
 
 
-def test_parse_agent_turn():
-    t = parse_agent_turn("I should ask. OUTPUT: What rate?")
-    assert (t.message, t.is_answer, t.answer) == ("What rate?", False, None)
-    t = parse_agent_turn("thinking OUTPUT: I WANT TO ANSWER: def f(): pass")
-    assert t.is_answer and t.answer == "def f(): pass"
-    t = parse_agent_turn("no marker at all")
-    assert t.message == "no marker at all" and not t.is_answer
-    t = parse_agent_turn("What rate?", last_turn=True)
-    assert t.is_answer and t.answer == "What rate?"
+# The reference's rule, written out from its description (colbench_env/protocol.py docstring):
+# the message is what lies between the FIRST "OUTPUT:" and the next one (the whole text without the
+# marker); the recorded output is the generation cut before its second "OUTPUT:"; a message with
+# "I WANT TO ANSWER:" is an answer, and the answer is what lies between the FIRST marker and the next
+# one, unstripped; on a forced last turn the whole unstripped message is the answer. The expected
+# values below are worked out by hand from that rule.
+PARSE_CASES = [
+    # (raw, last_turn, message, is_answer, answer, output)
+    ("I should ask. OUTPUT: What rate?", False, "What rate?", False, None, "I should ask. OUTPUT: What rate?"),
+    ("thinking OUTPUT: I WANT TO ANSWER: def f(): pass", False,
+     "I WANT TO ANSWER: def f(): pass", True, " def f(): pass", "thinking OUTPUT: I WANT TO ANSWER: def f(): pass"),
+    ("no marker at all", False, "no marker at all", False, None, "no marker at all"),
+    ("  What rate?\n", True, "What rate?", True, "  What rate?\n", "  What rate?\n"),
+    # the answer marker twice: the part between the two markers is the answer (not the last part)
+    ("OUTPUT: I WANT TO ANSWER: A1 I WANT TO ANSWER: A2", False,
+     "I WANT TO ANSWER: A1 I WANT TO ANSWER: A2", True, " A1 ", "OUTPUT: I WANT TO ANSWER: A1 I WANT TO ANSWER: A2"),
+    # three markers: still only the first segment
+    ("I WANT TO ANSWER:x I WANT TO ANSWER:y I WANT TO ANSWER:z", False,
+     "I WANT TO ANSWER:x I WANT TO ANSWER:y I WANT TO ANSWER:z", True, "x ",
+     "I WANT TO ANSWER:x I WANT TO ANSWER:y I WANT TO ANSWER:z"),
+    # text before the marker is not part of the answer
+    ("OUTPUT: Thanks, that is all I need. I WANT TO ANSWER:\ndef f(): return 1", False,
+     "Thanks, that is all I need. I WANT TO ANSWER:\ndef f(): return 1", True, "\ndef f(): return 1",
+     "OUTPUT: Thanks, that is all I need. I WANT TO ANSWER:\ndef f(): return 1"),
+    # OUTPUT: twice: only the first segment is the message; the answer marker after the second
+    # OUTPUT: is dropped with it, so this is a question, and the record is cut there too
+    ("plan OUTPUT: What rate? OUTPUT: I WANT TO ANSWER: def f(): pass", False,
+     "What rate?", False, None, "plan OUTPUT: What rate? "),
+    # the answer marker in the thought (before OUTPUT:) does not count
+    ("I WANT TO ANSWER: not yet OUTPUT: What rate?", False, "What rate?", False, None,
+     "I WANT TO ANSWER: not yet OUTPUT: What rate?"),
+    # two markers with nothing between them: an empty answer
+    ("OUTPUT: I WANT TO ANSWER: I WANT TO ANSWER: def f(): pass", False,
+     "I WANT TO ANSWER: I WANT TO ANSWER: def f(): pass", True, " ",
+     "OUTPUT: I WANT TO ANSWER: I WANT TO ANSWER: def f(): pass"),
+    # forced last turn with a second OUTPUT:: the first segment, unstripped
+    ("t OUTPUT: def f(): pass\nOUTPUT: extra", True, "def f(): pass", True, " def f(): pass\n",
+     "t OUTPUT: def f(): pass\n"),
+]
+
+
+@pytest.mark.parametrize("raw,last_turn,message,is_answer,answer,output", PARSE_CASES)
+def test_parse_agent_turn_follows_the_reference_rule(raw, last_turn, message, is_answer, answer, output):
+    t = parse_agent_turn(raw, last_turn=last_turn)
+    assert (t.raw, t.message, t.is_answer, t.answer, t.output) == (raw, message, is_answer, answer, output)
 
 
 def test_extract_code_and_html():
@@ -79,10 +115,22 @@ def test_extract_code_and_html():
     assert extract_code("```\ndef g(): return 2\n```") == "def g(): return 2"
     assert extract_code("def h(): return 3") == "def h(): return 3"
     assert extract_code(None) == ""
+    # the answer marker twice: the first segment (as parse_agent_turn)
+    assert extract_code("I WANT TO ANSWER: ```python\ndef a(): return 1\n``` I WANT TO ANSWER: def b(): return 2") \
+        == "def a(): return 1"
+    # code right after the marker on the same line: dedented/stripped (python semantics is tolerant)
+    ns = {}
+    exec(extract_code(" def f(x):\n    return x + 1"), ns)
+    assert ns["f"](2) == 3
+    assert extract_code("    def g():\n        return 1\n") == "def g():\n    return 1"
+    assert extract_code("```py\ndef k(): return 4\n```") == "def k(): return 4"
     page = "Here: <html><body><img src='https://picsum.photos/200/300'></body></html> done"
     assert extract_html(page) == "<html><body><img src='https://picsum.photos/id/48/200/300'></body></html>"
     assert extract_html("x <body class='a'>hi</body> y") == "<body class='a'>hi</body>"
     assert extract_html("no page") == ""
+    # the page is searched in the whole text, marker or not; the first page wins
+    assert extract_html("<html>draft</html> I WANT TO ANSWER: that one") == "<html>draft</html>"
+    assert extract_html("I WANT TO ANSWER: <html>a</html> I WANT TO ANSWER: <html>b</html>") == "<html>a</html>"
     assert normalize_picsum("https://picsum.photos/id/12/40/50") == "https://picsum.photos/id/48/40/50"
 
 

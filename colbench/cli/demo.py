@@ -64,7 +64,7 @@ def print_dialogue(rec: dict) -> None:
         if m["role"] == "assistant":
             k += 1
             parsed = parse_agent_turn(m.get("output", m["content"]), last_turn=k == len(agent_turns))
-            _say(f"AGENT {k}", ("[answer] " + parsed.answer) if parsed.is_answer else parsed.message)
+            _say(f"AGENT {k}", ("[answer] " + parsed.answer.strip()) if parsed.is_answer else parsed.message)
         else:
             _say("HUMAN", m["content"])
     total = len(rec["task"]["test_cases"]) if isinstance(rec["task"]["test_cases"], dict) else "?"

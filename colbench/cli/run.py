@@ -5,7 +5,7 @@ Episode ``k`` runs task ``k mod len(tasks)`` (in the file's order) with reset se
 
 Resume: rerunning the same command skips the episodes already in ``--out``. The run's
 configuration (:func:`run_signature`: env id, task spec and a hash of the tasks, agent, simulator and
-their settings, max turns, seed, prompt style, sampling) is stored next to it in
+their settings, max turns, seed, prompt style, sampling, scoring semantics) is stored next to it in
 ``<out>.run.json``; a rerun whose configuration differs stops with an error naming the fields that
 differ instead of mixing two runs in one file. ``--episodes`` and ``--batch-size`` may change
 between reruns (more episodes extend the run). The metrics are computed over every episode of the
@@ -36,6 +36,11 @@ __all__ = ["RunConfig", "AGENTS", "add_arguments", "main", "make_agent", "make_r
 #: built-in agent names; anything else is a plug-in spec (see :mod:`colbench.plugins`)
 AGENTS = ("smollm2", "scripted", "hf", "openai")
 ENV_ENTRY_POINT = "colbench_env.gym_env:ColBenchEnv"
+#: backend scoring semantics (``--semantics``), as ``colbench evaluate``
+SEMANTICS = ("reference", "python")
+#: values of signature fields added after runs were first recorded, as those runs had them (a
+#: ``<out>.run.json`` without the field resumes as if it had this value)
+SIGNATURE_DEFAULTS = {"semantics": "reference"}
 
 
 @dataclass
@@ -67,6 +72,9 @@ class RunConfig:
         max_new_tokens / temperature: LM agents' sampling.
         seed: episode ``k`` is reset with seed ``seed + k``.
         workers: sandboxed evaluator workers (backend); >= 1.
+        semantics: backend scoring semantics, ``reference`` (the reference scorer's rules, comparable
+            with published numbers) or ``python`` (plain Python modules); frontend runs take only
+            ``reference`` (their score is a similarity).
     """
 
     out: str
@@ -91,6 +99,7 @@ class RunConfig:
     temperature: float = 0.0
     seed: int = 0
     workers: int = 2
+    semantics: str = "reference"
 
     def __post_init__(self) -> None:
         for name in ("batch_size", "max_turns", "max_new_tokens", "workers"):
@@ -102,6 +111,8 @@ class RunConfig:
             raise UsageError(f"--temperature must be >= 0, got {self.temperature}")
         if self.split not in (None, "train", "test"):
             raise UsageError(f"--split must be 'train' or 'test', got {self.split!r}")
+        if self.semantics not in SEMANTICS:
+            raise UsageError(f"--semantics must be one of {', '.join(SEMANTICS)}, got {self.semantics!r}")
         if self.prompt_style not in PROMPT_STYLES:
             raise UsageError(f"--prompt-style must be one of {', '.join(PROMPT_STYLES)}, got {self.prompt_style!r}")
         for name in ("agent_kwargs", "simulator_kwargs"):
@@ -189,7 +200,7 @@ def run_signature(config: RunConfig, tasks: list) -> dict:
     """What makes two runs the same run (stored in ``<out>.run.json``)."""
     keep = ("env", "tasks", "split", "agent", "agent_kwargs", "agent_model", "agent_base_url", "agent_4bit",
             "simulator", "simulator_kwargs", "simulator_model", "simulator_base_url", "simulator_cache",
-            "max_turns", "seed", "prompt_style", "max_new_tokens", "temperature")
+            "max_turns", "seed", "prompt_style", "max_new_tokens", "temperature", "semantics")
     sig = {k: getattr(config, k) for k in keep}
     sig["tasks_sha256"] = tasks_hash(tasks)
     return json.loads(json.dumps(sig))  # as stored: JSON types only
@@ -215,6 +226,7 @@ def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--ou
         if not isinstance(stored, dict):
             raise UsageError(f"{cfg_file}: not a run configuration (a JSON object); delete it together with {out}")
         if n_done:
+            stored = {**SIGNATURE_DEFAULTS, **stored}
             differ = [k for k in sorted(set(stored) | set(signature)) if stored.get(k) != signature.get(k)]
             if differ:
                 what = "; ".join(f"{k}: {_short(stored.get(k))} there, {_short(signature.get(k))} now" for k in differ)
@@ -336,6 +348,9 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     from colbench_env.rollout import episode_specs
 
     kind = env_kind(config.env)
+    if kind != "backend" and config.semantics != "reference":
+        raise UsageError(f"--semantics {config.semantics}: only backend envs have scoring semantics "
+                         f"({config.env} scores a page by similarity)")
     tasks = load_run_tasks(config.tasks, kind=kind, split=config.split)
     check_out_path(config.out)
     check_resume(config.out, run_signature(config, tasks))
@@ -348,7 +363,7 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     if kind == "backend":
         from colbench_env.evaluation.backend import BackendEvaluator
 
-        shared["evaluator"] = BackendEvaluator(workers=config.workers)
+        shared["evaluator"] = BackendEvaluator(workers=config.workers, semantics=config.semantics)
     else:
         from colbench_env.evaluation.render import Renderer
 
@@ -432,6 +447,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1")
     p.add_argument("--agent-4bit", action="store_true", help="load the local agent model in 4-bit NF4")
     add_common_arguments(p)
+    p.add_argument("--semantics", choices=SEMANTICS, default="reference",
+                   help="reference: the reference scorer's rules, comparable with published numbers (default); "
+                        "python: plain Python modules, not comparable with published numbers")
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object on the last line")
 
 

@@ -50,6 +50,11 @@ tests or results (they travel in file descriptors that only the child reads or w
      bound at the code's top level are thus invisible inside its functions. ``test_timeout``
      arms a ``SIGALRM`` per call that raises ``TimeoutError`` in it.
 
+   A *batch* job (``{"programs": [(code, tests, mode, test_timeout), ...]}``, ground truths only)
+   runs the programs one after the other in this child, each enclosed in ``["B", k]`` ...
+   ``["N", k, CHANGED-HEX]`` lines, and stops after a program that changed state a later one
+   could see (see ``_run_batch``).
+
    It streams one line per event on fd 3 in a tagged plain-data JSON encoding built by hand
    (exact ``type(x) is ...`` checks: foreign objects are rejected, never asked to compare or
    serialise themselves)::
@@ -432,18 +437,133 @@ def _child(ctx, ctrl_fd, job_fd, res_fd, out_fd):
         del ctrl_fd, ruleset
         job = marshal_loads(_read_all(0))
         os.close(0)
-        code, tests = job["code"], job["tests"]
+        programs = job.get("programs")
+        code, tests = job.get("code"), job.get("tests")
         mode, test_timeout = job.get("mode", "python"), job.get("test_timeout")
         _SETUP_NS[0] = _ptime()
         del job, ctx, libc, setrlimit
     except BaseException:
         os._exit(70)
     out = _Out(3)
-    if mode == "reference":
+    if programs is not None:
+        _run_batch(out, programs)
+    elif mode == "reference":
         _run_reference(out, code, tests, test_timeout)
     else:
         _run_module(out, code, tests)
     _finish(out)
+
+
+# ---------------------------------------------------------------- several ground truths in one child
+
+def _snapshot_names():
+    """Copies of every namespace one program of a batch could change and a later one could then
+    see: ``builtins``, every loaded module, every class (heap type) those modules hold, the loaded
+    modules themselves and the environment. Taken once in the zygote (before any job; children
+    inherit them), compared (``==``, identity first) after each program of a batch."""
+    import builtins
+
+    dicts = [("sys.modules", sys.modules), ("builtins", builtins.__dict__), ("os.environ", os.environ._data)]
+    for name, mod in list(sys.modules.items()):
+        d = getattr(mod, "__dict__", None)
+        if type(d) is not dict:
+            continue
+        dicts.append((name, d))
+        for v in list(d.values()):
+            if isinstance(v, type) and type.__dict__["__flags__"].__get__(v) & (1 << 9):  # a mutable class
+                dicts.append(("%s.%s" % (name, type.__dict__["__name__"].__get__(v)), v.__dict__))
+    return [(name, d, dict(d)) for name, d in dicts]
+
+
+_NAMES = []
+
+
+_RLIMITS = ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE",
+            "RLIMIT_STACK", "RLIMIT_DATA")
+
+
+def _settings(sys, gc, resource, signal):
+    umask = os.umask(0o22)
+    os.umask(umask)
+    # (what, objects compared by identity, plain values compared with ==)
+    return [
+        ("sys.path", tuple(sys.path)), ("sys.meta_path", tuple(sys.meta_path)),
+        ("sys.path_hooks", tuple(sys.path_hooks)),
+        ("trace/profile function", (sys.gettrace(), sys.getprofile())),
+        ("signal handlers", tuple(signal.getsignal(s) for s in sorted(signal.valid_signals())
+                                  if s not in (signal.SIGKILL, signal.SIGSTOP))),
+        ("interpreter settings", [sys.getrecursionlimit(), sys.getswitchinterval(),
+                                  getattr(sys, "get_int_max_str_digits", int)(), gc.isenabled(),
+                                  gc.get_threshold(), umask, os.getcwd()]),
+        ("rlimits", [resource.getrlimit(getattr(resource, r)) for r in _RLIMITS if hasattr(resource, r)]),
+    ]
+
+
+def _changed(snap, workdir):
+    """What the last program changed that a later one could see ('' when nothing): the namespaces
+    of :func:`_snapshot_names`, then the settings of :func:`_settings` against ``snap`` (taken in
+    this child before the first program), threads, child processes, files in the work directory."""
+    import gc
+    import operator
+    import resource
+    import signal
+
+    same = operator.is_
+    for name, d, copy in _NAMES:
+        if not d == copy:  # (a replacement by an equal object, e.g. another 1.0, is not seen)
+            return "names of %s" % name
+    for (name, before), (_, now) in zip(snap, _settings(sys, gc, resource, signal)):
+        if type(before) is tuple:  # objects: the same ones
+            if len(before) != len(now) or not all(map(same, before, now)):
+                return name
+        elif before != now:  # plain values (ints, floats, str, tuples of ints)
+            return name
+    if len(sys._current_frames()) != 1:
+        return "threads"
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        return "child processes"  # (no error: this process has children)
+    except ChildProcessError:
+        pass
+    if os.listdir(workdir):
+        return "files in the work directory"
+    return ""
+
+
+def _run_batch(out, programs):
+    """Several programs (the ground truths of several tasks) one after the other in this child, each
+    in fresh namespaces. Lines ``["B", k]`` and ``["N", k, CHANGED-HEX]`` enclose program ``k``'s
+    own lines; after each program the state any later one could see is compared with a snapshot
+    taken before the first (see :func:`_changed`), and the batch stops after a program that changed it
+    (CHANGED says what; the parent runs the rest in a fresh child)."""
+    import signal
+
+    import gc
+    import resource
+
+    workdir = os.getcwd()
+    try:
+        if not _NAMES:
+            raise RuntimeError("no snapshot")
+        snap = _settings(sys, gc, resource, signal)
+    except BaseException:  # nothing ran: the parent runs every program alone
+        return
+    for k, (code, tests, mode, test_timeout) in enumerate(programs):
+        out.line('["B",%d]' % k)
+        alarm = signal.getsignal(signal.SIGALRM)
+        if mode == "reference":
+            _run_reference(out, code, tests, test_timeout)
+        else:
+            _run_module(out, code, tests)
+        if test_timeout:
+            signal.signal(signal.SIGALRM, alarm)  # the runner's own per-call alarm handler
+        try:
+            what = _changed(snap, workdir)
+        except BaseException as e:
+            what = "state check failed (%s)" % type(e).__name__
+        out.line('["N",%d,"%s"]' % (k, _hexs(what)))
+        if what:
+            return
 
 
 def _fail_kind(e):
@@ -675,6 +795,7 @@ def _serve(cfg, libc, ruleset, keep_fds):
     }
     wipe_ipc = _ipc_wiper(libc, ctypes) if cfg["ipcns"] else None
     getrusage, children, myself = resource.getrusage, resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF
+    _NAMES[:] = _snapshot_names()  # (the zygote changes none of them from here on)
     gc.collect()
     gc.freeze()  # children's gc leaves the zygote's objects (and their pages) alone
     sys.stdout.flush()  # the zygote writes nothing after this: no buffered text is copied into a child

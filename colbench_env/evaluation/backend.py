@@ -25,8 +25,9 @@ Differences from the reference, all on the side of not being fooled:
 
 * the answer runs in a sandboxed child (see :mod:`.sandbox`) that never holds the ground truth, its
   source or its outputs; the ground truth runs in another sandboxed child (task files are untrusted
-  too) and its outputs are computed once per evaluator, cached by a hash of (semantics, ground
-  truth, test calls);
+  too; up to ``truth_batch`` ground truths of different tasks share one, each in fresh namespaces,
+  see :meth:`.sandbox.WorkerPool.run_batch`) and its outputs are computed once per evaluator,
+  cached by a hash of (semantics, ground truth, test calls);
 * results cross back as plain data -- ``None``, ``bool``, ``int`` (any size), ``float``,
   ``complex``, ``str``, ``bytes``, ``bytearray``, ``list``, ``tuple``, ``dict``, ``set``,
   ``frozenset``, ``range``, ``datetime``/``date``/``time``/``timedelta``/``timezone``, ``Decimal``,
@@ -280,6 +281,12 @@ class BackendEvaluator:
             with published numbers**); see the module docstring.
         test_timeout_s: (reference semantics) seconds for each of the answer's test calls,
             definitions included (the reference's 1-second alarm); ``None``: no per-call limit.
+        truth_batch: most ground truths (of different tasks, from the task file) run one after the
+            other in one sandboxed child, each in fresh namespaces (see
+            :meth:`.sandbox.WorkerPool.run_batch`): a batch stops after a ground truth that changed
+            state a later one could see, and one that fails (timeout, crash, limit) is re-run alone,
+            so each still gets the outputs it gets alone. ``1`` (or ``False``): one child per ground
+            truth. Answers always get one fresh child each. Default 16.
 
     The pool starts on first use; use the evaluator as a context manager or call :meth:`close`.
 
@@ -292,7 +299,7 @@ class BackendEvaluator:
 
     def __init__(self, workers: int | None = None, timeout_s: float = 10.0, memory_mb: int = 512, *,
                  isolation: str = "auto", hash_seed: int = 0, limits: SandboxLimits | None = None,
-                 semantics: str = "reference", test_timeout_s: float | None = 1.0):
+                 semantics: str = "reference", test_timeout_s: float | None = 1.0, truth_batch: int = 16):
         if semantics not in SEMANTICS:
             raise ValueError(f"semantics must be 'reference' or 'python', got {semantics!r}")
         if test_timeout_s is not None and (not isinstance(test_timeout_s, (int, float))
@@ -304,6 +311,11 @@ class BackendEvaluator:
             raise ValueError(f"workers must be an int >= 1, got {workers!r}")
         if not isinstance(hash_seed, int) or not 0 <= hash_seed <= 4294967295:
             raise ValueError(f"hash_seed must be an int in [0, 2**32-1], got {hash_seed!r}")
+        if truth_batch is True or truth_batch is False:
+            truth_batch = 16 if truth_batch else 1
+        if not isinstance(truth_batch, int) or truth_batch < 1:
+            raise ValueError(f"truth_batch must be an int >= 1 (1: one child per ground truth), got {truth_batch!r}")
+        self.truth_batch = truth_batch
         self.workers = workers
         self.limits = limits if limits is not None else SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb)
         self._mode = isolation
@@ -311,7 +323,7 @@ class BackendEvaluator:
         self.hash_seed = hash_seed
         self.semantics = semantics
         self.test_timeout_s = None if test_timeout_s is None else float(test_timeout_s)
-        self.truth_runs = 0  # ground-truth jobs run so far (each task's once per evaluator)
+        self.truth_runs = 0  # ground truths run so far (each task's once per evaluator)
         self._pool: WorkerPool | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._truths: dict[str, _Truth] = {}
@@ -325,6 +337,9 @@ class BackendEvaluator:
         d = probe_isolation(self._mode).as_dict()
         d["rlimit_values"] = self.limits.rlimits()
         d["timeout_s"] = self.limits.timeout_s
+        d["truth_batch"] = (f"up to {self.truth_batch} ground truths per child, each in fresh namespaces, the batch "
+                            "stopped after one that changed shared state; answers: one fresh child each"
+                            if self.truth_batch > 1 else "one child per ground truth and per answer")
         return d
 
     def _ensure_started(self) -> WorkerPool:
@@ -391,7 +406,11 @@ class BackendEvaluator:
             if key not in self._truths and key not in missing:
                 missing[key] = task
         if missing:
-            for key, truth in zip(missing, self._executor.map(self._run_truth, missing.values())):
+            tasks = list(missing.values())
+            size = min(self.truth_batch, -(-len(tasks) // self.workers))  # every worker gets some
+            chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+            truths = [t for chunk in self._executor.map(self._run_truths, chunks) for t in chunk]
+            for key, truth in zip(missing, truths):
                 self._truths[key] = truth
 
         def one(i: int) -> BackendScore:
@@ -411,12 +430,22 @@ class BackendEvaluator:
             raise TypeError(f"item {i}: expected a BackendTask or a backend task record, got {type(task).__name__}")
         return task
 
-    def _run_truth(self, task: BackendTask) -> _Truth:
-        res = self._pool.run(task.ground_truth, list(task.test_cases.values()), mode=self.semantics)
+    def _run_truths(self, tasks: list[BackendTask]) -> list[_Truth]:
+        programs = [(t.ground_truth, list(t.test_cases.values()), self.semantics, None) for t in tasks]
+        if len(programs) == 1:
+            results = [self._pool.run(*programs[0])]
+        else:
+            results = self._pool.run_batch(programs)
         with self._lock:
-            self.truth_runs += 1
-        problem = _problem(res)
-        return _Truth(outcomes=dict(res.outcomes), load_error=res.load_error, problem=problem)
+            self.truth_runs += len(tasks)
+        return [_Truth(outcomes=dict(res.outcomes), load_error=res.load_error, problem=_problem(res)) for res in results]
+
+    @property
+    def truth_batch_stats(self) -> dict:
+        """Ground truths run in batches (see ``truth_batch``): ``batches`` (batch jobs), ``programs``
+        (ground truths whose outputs came from a batch), ``stopped_by_change`` (batches stopped by
+        a ground truth's change of shared state), ``alone`` (re-run alone after a failure)."""
+        return dict(self._pool.batch_totals) if self._pool is not None else {}
 
     def _answer_code(self, answer_text: str) -> tuple[str, str | None]:
         if self.semantics == "reference":

@@ -7,7 +7,8 @@ calls to evaluate in its namespace -- it forks **one fresh child**, which runs t
 then killed with everything it started before the job's result is used. A child is never reused;
 nothing one job does (to modules, builtins, memory, files of the work directory, SysV IPC objects,
 processes) reaches the next job of the same worker. The pool keeps ``size`` workers and restarts one
-that broke.
+that broke. One job may also be a *batch* of trusted-ish programs (ground truths) run one after
+the other in the same child (:meth:`WorkerPool.run_batch`; answers are never batched).
 
 Isolation, best first (see :func:`probe_isolation`; :attr:`Isolation.notes` says what is missing on
 a given machine):
@@ -464,15 +465,23 @@ class JobResult:
 _FAIL_KINDS = ("exception", "timeout", "memory", "output", "unsupported")
 
 
-def _parse_line(line: bytes, n_tests: int, res: JobResult) -> None:
-    if res.finished:
-        raise ProtocolError("data after the end marker")
+def _load_line(line: bytes) -> list:
     try:
         msg = json.loads(line)
     except (ValueError, RecursionError):
         raise ProtocolError("a result line is not valid JSON") from None
     if type(msg) is not list or not msg or type(msg[0]) is not str:
         raise ProtocolError("malformed result line")
+    return msg
+
+
+def _parse_line(line: bytes, n_tests: int, res: JobResult) -> None:
+    _apply(_load_line(line), n_tests, res)
+
+
+def _apply(msg: list, n_tests: int, res: JobResult) -> None:
+    if res.finished:
+        raise ProtocolError("data after the end marker")
     kind = msg[0]
     if kind == "P" and len(msg) == 3 and all(type(v) is int and 0 <= v < 1 << 62 for v in msg[1:]):
         if "setup" in res.cpu_ns:
@@ -664,11 +673,76 @@ class _Worker:
         Raises:
             SandboxError: the job could not be handed over (the worker is dead); nothing ran.
         """
-        self.wait_ready()
         c0 = time.thread_time_ns()
-        self.serial += 1
-        res = JobResult(worker_id=f"{self.tag}:{self.serial}")
+        res = JobResult()
         payload = marshal.dumps({"code": code, "tests": list(tests), "mode": mode, "test_timeout": test_timeout})
+        data, healthy = self._exchange(payload, res)
+        try:
+            for line in data:
+                _parse_line(line, len(tests), res)
+        except ProtocolError as e:
+            _void(res, str(e))
+        if res.finished:
+            res.timed_out = False
+        res.cpu_ns["transfer"] = time.thread_time_ns() - c0
+        return res, healthy
+
+    def run_batch(self, programs: Sequence[tuple]) -> tuple[JobResult, list, list, bool]:
+        """Run several programs ``(code, tests, mode, test_timeout)`` one after the other in one fresh
+        child (see ``_run_batch`` in ``_sandbox_child.py``).
+
+        Returns:
+            ``(job, results, changes, healthy)``: ``job`` the batch job's own result (timeout, exit
+            status, protocol error, CPU); ``results[k]``: the :class:`JobResult` of program ``k``
+            when it ran to its end marker, ``"started"`` when it began but did not end, ``None``
+            when it never began; ``changes[k]``: what program ``k`` changed that a later one could
+            see ('' when nothing; the child then stopped the batch).
+        """
+        c0 = time.thread_time_ns()
+        job = JobResult()
+        payload = marshal.dumps({"programs": [(c, list(t), m, tt) for c, t, m, tt in programs]})
+        data, healthy = self._exchange(payload, job)
+        n = len(programs)
+        results: list = [None] * n
+        changes = [""] * n
+        try:
+            k, cur = -1, None
+            for line in data:
+                msg = _load_line(line)
+                kind = msg[0]
+                if kind == "B" and len(msg) == 2 and msg[1] == k + 1 and k + 1 < n and cur is None \
+                        and not (k >= 0 and changes[k]):
+                    k += 1
+                    cur = JobResult(worker_id=job.worker_id)
+                    results[k] = "started"
+                elif kind == "N" and len(msg) == 3 and msg[1] == k and cur is not None:
+                    cur.finished = True
+                    results[k], cur = cur, None
+                    changes[k] = _hex_text(msg[2])
+                elif kind in ("P", "D"):
+                    if cur is not None:
+                        raise ProtocolError("profile or end line inside a program")
+                    _apply(msg, 0, job)
+                elif cur is not None:
+                    _apply(msg, len(programs[k][1]), cur)
+                else:
+                    raise ProtocolError("result line outside a program")
+        except ProtocolError as e:
+            _void(job, str(e))
+            results, changes = [None] * n, [""] * n
+        for r in results:
+            if isinstance(r, JobResult):
+                r.elapsed_s, r.output, r.exit_status = job.elapsed_s, job.output, job.exit_status
+        job.cpu_ns["transfer"] = time.thread_time_ns() - c0
+        return job, results, changes, healthy
+
+    def _exchange(self, payload: bytes, res: JobResult) -> tuple[list[bytes], bool]:
+        """Hand ``payload`` to a fresh child, wait for the end of its processes; fills ``res``'s
+        worker id, exit status, timeout flag, CPU, faults, elapsed time and output; returns the
+        result lines (a cut-off last one dropped) and whether this worker can take another job."""
+        self.wait_ready()
+        self.serial += 1
+        res.worker_id = f"{self.tag}:{self.serial}"
         fds = [os.memfd_create(name, os.MFD_CLOEXEC) for name in ("colbench-job", "colbench-result", "colbench-out")]
         try:
             job_fd, result_fd, out_fd = fds
@@ -701,13 +775,16 @@ class _Worker:
                 except ValueError:
                     healthy = False
             res.elapsed_s = time.monotonic() - t0
-            self._parse_results(result_fd, len(tests), res)
-            if res.finished:
-                res.timed_out = False
+            lines: list[bytes] = []
+            cap = self.limits.max_result_mb << 20
+            size = os.fstat(result_fd).st_size
+            if size > cap:
+                res.protocol_error = f"more than {self.limits.max_result_mb} MiB of results"
+            elif size:
+                lines = os.pread(result_fd, size, 0).split(b"\n")[:-1]
             size = min(os.fstat(out_fd).st_size, self.limits.max_output_kb * 1024)
             res.output = os.pread(out_fd, size, 0).decode("utf-8", "replace") if size else ""
-            res.cpu_ns["transfer"] = time.thread_time_ns() - c0
-            return res, healthy
+            return lines, healthy
         finally:
             for fd in fds:
                 os.close(fd)
@@ -721,22 +798,14 @@ class _Worker:
             pass
         return None
 
-    def _parse_results(self, fd: int, n_tests: int, res: JobResult) -> None:
-        """Decode the result lines the child wrote (all complete lines; a cut-off last one is dropped)."""
-        cap = self.limits.max_result_mb << 20
-        try:
-            size = os.fstat(fd).st_size
-            if size > cap:
-                raise ProtocolError(f"more than {self.limits.max_result_mb} MiB of results")
-            data = os.pread(fd, size, 0) if size else b""
-            for line in data.split(b"\n")[:-1]:
-                _parse_line(line, n_tests, res)
-        except ProtocolError as e:
-            res.protocol_error = str(e)
-            res.outcomes.clear()
-            res.fail_kinds.clear()
-            res.finished = False
-            res.load_error = None
+
+def _void(res: JobResult, error: str) -> None:
+    """A malformed result stream voids the whole job."""
+    res.protocol_error = error
+    res.outcomes.clear()
+    res.fail_kinds.clear()
+    res.finished = False
+    res.load_error = None
 
 
 class WorkerPool:
@@ -772,6 +841,9 @@ class WorkerPool:
         self.cpu_totals: dict[str, int] = {"jobs": 0}
         #: page faults summed over the jobs run (see :attr:`JobResult.page_faults`)
         self.fault_totals: dict[str, int] = {}
+        #: :meth:`run_batch` counts: batch jobs, programs whose result came from a batch, batches
+        #: stopped early by a program's change of shared state, programs re-run alone
+        self.batch_totals: dict[str, int] = {"batches": 0, "programs": 0, "stopped_by_change": 0, "alone": 0}
         self._cond = threading.Condition()
         self._closed = False
 
@@ -839,12 +911,68 @@ class WorkerPool:
         """
         if mode not in ("python", "reference"):
             raise ValueError(f"mode must be 'python' or 'reference', got {mode!r}")
+        res, = self._on_worker(lambda w: w.run(code, tests, mode, test_timeout))
+        return res
+
+    def run_batch(self, programs: Sequence[tuple]) -> list[JobResult]:
+        """Run several trusted-ish programs ``(code, tests, mode, test_timeout)`` -- the ground
+        truths of several tasks -- in as few fresh children as their behaviour allows; returns one
+        :class:`JobResult` per program, as :meth:`run` would give for it alone.
+
+        In one child the programs run one after the other, each in fresh namespaces; the child
+        stops the batch after a program that changed state a later one could see (builtins, a
+        module's or class's names, loaded modules, environment, settings, signal handlers, rlimits,
+        work directory, threads, processes: see ``_run_batch`` in ``_sandbox_child.py``), and the
+        rest continue in a fresh child. The limits (wall clock, CPU, memory, ...) hold for the
+        whole batch; the program that was running when the batch failed (timeout, crash, limit) --
+        and any program with a ``memory`` or ``timeout`` failure -- is run again alone, with the
+        limits to itself, and gets that run's result; so one bad program cannot change the others'
+        results. A malformed result stream runs every program of that batch alone.
+        """
+        for p in programs:
+            if len(p) != 4 or p[2] not in ("python", "reference"):
+                raise ValueError("programs must be (code, tests, 'python'|'reference', test_timeout) tuples")
+        out: list[JobResult | None] = [None] * len(programs)
+        pending = list(range(len(programs)))
+        while pending:
+            if len(pending) == 1:
+                i = pending.pop()
+                out[i] = self.run(*programs[i])
+                break
+            job, results, changes = self._on_worker(lambda w: w.run_batch([programs[i] for i in pending]))
+            alone, rest = [], []
+            if job.protocol_error is not None:
+                alone = list(pending)
+            else:
+                for i, r in zip(pending, results):
+                    if r is None:
+                        rest.append(i)
+                    elif r == "started" or any(k in ("memory", "timeout") for k in r.fail_kinds.values()):
+                        alone.append(i)
+                    else:
+                        out[i] = r
+            with self._cond:
+                self.batch_totals["batches"] += 1
+                self.batch_totals["programs"] += len(pending) - len(alone) - len(rest)
+                self.batch_totals["stopped_by_change"] += any(changes)
+                self.batch_totals["alone"] += len(alone)
+            if not alone and len(rest) == len(pending):  # no progress at all: one by one
+                alone, rest = rest, []
+            for i in alone:
+                out[i] = self.run(*programs[i])
+            pending = rest
+        return out  # type: ignore[return-value]
+
+    def _on_worker(self, fn):
+        """``fn(worker)`` on an idle worker (a worker found dead before the job was handed over: once
+        more on a new one); accounts the job's CPU and faults; gives the worker back or retires it.
+        Returns ``fn``'s result minus its last item (``healthy``)."""
         attempt = 0
-        while True:  # a worker found dead before the job was handed over: once more on a new one
+        while True:
             attempt += 1
             w = self._acquire()
             try:
-                res, healthy = w.run(code, tests, mode, test_timeout)
+                out = fn(w)
             except SandboxError:
                 self._retire(w)
                 if attempt >= 2:
@@ -853,6 +981,7 @@ class WorkerPool:
             except BaseException:
                 self._retire(w)
                 raise
+            res, healthy = out[0], out[-1]
             with self._cond:
                 self.cpu_totals["jobs"] += 1
                 for k, v in res.cpu_ns.items():
@@ -863,7 +992,7 @@ class WorkerPool:
                 self._release(w)
             else:
                 self._retire(w)
-            return res
+            return out[:-1]
 
     def worker_tags(self) -> list[str]:
         """Tags of the live workers (each is in its zygote's command line)."""
