@@ -62,7 +62,7 @@ from typing import Any, Callable, Sequence
 __all__ = ["RankingConfig", "pairwise_ranking", "best_of_n", "candidate_values", "task_metrics", "summarize_critics",
            "run_forced_episodes", "run", "add_arguments", "main"]
 
-CRITICS = ("sweet_with_info", "sweet_without_info", "value_head_with_info", "random")
+CRITICS = ("random", "sweet_with_info", "sweet_without_info", "value_head_with_info")
 BASELINES = ("oracle", "mean_candidate")
 PROG = "colbench critic-ranking"
 
@@ -98,6 +98,8 @@ class RankingConfig:
     critic_lora_r: int = 8
     critic_batch_size: int = 2
     critic_pairs: str = "all_ordered"
+    critic_turns: str = "all"       # "first": train on each rollout's first agent action only
+    critic_context: str = "agent"   # "short": a one-line instruction instead of the agent's prompt
     beta: float = 0.1
     max_length: int = 2048
     seed: int = 0
@@ -105,7 +107,11 @@ class RankingConfig:
     critics: tuple = CRITICS
 
     def __post_init__(self) -> None:
-        for name in ("max_turns", "max_new_tokens", "n_train_tasks", "rollouts_per_task", "n_test_tasks",
+        if isinstance(self.n_train_tasks, bool) or not isinstance(self.n_train_tasks, int) or self.n_train_tasks < 0:
+            raise ValueError(f"n_train_tasks must be an integer >= 0, got {self.n_train_tasks!r}")
+        if self.n_train_tasks == 0 and not self.extra_trajectories:
+            raise ValueError("n_train_tasks is 0 and no extra_trajectories: the critics have no training data")
+        for name in ("max_turns", "max_new_tokens", "rollouts_per_task", "n_test_tasks",
                      "n_continuations", "batch_size", "critic_epochs", "critic_lora_r", "critic_batch_size",
                      "max_length", "bootstrap_resamples"):
             v = getattr(self, name)
@@ -124,6 +130,10 @@ class RankingConfig:
             raise ValueError("critic_learning_rate and beta must be > 0")
         if self.critic_pairs not in ("all_ordered", "best_vs_lower"):
             raise ValueError(f"critic_pairs must be 'all_ordered' or 'best_vs_lower', got {self.critic_pairs!r}")
+        if self.critic_turns not in ("all", "first"):
+            raise ValueError(f"critic_turns must be 'all' or 'first', got {self.critic_turns!r}")
+        if self.critic_context not in ("agent", "short"):
+            raise ValueError(f"critic_context must be 'agent' or 'short', got {self.critic_context!r}")
         bad = [c for c in self.critics if c not in CRITICS]
         if bad or not self.critics:
             raise ValueError(f"critics: unknown {bad}; choose from {CRITICS}")
@@ -371,7 +381,7 @@ def split_tasks(cfg: RankingConfig) -> tuple[list, list]:
     from colbench_env.tasks import generated_spec, load_tasks
 
     train = load_tasks(generated_spec(cfg.train_offset + cfg.n_train_tasks, cfg.difficulty, cfg.family),
-                       kind="backend", split="train")[cfg.train_offset:]
+                       kind="backend", split="train")[cfg.train_offset:] if cfg.n_train_tasks else []
     test = load_tasks(generated_spec(cfg.n_test_tasks, cfg.difficulty, cfg.family), kind="backend", split="test")
     return train, test
 
@@ -398,6 +408,8 @@ def load_extra(paths: Sequence[str], test_ids: set) -> list[dict]:
 def collect(cfg: RankingConfig, out: Path, train_tasks: list) -> list[dict]:
     from benchmarks.pipeline import _run
 
+    if not train_tasks:
+        return []
     return _run(cfg.pipeline_config(), train_tasks, _policy_path(cfg), out / "train_rollouts.jsonl",
                 repeats=cfg.rollouts_per_task, temperature=cfg.rollout_temperature, desc="collect")
 
@@ -438,8 +450,11 @@ def sample_candidates(cfg: RankingConfig, out: Path, test_tasks: list) -> dict[s
     return {t.task_id: have[t.task_id] for t in test_tasks}
 
 
-def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candidates: dict) -> list[dict]:
-    """Continuation episodes (appended to ``continuations.jsonl``, resumed by episode id)."""
+def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candidates: dict,
+                        waves: Sequence[int] = (0, 1)) -> list[dict]:
+    """Continuation episodes (appended to ``continuations.jsonl``, resumed by episode id): wave 0
+    plays every candidate once, wave 1 the other ``M - 1`` continuations of those that did not end
+    the episode themselves."""
     import gymnasium as gym
 
     import colbench_env  # noqa: F401
@@ -467,7 +482,7 @@ def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candida
     sim = make_simulator("scripted", kind="backend")
     try:
         with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
-            for wave in (0, 1):
+            for wave in waves:
                 js = jobs(wave)
                 if not js:
                     continue
@@ -495,18 +510,61 @@ def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candida
     return list(done.values())
 
 
-def _states(test_tasks: list, candidates: dict, conts: list[dict], n: int) -> list[dict]:
+def critic_states(cfg: RankingConfig, test_tasks: list, candidates: dict) -> list[dict]:
+    """What the critics see of each held-out state: the task record, the candidates and, per
+    candidate, the dialogue after it (the message the env records for it)."""
+    from colbench_env.protocol import parse_agent_turn
+
+    return [{"task_id": t.task_id, "task": t.to_record(), "candidates": candidates[t.task_id],
+             "after_action": [[{"role": "assistant", "content": parse_agent_turn(a, last_turn=cfg.max_turns <= 1).message,
+                                "output": a}] for a in candidates[t.task_id]]} for t in test_tasks]
+
+
+def value_states(test_tasks: list, conts: list[dict], n: int) -> list[dict]:
+    """Each held-out state's true candidate values from its continuations."""
     by: dict[str, list[dict]] = {}
     for r in conts:
         by.setdefault(r["task_id"], []).append(r)
     states = []
     for t in test_tasks:
         values, succ, counts = candidate_values(by.get(t.task_id, []), n)
-        first = {r["candidate"]: r for r in by[t.task_id] if r["repeat"] == 0}
-        states.append({"task_id": t.task_id, "values": values, "successes": succ, "continuations": counts,
-                       "task": first[0]["task"], "candidates": candidates[t.task_id],
-                       "after_action": [first[i]["dialogue_history"][:1] for i in range(n)]})
+        states.append({"task_id": t.task_id, "values": values, "successes": succ, "continuations": counts})
     return states
+
+
+SHORT_INSTRUCTION = ("A user asks an assistant for a Python function. The assistant may ask the user questions "
+                     "before it answers with the code.")
+
+
+def short_critic_formatter(task: dict, history: list) -> list[dict]:
+    """The critics' short context (``critic_context="short"``): a one-line instruction, the problem,
+    then the turns -- the agent's prompt without its instructions and worked example."""
+    msgs = [{"role": "system", "content": SHORT_INSTRUCTION}, {"role": "user", "content": task["problem_description"]}]
+    for m in history:
+        msgs.append({"role": m["role"], "content": m.get("output") or m.get("content", "")})
+    return msgs
+
+
+def critic_formatter(cfg: RankingConfig):
+    from colbench_env.prompting import record_messages
+
+    if cfg.critic_context == "short":
+        return short_critic_formatter
+    return functools.partial(record_messages, max_turns=cfg.max_turns, style=cfg.prompt_style)
+
+
+def critic_training_records(cfg: RankingConfig, train: Sequence[dict]) -> list[dict]:
+    """The training rollouts as the critics see them: whole, or (``critic_turns="first"``) cut after
+    their first agent action, keeping the episode's final reward."""
+    if cfg.critic_turns == "all":
+        return list(train)
+    out = []
+    for r in train:
+        dh = r["dialogue_history"]
+        k = next((i for i, m in enumerate(dh) if m.get("role") == "assistant"), None)
+        if k is not None:
+            out.append(dict(r, dialogue_history=dh[:k + 1]))
+    return out
 
 
 def _sweet_config(cfg: RankingConfig, use_info: bool, base: str):
@@ -545,7 +603,7 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
     elif critic.startswith("sweet"):
         from agents.sweet_rl import SweetRL
 
-        trainer = SweetRL(_sweet_config(cfg, critic == "sweet_with_info", base))
+        trainer = SweetRL(_sweet_config(cfg, critic == "sweet_with_info", base), formatter=critic_formatter(cfg))
         m = trainer.update_critic(train)
         info["train"] = m
         info["scores"] = {st["task_id"]: [float(x) for x in trainer.score_actions(st["task"], [], st["candidates"],
@@ -556,12 +614,10 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         from benchmarks.critic_analysis import ValueHeadCritic
-        from colbench_env.prompting import record_messages
 
         tok = AutoTokenizer.from_pretrained(base)
         torch.manual_seed(cfg.seed)
-        fmt = functools.partial(record_messages, max_turns=cfg.max_turns, style=cfg.prompt_style)
-        vh = ValueHeadCritic(AutoModelForCausalLM.from_pretrained(base), tok, fmt, info_fields=["ground_truth"],
+        vh = ValueHeadCritic(AutoModelForCausalLM.from_pretrained(base), tok, critic_formatter(cfg), info_fields=["ground_truth"],
                              lora_r=cfg.critic_lora_r, lora_alpha=2 * cfg.critic_lora_r,
                              learning_rate=cfg.critic_learning_rate, seed=cfg.seed, max_length=cfg.max_length)
         ex = value_examples(pair_rollouts(cfg, train))
@@ -669,6 +725,32 @@ def plot(result: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def report(cfg: RankingConfig, out: Path, test_tasks: list, conts: list[dict], have: dict, train: list[dict],
+           extra: list[dict], own: list[dict], times: dict, critics: Sequence[str]) -> dict:
+    """Write ``results.json``, ``results.md`` and ``results.png`` from the continuations and the
+    critics finished so far."""
+    import platform
+
+    states = value_states(test_tasks, conts, cfg.n_candidates)
+    summary = summarize_critics(states, {c: have[c]["scores"] for c in critics},
+                                resamples=cfg.bootstrap_resamples, seed=cfg.seed)
+    data = {**critic_data_sizes(cfg, train), "n_states": len(states), "n_candidates": cfg.n_candidates,
+            "n_continuations": cfg.n_continuations, "n_continuation_episodes": len(conts),
+            "n_candidates_answering_at_once": sum(1 for r in conts if r["repeat"] == 0 and r["agent_turns"] == 1),
+            "min_continuations_per_candidate": min(c for st in states for c in st["continuations"]),
+            "n_extra_rollouts": len(extra), "n_collected_rollouts": len(own)}
+    result = {"config": dataclasses.asdict(cfg), "data": data, "summary": summary,
+              "critics_finished": list(critics),
+              "critic_training": {c: {k: v for k, v in have[c].items() if k not in ("scores", "critic")}
+                                  for c in critics},
+              "states": states, "stage_seconds_this_invocation": dict(times),
+              "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"}
+    (out / "results.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / "results.md").write_text(markdown(result))
+    plot(result, out / "results.png")
+    return result
+
+
 # ---- the run -----------------------------------------------------------------------------------------------
 def run(cfg: RankingConfig) -> dict:
     """Run (or resume) every stage; returns the result written to ``results.json``."""
@@ -692,38 +774,31 @@ def run(cfg: RankingConfig) -> dict:
     cands = sample_candidates(cfg, out, test_tasks)
     times["candidates"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    conts = continue_candidates(cfg, out, test_tasks, cands)
-    times["continue"] = time.perf_counter() - t0
+    conts = continue_candidates(cfg, out, test_tasks, cands, waves=(0,))
+    times["continue_wave_0"] = time.perf_counter() - t0
     _release_memory()
-    states = _states(test_tasks, cands, conts, cfg.n_candidates)
+    states = critic_states(cfg, test_tasks, cands)
+    critic_train = critic_training_records(cfg, train)
     scores_path = out / "scores.jsonl"
     have = {r["critic"]: r for r in _read_jsonl(scores_path)}
-    for critic in cfg.critics:
-        if critic in have:
-            continue
-        _log(f"critic {critic}: training on {len(train)} rollouts")
-        info = train_and_score(cfg, critic, train, states)
-        _append(scores_path, info)
-        have[critic] = info
-        _log(f"critic {critic}: done in {info['seconds']:.0f} s")
-        _release_memory()
-    summary = summarize_critics(states, {c: have[c]["scores"] for c in cfg.critics},
-                                resamples=cfg.bootstrap_resamples, seed=cfg.seed)
-    data = {**critic_data_sizes(cfg, train), "n_states": len(states), "n_candidates": cfg.n_candidates,
-            "n_continuations": cfg.n_continuations, "n_continuation_episodes": len(conts),
-            "n_candidates_answering_at_once": sum(1 for st in states for c in st["continuations"] if c == 1),
-            "n_extra_rollouts": len(extra), "n_collected_rollouts": len(own)}
-    import platform
-
-    result = {"config": dataclasses.asdict(cfg), "data": data, "summary": summary,
-              "critic_training": {c: {k: v for k, v in have[c].items() if k not in ("scores", "critic")}
-                                  for c in cfg.critics},
-              "states": [{k: st[k] for k in ("task_id", "values", "successes", "continuations")} for st in states],
-              "stage_seconds_this_invocation": times,
-              "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"}
-    (out / "results.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "results.md").write_text(markdown(result))
-    plot(result, out / "results.png")
+    result: dict = {}
+    for critic in cfg.critics:  # a report after each critic: an interrupted run leaves the finished ones
+        if critic not in have:
+            _log(f"critic {critic}: training on {len(critic_train)} rollouts")
+            t0 = time.perf_counter()
+            info = train_and_score(cfg, critic, critic_train, states)
+            _append(scores_path, info)
+            have[critic] = info
+            times[f"critic_{critic}"] = time.perf_counter() - t0
+            _log(f"critic {critic}: done in {info['seconds']:.0f} s")
+            _release_memory()
+        done = [c for c in cfg.critics if c in have]
+        result = report(cfg, out, test_tasks, conts, have, critic_train, extra, own, times, done)
+    t0 = time.perf_counter()
+    conts = continue_candidates(cfg, out, test_tasks, cands, waves=(1,))
+    times["continue_wave_1"] = time.perf_counter() - t0
+    result = report(cfg, out, test_tasks, conts, have, critic_train, extra, own, times, list(cfg.critics))
+    _log(f"done: {out / 'results.md'}")
     return result
 
 
@@ -750,6 +825,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--critic-batch-size", type=int, default=d.critic_batch_size,
                    help="trajectory pairs per SWEET critic step (the value head takes twice as many single examples)")
     p.add_argument("--critic-pairs", default=d.critic_pairs, choices=("all_ordered", "best_vs_lower"))
+    p.add_argument("--critic-turns", default=d.critic_turns, choices=("all", "first"),
+                   help="train the critics on whole rollouts or on each rollout's first action (final reward)")
+    p.add_argument("--critic-context", default=d.critic_context, choices=("agent", "short"),
+                   help="critics' context: the agent's prompt, or a one-line instruction (fewer tokens)")
     p.add_argument("--beta", type=float, default=d.beta)
     p.add_argument("--max-length", type=int, default=d.max_length, help="longest critic context")
     p.add_argument("--critics", nargs="+", default=list(CRITICS), choices=CRITICS)
@@ -770,6 +849,7 @@ def main(args: argparse.Namespace) -> int:
                             batch_size=args.batch_size, critic_epochs=args.critic_epochs,
                             critic_learning_rate=args.critic_learning_rate, critic_lora_r=args.critic_lora_r,
                             critic_batch_size=args.critic_batch_size, critic_pairs=args.critic_pairs, beta=args.beta,
+                            critic_turns=args.critic_turns, critic_context=args.critic_context,
                             max_length=args.max_length, critics=tuple(args.critics), max_turns=args.max_turns,
                             max_new_tokens=args.max_new_tokens, seed=args.seed,
                             bootstrap_resamples=args.bootstrap_resamples)
