@@ -64,6 +64,7 @@ __all__ = ["RankingConfig", "pairwise_ranking", "best_of_n", "candidate_values",
 
 CRITICS = ("random", "sweet_with_info", "sweet_without_info", "value_head_with_info")
 BASELINES = ("oracle", "mean_candidate")
+STAGES = ("collect", "candidates", "continue", "critics", "report")
 PROG = "colbench critic-ranking"
 
 
@@ -105,6 +106,7 @@ class RankingConfig:
     seed: int = 0
     bootstrap_resamples: int = 10000
     critics: tuple = CRITICS
+    stages: tuple = STAGES          # a subset runs only those (e.g. continuations and critics in two processes)
 
     def __post_init__(self) -> None:
         if isinstance(self.n_train_tasks, bool) or not isinstance(self.n_train_tasks, int) or self.n_train_tasks < 0:
@@ -138,6 +140,10 @@ class RankingConfig:
         if bad or not self.critics:
             raise ValueError(f"critics: unknown {bad}; choose from {CRITICS}")
         self.critics = tuple(self.critics)
+        bad = [x for x in self.stages if x not in STAGES]
+        if bad or not self.stages:
+            raise ValueError(f"stages: unknown {bad}; choose from {STAGES}")
+        self.stages = tuple(self.stages)
         self.extra_trajectories = tuple(str(p) for p in self.extra_trajectories)
         from colbench_env.tasks import generated_spec
 
@@ -527,7 +533,9 @@ def value_states(test_tasks: list, conts: list[dict], n: int) -> list[dict]:
         by.setdefault(r["task_id"], []).append(r)
     states = []
     for t in test_tasks:
-        values, succ, counts = candidate_values(by.get(t.task_id, []), n)
+        if not {r["candidate"] for r in by.get(t.task_id, [])} >= set(range(n)):
+            continue  # not every candidate played yet (an interrupted run): left out, counted in the report
+        values, succ, counts = candidate_values(by[t.task_id], n)
         states.append({"task_id": t.task_id, "values": values, "successes": succ, "continuations": counts})
     return states
 
@@ -732,12 +740,15 @@ def report(cfg: RankingConfig, out: Path, test_tasks: list, conts: list[dict], h
     import platform
 
     states = value_states(test_tasks, conts, cfg.n_candidates)
+    if not states:
+        raise ValueError(f"{out}: no held-out task has a continuation of every candidate yet: nothing to report")
     summary = summarize_critics(states, {c: have[c]["scores"] for c in critics},
                                 resamples=cfg.bootstrap_resamples, seed=cfg.seed)
     data = {**critic_data_sizes(cfg, train), "n_states": len(states), "n_candidates": cfg.n_candidates,
             "n_continuations": cfg.n_continuations, "n_continuation_episodes": len(conts),
             "n_candidates_answering_at_once": sum(1 for r in conts if r["repeat"] == 0 and r["agent_turns"] == 1),
             "min_continuations_per_candidate": min(c for st in states for c in st["continuations"]),
+            "n_test_tasks_planned": len(test_tasks), "n_test_tasks_with_values": len(states),
             "n_extra_rollouts": len(extra), "n_collected_rollouts": len(own)}
     result = {"config": dataclasses.asdict(cfg), "data": data, "summary": summary,
               "critics_finished": list(critics),
@@ -765,24 +776,35 @@ def run(cfg: RankingConfig) -> dict:
     test_ids = {t.task_id for t in test_tasks}
     assert not test_ids & {t.task_id for t in train_tasks}
     extra = load_extra(cfg.extra_trajectories, test_ids)
+    st = set(cfg.stages)
     t0 = time.perf_counter()
-    own = collect(cfg, out, train_tasks)
+    own = collect(cfg, out, train_tasks) if "collect" in st else _read_jsonl(out / "train_rollouts.jsonl")
     times["collect"] = time.perf_counter() - t0
     train = own + extra
     _log(f"training rollouts: {len(own)} collected + {len(extra)} extra")
     t0 = time.perf_counter()
-    cands = sample_candidates(cfg, out, test_tasks)
+    if "candidates" in st:
+        cands = sample_candidates(cfg, out, test_tasks)
+    else:
+        have_c = {r["task_id"]: r["candidates"] for r in _read_jsonl(out / "candidates.jsonl")}
+        missing = [t.task_id for t in test_tasks if t.task_id not in have_c]
+        if missing:
+            raise ValueError(f"{out / 'candidates.jsonl'}: no candidates for {missing}; run the 'candidates' stage")
+        cands = {t.task_id: have_c[t.task_id] for t in test_tasks}
     times["candidates"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    conts = continue_candidates(cfg, out, test_tasks, cands, waves=(0,))
-    times["continue_wave_0"] = time.perf_counter() - t0
-    _release_memory()
+    conts = _read_jsonl(out / "continuations.jsonl")
+    if "continue" in st:
+        t0 = time.perf_counter()
+        conts = continue_candidates(cfg, out, test_tasks, cands, waves=(0,))
+        times["continue_wave_0"] = time.perf_counter() - t0
+        _release_memory()
     states = critic_states(cfg, test_tasks, cands)
     critic_train = critic_training_records(cfg, train)
     scores_path = out / "scores.jsonl"
     have = {r["critic"]: r for r in _read_jsonl(scores_path)}
     result: dict = {}
-    for critic in cfg.critics:  # a report after each critic: an interrupted run leaves the finished ones
+    can_report = "report" in st and bool(value_states(test_tasks, conts, cfg.n_candidates))
+    for critic in cfg.critics if "critics" in st else ():  # a report after each critic
         if critic not in have:
             _log(f"critic {critic}: training on {len(critic_train)} rollouts")
             t0 = time.perf_counter()
@@ -792,13 +814,17 @@ def run(cfg: RankingConfig) -> dict:
             times[f"critic_{critic}"] = time.perf_counter() - t0
             _log(f"critic {critic}: done in {info['seconds']:.0f} s")
             _release_memory()
-        done = [c for c in cfg.critics if c in have]
-        result = report(cfg, out, test_tasks, conts, have, critic_train, extra, own, times, done)
-    t0 = time.perf_counter()
-    conts = continue_candidates(cfg, out, test_tasks, cands, waves=(1,))
-    times["continue_wave_1"] = time.perf_counter() - t0
-    result = report(cfg, out, test_tasks, conts, have, critic_train, extra, own, times, list(cfg.critics))
-    _log(f"done: {out / 'results.md'}")
+        if can_report:
+            result = report(cfg, out, test_tasks, conts, have, critic_train, extra, own, times,
+                            [c for c in cfg.critics if c in have])
+    if "continue" in st and cfg.n_continuations > 1:
+        t0 = time.perf_counter()
+        conts = continue_candidates(cfg, out, test_tasks, cands, waves=(1,))
+        times["continue_wave_1"] = time.perf_counter() - t0
+    if "report" in st:
+        result = report(cfg, out, test_tasks, conts, have, critic_train, extra, own, times,
+                        [c for c in cfg.critics if c in have])
+        _log(f"report: {out / 'results.md'}")
     return result
 
 
@@ -832,6 +858,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--beta", type=float, default=d.beta)
     p.add_argument("--max-length", type=int, default=d.max_length, help="longest critic context")
     p.add_argument("--critics", nargs="+", default=list(CRITICS), choices=CRITICS)
+    p.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES,
+                   help="run only these stages (the others' outputs are read from --out-dir)")
     p.add_argument("--max-turns", type=int, default=d.max_turns)
     p.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens)
     p.add_argument("--seed", type=int, default=d.seed)
@@ -850,7 +878,7 @@ def main(args: argparse.Namespace) -> int:
                             critic_learning_rate=args.critic_learning_rate, critic_lora_r=args.critic_lora_r,
                             critic_batch_size=args.critic_batch_size, critic_pairs=args.critic_pairs, beta=args.beta,
                             critic_turns=args.critic_turns, critic_context=args.critic_context,
-                            max_length=args.max_length, critics=tuple(args.critics), max_turns=args.max_turns,
+                            max_length=args.max_length, critics=tuple(args.critics), stages=tuple(args.stages), max_turns=args.max_turns,
                             max_new_tokens=args.max_new_tokens, seed=args.seed,
                             bootstrap_resamples=args.bootstrap_resamples)
         if cfg.policy != "smollm2" and not Path(cfg.policy).is_dir():
