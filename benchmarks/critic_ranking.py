@@ -681,7 +681,10 @@ def markdown(result: dict) -> str:
              f"{d['n_candidates']} candidates per state (T={result['config']['candidate_temperature']}), "
              f"each continued {d['n_continuations']} times (T={result['config']['continue_temperature']}; "
              f"a candidate that answers at once is played once). Critics trained on {d['n_train_rollouts']} rollouts "
-             f"of {d['n_train_tasks']} training tasks. Means with 95 % bootstrap intervals over tasks.", "",
+             f"of {d['n_train_tasks']} training tasks. Means with 95 % bootstrap intervals over tasks.", *(
+                 [f"", f"**Warning: only {s['n_tasks_ranked']} task(s) with a ranked pair and {s['n_tasks']} with values: "
+                  "the intervals and p-values over so few tasks are degenerate; this table supports no conclusion.**"]
+                 if s["n_tasks_ranked"] < 5 else []), "",
              "| critic | pairwise ranking accuracy | pairs | best-of-N true value (% tests) | best-of-N true success (%) |",
              "|---|---|---|---|---|"]
     for name in (*[c for c in CRITICS if c in s["rows"]], *BASELINES):
