@@ -220,6 +220,34 @@ class ValueHeadCritic:
         self.model.eval()
         return {"critic_loss": loss_sum / max(n, 1), "critic_accuracy": acc_sum / max(n, 1)}
 
+    def train_regression(self, examples: list[tuple[dict, float]], *, epochs: int, batch_size: int,
+                         seed: int = 0) -> dict:
+        """MSE epochs on ``(record, target)`` examples: the value of the record's final state regressed
+        on the target (a PPO-style value/Q critic; e.g. the state after an agent action and the
+        episode's final reward). Returns the last epoch's mean squared error."""
+        if not examples:
+            raise ValueError("train_regression: no examples")
+        self.model.train()
+        loss_sum, n = 0.0, 0
+        for epoch in range(epochs):
+            loss_sum, n = 0.0, 0
+            order = torch.randperm(len(examples), generator=torch.Generator().manual_seed(seed + epoch)).tolist()
+            for s in range(0, len(order), batch_size):
+                chunk = [examples[i] for i in order[s:s + batch_size]]
+                v = self.values([r for r, _ in chunk])
+                target = torch.tensor([float(t) for _, t in chunk], device=v.device)
+                loss = torch.nn.functional.mse_loss(v, target)
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                if self.max_grad_norm:
+                    torch.nn.utils.clip_grad_norm_([p for g in self.optimizer.param_groups for p in g["params"]],
+                                                   self.max_grad_norm)
+                self.optimizer.step()
+                loss_sum += float(loss.detach())
+                n += 1
+        self.model.eval()
+        return {"critic_mse": loss_sum / max(n, 1), "n_examples": len(examples)}
+
     @torch.no_grad()
     def trajectory_score(self, rec: dict) -> float:
         """The value of ``rec``'s final state."""

@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pipeline": ("benchmarks.pipeline", "the SWEET-RL pipeline end to end: rollouts, training, evaluation"),
     "critic-analysis": ("benchmarks.critic_analysis",
                         "held-out ranking accuracy of critics: log-prob ratio with/without training-time info vs value head"),
+    "critic-ranking": ("benchmarks.critic_ranking",
+                       "real rollouts: critics ranking N candidate first actions by true value (continuations)"),
     "bench": ("benchmarks.bench", "performance benchmarks, measured side by side; prints ratios"),
     "demo": ("colbench.cli.demo", "a first look in ~2 minutes: one dialogue turn by turn, then lower bound vs "
                                   "SmolLM2 vs upper bound"),

@@ -1,0 +1,900 @@
+"""``colbench critic-ranking``: does training-time information make a better turn-level critic, on
+real policy rollouts? (issue 17, part 2)
+
+Setting: the pipeline's ``--small`` environment (generated ``"rate"`` tasks of difficulty 1, compact
+prompt, 3 agent turns of 96 tokens, scripted human, reference scoring), one policy (default: the
+embedded SmolLM2-135M-Instruct) for collection, candidates and continuations, and the same base LM
+for every critic.
+
+Stages, each resumable (a rerun skips finished work; episode files are appended one record per
+finished episode):
+
+1. **collect** -- ``k`` rollouts per TRAIN task at ``--rollout-temperature`` ->
+   ``train_rollouts.jsonl`` (the pipeline's collection code, :func:`benchmarks.pipeline._run`).
+   ``--extra-trajectories`` adds already collected training rollouts (e.g. a pipeline's
+   ``rollouts.jsonl``); their tasks must be training tasks, never held-out ones.
+2. **candidates** -- for each held-out TEST task, the state before the agent's first action; ``N``
+   actions sampled from the policy at ``--candidate-temperature`` -> ``candidates.jsonl``.
+3. **continue** -- every candidate is played as the first action of an episode which the policy
+   (at ``--continue-temperature``) and the human then finish, ``M`` times ->
+   ``continuations.jsonl``. A candidate that ends the episode itself (an answer) has a deterministic
+   value: it is played once. The candidate's true value is the mean reward (fraction of tests
+   passed) of its continuations, its true success the mean success.
+4. **critics** -- three critics trained on the training rollouts only, each on its own LoRA adapter
+   of the same base, same learning rate, rank, epochs and batch size, then scoring every candidate
+   -> ``scores.jsonl`` (one line per critic):
+
+   * ``sweet_with_info`` -- SWEET-RL's critic (:class:`agents.sweet_rl.SweetRL`, Bradley-Terry on
+     rollout pairs of a task): a candidate's score is its turn advantage
+     ``beta * (mean log pi_c(a | o, c) - mean log pi_ref(a | o, c))``
+     (:meth:`~agents.sweet_rl.SweetRL.score_actions`), ``c`` the task's ground truth.
+   * ``sweet_without_info`` -- the same with ``use_training_info=False``.
+   * ``value_head_with_info`` -- a PPO-style Q critic: a scalar head on the critic LM's last hidden
+     state (:class:`benchmarks.critic_analysis.ValueHeadCritic`), with the training-time information
+     in its context, regressed (MSE) on the final reward from the state *after* each agent action of
+     the training rollouts that make the SWEET critics' pairs (the same rollouts); a candidate's
+     score is the value of the state after it.
+   * ``random`` -- seeded uniform scores.
+
+5. **report** -- per critic: pairwise ranking accuracy over the candidate pairs of a state whose true
+   values differ (a critic tie counts one half), and the true value / success of its top-ranked
+   candidate (best-of-N; tied top candidates are averaged: a random tie-break in expectation); the
+   oracle (best true value) and the mean candidate as bounds. Means with 95 % percentile bootstrap
+   intervals over held-out tasks (:mod:`benchmarks.stats`), and paired bootstraps of
+   ``sweet_with_info`` against each other critic -> ``results.json``, ``results.md``, ``results.png``.
+
+Run: ``python -m benchmarks.critic_ranking --out-dir DIR`` (``colbench critic-ranking``).
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["RankingConfig", "pairwise_ranking", "best_of_n", "candidate_values", "task_metrics", "summarize_critics",
+           "run_forced_episodes", "run", "add_arguments", "main"]
+
+CRITICS = ("random", "sweet_with_info", "sweet_without_info", "value_head_with_info")
+BASELINES = ("oracle", "mean_candidate")
+STAGES = ("collect", "candidates", "continue", "critics", "report")
+PROG = "colbench critic-ranking"
+
+
+@dataclass
+class RankingConfig:
+    """One critic-ranking run (defaults: the pipeline's ``--small`` environment)."""
+
+    out_dir: str = "/work/runs/critic_ranking"
+    policy: str = "smollm2"
+    difficulty: int = 1
+    family: str = "rate"
+    prompt_style: str = "compact"
+    max_turns: int = 3
+    max_new_tokens: int = 96
+    semantics: str = "reference"
+    # training data
+    train_offset: int = 16          # own collection starts after the pipeline's first 16 training tasks
+    n_train_tasks: int = 32
+    rollouts_per_task: int = 4
+    rollout_temperature: float = 0.1
+    extra_trajectories: tuple = ()
+    # held-out states
+    n_test_tasks: int = 24
+    n_candidates: int = 4
+    candidate_temperature: float = 0.7
+    n_continuations: int = 4
+    continue_temperature: float = 0.1
+    batch_size: int = 8
+    # critics (shared by all three)
+    critic_epochs: int = 2
+    critic_learning_rate: float = 1e-4
+    critic_lora_r: int = 8
+    critic_batch_size: int = 2
+    critic_pairs: str = "all_ordered"
+    critic_turns: str = "all"       # "first": train on each rollout's first agent action only
+    critic_context: str = "agent"   # "short": a one-line instruction instead of the agent's prompt
+    beta: float = 0.1
+    max_length: int = 2048
+    seed: int = 0
+    bootstrap_resamples: int = 10000
+    critics: tuple = CRITICS
+    stages: tuple = STAGES          # a subset runs only those (e.g. continuations and critics in two processes)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.n_train_tasks, bool) or not isinstance(self.n_train_tasks, int) or self.n_train_tasks < 0:
+            raise ValueError(f"n_train_tasks must be an integer >= 0, got {self.n_train_tasks!r}")
+        if self.n_train_tasks == 0 and not self.extra_trajectories:
+            raise ValueError("n_train_tasks is 0 and no extra_trajectories: the critics have no training data")
+        for name in ("max_turns", "max_new_tokens", "rollouts_per_task", "n_test_tasks",
+                     "n_continuations", "batch_size", "critic_epochs", "critic_lora_r", "critic_batch_size",
+                     "max_length", "bootstrap_resamples"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if isinstance(self.n_candidates, bool) or not isinstance(self.n_candidates, int) or self.n_candidates < 2:
+            raise ValueError(f"n_candidates must be an integer >= 2 (a ranking needs two), got {self.n_candidates!r}")
+        if self.train_offset < 0:
+            raise ValueError(f"train_offset must be >= 0, got {self.train_offset!r}")
+        for name in ("rollout_temperature", "continue_temperature"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)!r}")
+        if not self.candidate_temperature > 0:
+            raise ValueError(f"candidate_temperature must be > 0 (candidates are sampled), got {self.candidate_temperature!r}")
+        if not (self.critic_learning_rate > 0 and self.beta > 0):
+            raise ValueError("critic_learning_rate and beta must be > 0")
+        if self.critic_pairs not in ("all_ordered", "best_vs_lower"):
+            raise ValueError(f"critic_pairs must be 'all_ordered' or 'best_vs_lower', got {self.critic_pairs!r}")
+        if self.critic_turns not in ("all", "first"):
+            raise ValueError(f"critic_turns must be 'all' or 'first', got {self.critic_turns!r}")
+        if self.critic_context not in ("agent", "short"):
+            raise ValueError(f"critic_context must be 'agent' or 'short', got {self.critic_context!r}")
+        bad = [c for c in self.critics if c not in CRITICS]
+        if bad or not self.critics:
+            raise ValueError(f"critics: unknown {bad}; choose from {CRITICS}")
+        self.critics = tuple(self.critics)
+        bad = [x for x in self.stages if x not in STAGES]
+        if bad or not self.stages:
+            raise ValueError(f"stages: unknown {bad}; choose from {STAGES}")
+        self.stages = tuple(self.stages)
+        self.extra_trajectories = tuple(str(p) for p in self.extra_trajectories)
+        from colbench_env.tasks import generated_spec
+
+        generated_spec(1, self.difficulty, self.family)  # the generator's checks
+
+    def pipeline_config(self):
+        """The :class:`benchmarks.pipeline.PipelineConfig` whose episode settings this run shares."""
+        from benchmarks.pipeline import PipelineConfig
+
+        return PipelineConfig(out_dir=self.out_dir, policy=self.policy, difficulty=self.difficulty, family=self.family,
+                              prompt_style=self.prompt_style, max_turns=self.max_turns,
+                              max_new_tokens=self.max_new_tokens, batch_size=self.batch_size, seed=self.seed,
+                              semantics=self.semantics, methods=())
+
+
+# ---- pure measuring ----------------------------------------------------------------------------------------
+def pairwise_ranking(values: Sequence[float], scores: Sequence[float]) -> tuple[float, int]:
+    """``(credit, n_pairs)`` over the candidate pairs whose true values differ: credit 1 when the
+    critic scores the better candidate higher, 1/2 on a critic tie, 0 otherwise."""
+    if len(values) != len(scores):
+        raise ValueError(f"{len(values)} values but {len(scores)} scores")
+    credit, n = 0.0, 0
+    for i in range(len(values)):
+        for j in range(i + 1, len(values)):
+            if values[i] == values[j]:
+                continue
+            hi, lo = (i, j) if values[i] > values[j] else (j, i)
+            n += 1
+            credit += 1.0 if scores[hi] > scores[lo] else 0.5 if scores[hi] == scores[lo] else 0.0
+    return credit, n
+
+
+def best_of_n(values: Sequence[float], scores: Sequence[float]) -> float:
+    """The true value of the critic's top-ranked candidate; candidates tied at the top score are
+    averaged (the expectation of a random tie-break)."""
+    if not values or len(values) != len(scores):
+        raise ValueError("best_of_n: need as many scores as values, at least one")
+    top = max(scores)
+    chosen = [v for v, s in zip(values, scores) if s == top]
+    return sum(chosen) / len(chosen)
+
+
+def candidate_values(records: Sequence[dict], n_candidates: int) -> tuple[list[float], list[float], list[int]]:
+    """Per candidate ``0..n_candidates-1`` of one state: (mean reward, mean success, continuations)
+    of its continuation records (``record["candidate"]`` names the candidate).
+
+    Raises:
+        ValueError: a candidate without any continuation.
+    """
+    rewards: list[list[float]] = [[] for _ in range(n_candidates)]
+    succ: list[list[float]] = [[] for _ in range(n_candidates)]
+    for r in records:
+        i = r["candidate"]
+        rewards[i].append(float(r.get("reward") or 0.0))
+        succ[i].append(1.0 if r.get("success") else 0.0)
+    missing = [i for i in range(n_candidates) if not rewards[i]]
+    if missing:
+        raise ValueError(f"candidates {missing} have no continuation")
+    return ([sum(x) / len(x) for x in rewards], [sum(x) / len(x) for x in succ], [len(x) for x in rewards])
+
+
+def task_metrics(values: Sequence[float], successes: Sequence[float], scores: Sequence[float]) -> dict:
+    """One state's measures for one critic: ranking credit/pairs and best-of-N value/success."""
+    credit, n = pairwise_ranking(values, scores)
+    return {"ranking_credit": credit, "ranking_pairs": n,
+            "ranking_accuracy": credit / n if n else None,
+            "best_value": best_of_n(values, scores), "best_success": best_of_n(successes, scores)}
+
+
+def summarize_critics(states: list[dict], scores: dict[str, dict[str, list[float]]], *, resamples: int = 10000,
+                      seed: int = 0) -> dict:
+    """Means and 95 % bootstrap intervals over held-out tasks, per critic, and paired comparisons
+    of ``sweet_with_info`` against each other critic.
+
+    Args:
+        states: ``{"task_id", "values", "successes"}`` per state (one state per task here).
+        scores: ``{critic: {task_id: [score per candidate]}}``.
+
+    Per task: ranking accuracy = credit / pairs over the task's states (tasks without a pair of
+    differing values are left out of the ranking measure and counted), best-of-N value/success =
+    mean over its states. The oracle and the mean candidate are reported as ``critics``-like rows.
+    """
+    import numpy as np
+
+    from benchmarks.stats import bootstrap_mean, paired_bootstrap
+
+    by_task: dict[str, list[dict]] = {}
+    for st in states:
+        by_task.setdefault(st["task_id"], []).append(st)
+    tasks = sorted(by_task)
+    rows: dict[str, dict] = {}
+    per_task: dict[str, dict[str, dict]] = {}
+    for critic, sc in scores.items():
+        pt = {}
+        for t in tasks:
+            ms = [task_metrics(st["values"], st["successes"], sc[t]) for st in by_task[t]]
+            n = sum(m["ranking_pairs"] for m in ms)
+            pt[t] = {"ranking_accuracy": sum(m["ranking_credit"] for m in ms) / n if n else None, "ranking_pairs": n,
+                     "best_value": float(np.mean([m["best_value"] for m in ms])),
+                     "best_success": float(np.mean([m["best_success"] for m in ms]))}
+        per_task[critic] = pt
+    for name, pick in (("oracle", max), ("mean_candidate", lambda v: sum(v) / len(v))):
+        per_task[name] = {t: {"ranking_accuracy": None, "ranking_pairs": 0,
+                              "best_value": float(np.mean([pick(st["values"]) for st in by_task[t]])),
+                              "best_success": float(np.mean([
+                                  pick(st["successes"]) if name == "mean_candidate"
+                                  else st["successes"][int(np.argmax(st["values"]))] for st in by_task[t]]))}
+                          for t in tasks}
+    ranked = [t for t in tasks if by_task[t] and any(pairwise_ranking(st["values"], st["values"])[1]
+                                                     for st in by_task[t])]
+    for name, pt in per_task.items():
+        row: dict[str, Any] = {}
+        for key in ("best_value", "best_success"):
+            row[key] = bootstrap_mean([pt[t][key] for t in tasks], resamples=resamples, seed=seed).as_dict()
+        if name in scores and ranked:
+            row["ranking_accuracy"] = bootstrap_mean([pt[t]["ranking_accuracy"] for t in ranked], resamples=resamples,
+                                                     seed=seed).as_dict()
+            row["ranking_pairs"] = sum(pt[t]["ranking_pairs"] for t in ranked)
+            row["ranking_accuracy_pooled"] = (sum(pt[t]["ranking_accuracy"] * pt[t]["ranking_pairs"] for t in ranked)
+                                              / row["ranking_pairs"])
+        rows[name] = row
+    comparisons: dict[str, dict] = {}
+    ref = "sweet_with_info"
+    if ref in scores:
+        for other in [c for c in per_task if c != ref]:
+            comp = {}
+            for key in ("best_value", "best_success"):
+                comp[key] = paired_bootstrap([per_task[ref][t][key] for t in tasks],
+                                             [per_task[other][t][key] for t in tasks], resamples=resamples,
+                                             seed=seed).as_dict()
+            if other in scores and ranked:
+                comp["ranking_accuracy"] = paired_bootstrap(
+                    [per_task[ref][t]["ranking_accuracy"] for t in ranked],
+                    [per_task[other][t]["ranking_accuracy"] for t in ranked], resamples=resamples, seed=seed).as_dict()
+            comparisons[f"{ref} - {other}"] = comp
+    return {"rows": rows, "comparisons": comparisons, "n_tasks": len(tasks), "n_tasks_ranked": len(ranked),
+            "per_task": per_task}
+
+
+# ---- episodes with a forced first action ------------------------------------------------------------------
+def run_forced_episodes(env_fn: Callable[[], Any], policy: Any, jobs: Sequence[dict], *, batch_size: int,
+                        on_episode: Callable[[dict], None]) -> None:
+    """Run episodes whose first agent actions are given: ``jobs`` are ``{"episode_id", "task_id",
+    "forced": [actions]}``; turn ``k < len(forced)`` plays ``forced[k]``, later turns the policy
+    (one batched ``act_batch`` over the live episodes per round) with the env's simulator replying.
+    Each finished episode's trajectory record (plus ``episode_id`` and the job's other fields) goes
+    to ``on_episode``."""
+    from colbench_env.phased import phased
+    from colbench_env.rollout import policy_act_batch
+    from colbench_env.simulators import SimulatorError
+
+    queue = list(jobs)
+    n_envs = min(batch_size, len(queue))
+    envs = [env_fn() for _ in range(n_envs)]
+    steps = [phased(e) for e in envs]
+    slots: list[dict | None] = [None] * n_envs
+    try:
+        simulator = envs[0].unwrapped.simulator if envs else None
+
+        def start(i: int) -> None:
+            slots[i] = None
+            if queue:
+                job = queue.pop(0)
+                obs, _ = envs[i].reset(options={"task_id": job["task_id"]})
+                slots[i] = {"job": job, "obs": obs, "turn": 0}
+
+        for i in range(n_envs):
+            start(i)
+        while any(s is not None for s in slots):
+            live = [i for i, s in enumerate(slots) if s is not None]
+            free = [i for i in live if slots[i]["turn"] >= len(slots[i]["job"]["forced"])]
+            acts = dict(zip(free, policy_act_batch(policy, [slots[i]["obs"] for i in free]))) if free else {}
+            need = []
+            for i in live:
+                s = slots[i]
+                a = acts[i] if i in acts else s["job"]["forced"][s["turn"]]
+                s["turn"] += 1
+                if steps[i].agent_step(a):
+                    need.append(i)
+            if need:
+                reqs = [steps[i].simulator_request() for i in need]
+                try:
+                    replies = [(r, None) for r in simulator.reply_batch(reqs)]
+                except SimulatorError as e:
+                    replies = [(None, f"simulator failed: {e}")] * len(reqs)
+                for i, (reply, err) in zip(need, replies):
+                    steps[i].human_step(reply, error=err)
+            for i in live:
+                obs, _, terminated, truncated, _ = steps[i].transition()
+                slots[i]["obs"] = obs
+                if terminated or truncated:
+                    rec = envs[i].unwrapped.trajectory_record()
+                    job = slots[i]["job"]
+                    rec.update({k: v for k, v in job.items() if k != "forced"})
+                    rec["agent_turns"] = slots[i]["turn"]
+                    on_episode(rec)
+                    start(i)
+    finally:
+        for e in envs:
+            e.close()
+
+
+# ---- stages ------------------------------------------------------------------------------------------------
+def _log(msg: str) -> None:
+    print(f"[critic-ranking {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    out = []
+    lines = path.read_text().splitlines()
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            if n == len(lines):  # a partial last line from an interrupted run: redone
+                break
+            raise ValueError(f"{path}:{n}: invalid JSON") from None
+    return out
+
+
+def _append(path: Path, rec: dict) -> None:
+    with open(path, "a") as f:
+        f.write(json.dumps(rec) + "\n")
+        f.flush()
+
+
+def _policy_path(cfg: RankingConfig) -> str:
+    if cfg.policy == "smollm2":
+        from colbench_env.lm.smollm2 import smollm2_path
+
+        return smollm2_path()
+    return cfg.policy
+
+
+def split_tasks(cfg: RankingConfig) -> tuple[list, list]:
+    """(training tasks of the own collection, held-out test tasks)."""
+    from colbench_env.tasks import generated_spec, load_tasks
+
+    train = load_tasks(generated_spec(cfg.train_offset + cfg.n_train_tasks, cfg.difficulty, cfg.family),
+                       kind="backend", split="train")[cfg.train_offset:] if cfg.n_train_tasks else []
+    test = load_tasks(generated_spec(cfg.n_test_tasks, cfg.difficulty, cfg.family), kind="backend", split="test")
+    return train, test
+
+
+def load_extra(paths: Sequence[str], test_ids: set) -> list[dict]:
+    """Scored training rollouts from ``paths``; a record of a held-out task or without a reward is
+    an error naming its file and line."""
+    from colbench_env.trajectories import read_jsonl, validate_trajectory
+
+    out = []
+    for p in paths:
+        for line, rec in read_jsonl(p):
+            validate_trajectory(rec, source=str(p), line=line)
+            if rec.get("reward") is None:
+                raise ValueError(f"{p}:{line}: field 'reward': missing (score the file with 'colbench evaluate' first)")
+            tid = rec["task"].get("task_id")
+            if tid in test_ids:
+                raise ValueError(f"{p}:{line}: field 'task.task_id': {tid!r} is a held-out task; critics must not "
+                                 "train on it")
+            out.append(rec)
+    return out
+
+
+def collect(cfg: RankingConfig, out: Path, train_tasks: list) -> list[dict]:
+    from benchmarks.pipeline import _run
+
+    if not train_tasks:
+        return []
+    return _run(cfg.pipeline_config(), train_tasks, _policy_path(cfg), out / "train_rollouts.jsonl",
+                repeats=cfg.rollouts_per_task, temperature=cfg.rollout_temperature, desc="collect")
+
+
+def make_agent(cfg: RankingConfig, temperature: float, seed: int):
+    from agents.base import LMAgent
+    from colbench_env.lm.base import SamplingParams
+
+    return LMAgent("hf", model=_policy_path(cfg), max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
+                   sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
+                                           seed=seed if temperature > 0 else None))
+
+
+def sample_candidates(cfg: RankingConfig, out: Path, test_tasks: list) -> dict[str, list[str]]:
+    """``N`` candidate first actions per held-out task (appended to ``candidates.jsonl`` per task)."""
+    from colbench_env.lm.base import SamplingParams, derived_seed
+
+    path = out / "candidates.jsonl"
+    have = {r["task_id"]: r["candidates"] for r in _read_jsonl(path)}
+    todo = [t for t in test_tasks if t.task_id not in have]
+    if todo:
+        agent = make_agent(cfg, cfg.candidate_temperature, cfg.seed)
+        try:
+            per_call = max(1, cfg.batch_size // cfg.n_candidates)
+            for s in range(0, len(todo), per_call):
+                chunk = todo[s:s + per_call]
+                msgs = [agent.messages({"problem_description": t.problem_description, "dialogue": "[]"}) for t in chunk]
+                params = SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=cfg.candidate_temperature,
+                                        n=cfg.n_candidates, seed=derived_seed(cfg.seed + 1, s))
+                gens = agent.lm.generate(msgs, params)
+                for k, t in enumerate(chunk):
+                    cands = [g.text for g in gens[k * cfg.n_candidates:(k + 1) * cfg.n_candidates]]
+                    _append(path, {"task_id": t.task_id, "turn": 0, "history": [], "candidates": cands})
+                    have[t.task_id] = cands
+                _log(f"candidates: {len(have)}/{len(test_tasks)} tasks")
+        finally:
+            agent.close()
+    return {t.task_id: have[t.task_id] for t in test_tasks}
+
+
+def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candidates: dict,
+                        waves: Sequence[int] = (0, 1)) -> list[dict]:
+    """Continuation episodes (appended to ``continuations.jsonl``, resumed by episode id): wave 0
+    plays every candidate once, wave 1 the other ``M - 1`` continuations of those that did not end
+    the episode themselves."""
+    import gymnasium as gym
+
+    import colbench_env  # noqa: F401
+    from colbench_env.evaluation.backend import BackendEvaluator
+    from colbench_env.simulators import make_simulator
+
+    path = out / "continuations.jsonl"
+    done = {r["episode_id"]: r for r in _read_jsonl(path)}
+    ended_at_once = {(r["task_id"], r["candidate"]) for r in done.values() if r["agent_turns"] == 1}
+
+    def jobs(wave: int) -> list[dict]:
+        js = []
+        for t in test_tasks:
+            for i, a in enumerate(candidates[t.task_id]):
+                reps = [0] if wave == 0 else range(1, cfg.n_continuations)
+                for m in reps:
+                    if wave == 1 and (t.task_id, i) in ended_at_once:
+                        continue  # the candidate answered: its value is deterministic, played once
+                    eid = f"{t.task_id}/c{i}/m{m}"
+                    if eid not in done:
+                        js.append({"episode_id": eid, "task_id": t.task_id, "candidate": i, "repeat": m, "forced": [a]})
+        return js
+
+    agent = None
+    sim = make_simulator("scripted", kind="backend")
+    try:
+        with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
+            for wave in waves:
+                js = jobs(wave)
+                if not js:
+                    continue
+                _log(f"continue wave {wave}: {len(js)} episodes")
+                if agent is None:
+                    agent = make_agent(cfg, cfg.continue_temperature, cfg.seed + 2)
+                count = [0]
+
+                def keep(rec: dict) -> None:
+                    _append(path, rec)
+                    done[rec["episode_id"]] = rec
+                    if rec["agent_turns"] == 1:
+                        ended_at_once.add((rec["task_id"], rec["candidate"]))
+                    count[0] += 1
+                    if count[0] % 8 == 0:
+                        _log(f"continue wave {wave}: {count[0]}/{len(js)}")
+
+                run_forced_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=test_tasks, simulator=sim,
+                                                     evaluator=ev, max_turns=cfg.max_turns),
+                                    agent, js, batch_size=cfg.batch_size, on_episode=keep)
+    finally:
+        sim.close()
+        if agent is not None:
+            agent.close()
+    return list(done.values())
+
+
+def critic_states(cfg: RankingConfig, test_tasks: list, candidates: dict) -> list[dict]:
+    """What the critics see of each held-out state: the task record, the candidates and, per
+    candidate, the dialogue after it (the message the env records for it)."""
+    from colbench_env.protocol import parse_agent_turn
+
+    return [{"task_id": t.task_id, "task": t.to_record(), "candidates": candidates[t.task_id],
+             "after_action": [[{"role": "assistant", "content": parse_agent_turn(a, last_turn=cfg.max_turns <= 1).message,
+                                "output": a}] for a in candidates[t.task_id]]} for t in test_tasks]
+
+
+def value_states(test_tasks: list, conts: list[dict], n: int) -> list[dict]:
+    """Each held-out state's true candidate values from its continuations."""
+    by: dict[str, list[dict]] = {}
+    for r in conts:
+        by.setdefault(r["task_id"], []).append(r)
+    states = []
+    for t in test_tasks:
+        if not {r["candidate"] for r in by.get(t.task_id, [])} >= set(range(n)):
+            continue  # not every candidate played yet (an interrupted run): left out, counted in the report
+        values, succ, counts = candidate_values(by[t.task_id], n)
+        states.append({"task_id": t.task_id, "values": values, "successes": succ, "continuations": counts})
+    return states
+
+
+SHORT_INSTRUCTION = ("A user asks an assistant for a Python function. The assistant may ask the user questions "
+                     "before it answers with the code.")
+
+
+def short_critic_formatter(task: dict, history: list) -> list[dict]:
+    """The critics' short context (``critic_context="short"``): a one-line instruction, the problem,
+    then the turns -- the agent's prompt without its instructions and worked example."""
+    msgs = [{"role": "system", "content": SHORT_INSTRUCTION}, {"role": "user", "content": task["problem_description"]}]
+    for m in history:
+        msgs.append({"role": m["role"], "content": m.get("output") or m.get("content", "")})
+    return msgs
+
+
+def critic_formatter(cfg: RankingConfig):
+    from colbench_env.prompting import record_messages
+
+    if cfg.critic_context == "short":
+        return short_critic_formatter
+    return functools.partial(record_messages, max_turns=cfg.max_turns, style=cfg.prompt_style)
+
+
+def critic_training_records(cfg: RankingConfig, train: Sequence[dict]) -> list[dict]:
+    """The training rollouts as the critics see them: whole, or (``critic_turns="first"``) cut after
+    their first agent action, keeping the episode's final reward."""
+    if cfg.critic_turns == "all":
+        return list(train)
+    out = []
+    for r in train:
+        dh = r["dialogue_history"]
+        k = next((i for i, m in enumerate(dh) if m.get("role") == "assistant"), None)
+        if k is not None:
+            out.append(dict(r, dialogue_history=dh[:k + 1]))
+    return out
+
+
+def _sweet_config(cfg: RankingConfig, use_info: bool, base: str):
+    from agents.sweet_rl import SweetRLConfig
+
+    return SweetRLConfig(model=base, use_training_info=use_info, beta=cfg.beta, critic_learning_rate=cfg.critic_learning_rate,
+                         critic_lora_r=cfg.critic_lora_r, critic_lora_alpha=2 * cfg.critic_lora_r,
+                         critic_batch_size=cfg.critic_batch_size, critic_epochs=cfg.critic_epochs,
+                         critic_pairs=cfg.critic_pairs, batch_size=cfg.n_candidates, seed=cfg.seed, train_policy=False,
+                         lora_r=4, lora_alpha=8, max_length=cfg.max_length, max_turns=cfg.max_turns,
+                         prompt_style=cfg.prompt_style, max_new_tokens=cfg.max_new_tokens)
+
+
+def value_examples(records: Sequence[dict]) -> list[tuple[dict, float]]:
+    """``(record cut after agent action t, final reward)`` for every agent action of every rollout:
+    the regression targets of the Q critic."""
+    out = []
+    for r in records:
+        dh = r["dialogue_history"]
+        for k, m in enumerate(dh):
+            if m.get("role") == "assistant":
+                out.append(({"task": r["task"], "dialogue_history": dh[:k + 1]}, float(r.get("reward") or 0.0)))
+    return out
+
+
+def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: list[dict]) -> dict:
+    """Train one critic on ``train`` and score every state's candidates: ``{"scores": {task_id: [..]}, ...}``."""
+    import torch
+
+    t0 = time.perf_counter()
+    base = _policy_path(cfg)
+    info: dict[str, Any] = {"critic": critic}
+    if critic == "random":
+        rng = random.Random(cfg.seed)
+        info["scores"] = {st["task_id"]: [rng.random() for _ in st["candidates"]] for st in states}
+    elif critic.startswith("sweet"):
+        from agents.sweet_rl import SweetRL
+
+        trainer = SweetRL(_sweet_config(cfg, critic == "sweet_with_info", base), formatter=critic_formatter(cfg))
+        m = trainer.update_critic(train)
+        info["train"] = m
+        info["scores"] = {st["task_id"]: [float(x) for x in trainer.score_actions(st["task"], [], st["candidates"],
+                                                                                   baseline="critic_reference")]
+                          for st in states}
+        del trainer
+    else:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from benchmarks.critic_analysis import ValueHeadCritic
+
+        tok = AutoTokenizer.from_pretrained(base)
+        torch.manual_seed(cfg.seed)
+        vh = ValueHeadCritic(AutoModelForCausalLM.from_pretrained(base), tok, critic_formatter(cfg), info_fields=["ground_truth"],
+                             lora_r=cfg.critic_lora_r, lora_alpha=2 * cfg.critic_lora_r,
+                             learning_rate=cfg.critic_learning_rate, seed=cfg.seed, max_length=cfg.max_length)
+        ex = value_examples(pair_rollouts(cfg, train))
+        m = vh.train_regression(ex, epochs=cfg.critic_epochs, batch_size=2 * cfg.critic_batch_size, seed=cfg.seed)
+        info["train"] = m
+        scores = {}
+        with torch.no_grad():
+            for st in states:
+                recs = [{"task": st["task"], "dialogue_history": h} for h in st["after_action"]]
+                scores[st["task_id"]] = [float(x) for x in vh.values(recs)]
+        info["scores"] = scores
+        del vh
+    info["seconds"] = time.perf_counter() - t0
+    return info
+
+
+def pair_rollouts(cfg: RankingConfig, train: list[dict]) -> list[dict]:
+    """The rollouts that appear in the SWEET critics' pairs: the value head's training data (the same
+    rollouts; a task whose rollouts all score the same teaches no ranking and is left out for all)."""
+    from agents.sweet_rl import critic_pairs
+
+    return list({id(r): r for p in critic_pairs(train, 0.0, cfg.critic_pairs) for r in p}.values())
+
+
+def critic_data_sizes(cfg: RankingConfig, train: list[dict]) -> dict:
+    from agents.sweet_rl import critic_pairs
+
+    used = pair_rollouts(cfg, train)
+    return {"n_train_rollouts": len(train), "n_train_tasks": len({r["task"]["task_id"] for r in train}),
+            "n_sweet_pairs": len(critic_pairs(train, 0.0, cfg.critic_pairs)), "n_rollouts_in_pairs": len(used),
+            "n_tasks_in_pairs": len({r["task"]["task_id"] for r in used}),
+            "n_value_examples": len(value_examples(used))}
+
+
+# ---- report ------------------------------------------------------------------------------------------------
+LABELS = {"sweet_with_info": "SWEET-RL critic, with training-time info",
+          "sweet_without_info": "SWEET-RL critic, without info",
+          "value_head_with_info": "value head Q(s,a) (MSE), with info",
+          "random": "random (seeded)", "oracle": "oracle (best true value)", "mean_candidate": "mean candidate"}
+
+
+def _fmt(iv: dict | None, scale: float = 1.0, digits: int = 3) -> str:
+    if not iv:
+        return "--"
+    return f"{iv['mean'] * scale:.{digits}f} [{iv['low'] * scale:.{digits}f}, {iv['high'] * scale:.{digits}f}]"
+
+
+def markdown(result: dict) -> str:
+    s = result["summary"]
+    d = result["data"]
+    lines = [f"Held-out states: the state before the first agent action of {s['n_tasks']} test tasks "
+             f"({s['n_tasks_ranked']} with at least one candidate pair of different true values); "
+             f"{d['n_candidates']} candidates per state (T={result['config']['candidate_temperature']}), "
+             f"each continued {d['n_continuations']} times (T={result['config']['continue_temperature']}; "
+             f"a candidate that answers at once is played once). Critics trained on {d['n_train_rollouts']} rollouts "
+             f"of {d['n_train_tasks']} training tasks. Means with 95 % bootstrap intervals over tasks.", *(
+                 [f"", f"**Warning: only {s['n_tasks_ranked']} task(s) with a ranked pair and {s['n_tasks']} with values: "
+                  "the intervals and p-values over so few tasks are degenerate; this table supports no conclusion.**"]
+                 if s["n_tasks_ranked"] < 5 else []), "",
+             "| critic | pairwise ranking accuracy | pairs | best-of-N true value (% tests) | best-of-N true success (%) |",
+             "|---|---|---|---|---|"]
+    for name in (*[c for c in CRITICS if c in s["rows"]], *BASELINES):
+        r = s["rows"][name]
+        lines.append(f"| {LABELS[name]} | {_fmt(r.get('ranking_accuracy'))} | {r.get('ranking_pairs', '--')} | "
+                     f"{_fmt(r['best_value'], 100, 1)} | {_fmt(r['best_success'], 100, 1)} |")
+    lines += ["", "Paired bootstrap, SWEET-RL with info minus each other (difference [95 % interval], p):", "",
+              "| comparison | ranking accuracy | best-of-N value (% tests) | best-of-N success (%) |", "|---|---|---|---|"]
+    for name, c in s["comparisons"].items():
+        def f(k, scale=1.0, digits=3):
+            if k not in c:
+                return "--"
+            x = c[k]
+            return (f"{x['diff_mean'] * scale:+.{digits}f} [{x['diff_low'] * scale:+.{digits}f}, "
+                    f"{x['diff_high'] * scale:+.{digits}f}], p={x['p_value']:.2f}")
+        lines.append(f"| {name} | {f('ranking_accuracy')} | {f('best_value', 100, 1)} | {f('best_success', 100, 1)} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(result: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    s = result["summary"]["rows"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    crit = [c for c in CRITICS if c in s]
+    ax = axes[0]
+    ys = [c for c in crit if "ranking_accuracy" in s[c]]
+    for k, c in enumerate(ys):
+        iv = s[c]["ranking_accuracy"]
+        ax.errorbar(iv["mean"], k, xerr=[[iv["mean"] - iv["low"]], [iv["high"] - iv["mean"]]], fmt="o", capsize=4)
+    ax.axvline(0.5, color="grey", ls="--", lw=1)
+    ax.set_yticks(range(len(ys)), [LABELS[c] for c in ys])
+    ax.set_xlabel("pairwise ranking accuracy (95 % CI over tasks)")
+    ax.set_xlim(0, 1)
+    ax = axes[1]
+    names = [*crit, *BASELINES]
+    for k, c in enumerate(names):
+        iv = s[c]["best_value"]
+        ax.errorbar(100 * iv["mean"], k, xerr=[[100 * (iv["mean"] - iv["low"])], [100 * (iv["high"] - iv["mean"])]],
+                    fmt="o", capsize=4, color="black" if c in BASELINES else None)
+    ax.set_yticks(range(len(names)), [LABELS[c] for c in names])
+    ax.set_xlabel("best-of-N: true value of the chosen candidate (% tests)")
+    fig.suptitle("Turn-level critics on held-out first-turn states (SmolLM2-135M policy, rate tasks)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def report(cfg: RankingConfig, out: Path, test_tasks: list, conts: list[dict], have: dict, train: list[dict],
+           extra: list[dict], own: list[dict], times: dict, critics: Sequence[str]) -> dict:
+    """Write ``results.json``, ``results.md`` and ``results.png`` from the continuations and the
+    critics finished so far."""
+    import platform
+
+    states = value_states(test_tasks, conts, cfg.n_candidates)
+    if not states:
+        raise ValueError(f"{out}: no held-out task has a continuation of every candidate yet: nothing to report")
+    summary = summarize_critics(states, {c: have[c]["scores"] for c in critics},
+                                resamples=cfg.bootstrap_resamples, seed=cfg.seed)
+    data = {**critic_data_sizes(cfg, train), "n_states": len(states), "n_candidates": cfg.n_candidates,
+            "n_continuations": cfg.n_continuations, "n_continuation_episodes": len(conts),
+            "n_candidates_answering_at_once": sum(1 for r in conts if r["repeat"] == 0 and r["agent_turns"] == 1),
+            "min_continuations_per_candidate": min(c for st in states for c in st["continuations"]),
+            "n_test_tasks_planned": len(test_tasks), "n_test_tasks_with_values": len(states),
+            "n_extra_rollouts": len(extra), "n_collected_rollouts": len(own)}
+    result = {"config": dataclasses.asdict(cfg), "data": data, "summary": summary,
+              "critics_finished": list(critics),
+              "critic_training": {c: {k: v for k, v in have[c].items() if k not in ("scores", "critic")}
+                                  for c in critics},
+              "states": states, "stage_seconds_this_invocation": dict(times),
+              "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"}
+    (out / "results.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / "results.md").write_text(markdown(result))
+    plot(result, out / "results.png")
+    return result
+
+
+# ---- the run -----------------------------------------------------------------------------------------------
+def run(cfg: RankingConfig) -> dict:
+    """Run (or resume) every stage; returns the result written to ``results.json``."""
+    from benchmarks.pipeline import _release_memory, bound_heap
+
+    bound_heap()
+    out = Path(cfg.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+    times: dict[str, float] = {}
+    train_tasks, test_tasks = split_tasks(cfg)
+    test_ids = {t.task_id for t in test_tasks}
+    assert not test_ids & {t.task_id for t in train_tasks}
+    extra = load_extra(cfg.extra_trajectories, test_ids)
+    st = set(cfg.stages)
+    t0 = time.perf_counter()
+    own = collect(cfg, out, train_tasks) if "collect" in st else _read_jsonl(out / "train_rollouts.jsonl")
+    times["collect"] = time.perf_counter() - t0
+    train = own + extra
+    _log(f"training rollouts: {len(own)} collected + {len(extra)} extra")
+    t0 = time.perf_counter()
+    if "candidates" in st:
+        cands = sample_candidates(cfg, out, test_tasks)
+    else:
+        have_c = {r["task_id"]: r["candidates"] for r in _read_jsonl(out / "candidates.jsonl")}
+        missing = [t.task_id for t in test_tasks if t.task_id not in have_c]
+        if missing:
+            raise ValueError(f"{out / 'candidates.jsonl'}: no candidates for {missing}; run the 'candidates' stage")
+        cands = {t.task_id: have_c[t.task_id] for t in test_tasks}
+    times["candidates"] = time.perf_counter() - t0
+    conts = _read_jsonl(out / "continuations.jsonl")
+    if "continue" in st:
+        t0 = time.perf_counter()
+        conts = continue_candidates(cfg, out, test_tasks, cands, waves=(0,))
+        times["continue_wave_0"] = time.perf_counter() - t0
+        _release_memory()
+    states = critic_states(cfg, test_tasks, cands)
+    critic_train = critic_training_records(cfg, train)
+    scores_path = out / "scores.jsonl"
+    have = {r["critic"]: r for r in _read_jsonl(scores_path)}
+    result: dict = {}
+    can_report = "report" in st and bool(value_states(test_tasks, conts, cfg.n_candidates))
+    for critic in cfg.critics if "critics" in st else ():  # a report after each critic
+        if critic not in have:
+            _log(f"critic {critic}: training on {len(critic_train)} rollouts")
+            t0 = time.perf_counter()
+            info = train_and_score(cfg, critic, critic_train, states)
+            _append(scores_path, info)
+            have[critic] = info
+            times[f"critic_{critic}"] = time.perf_counter() - t0
+            _log(f"critic {critic}: done in {info['seconds']:.0f} s")
+            _release_memory()
+        if can_report:
+            result = report(cfg, out, test_tasks, conts, have, critic_train, extra, own, times,
+                            [c for c in cfg.critics if c in have])
+    if "continue" in st and cfg.n_continuations > 1:
+        t0 = time.perf_counter()
+        conts = continue_candidates(cfg, out, test_tasks, cands, waves=(1,))
+        times["continue_wave_1"] = time.perf_counter() - t0
+    if "report" in st:
+        result = report(cfg, out, test_tasks, conts, have, critic_train, extra, own, times,
+                        [c for c in cfg.critics if c in have])
+        _log(f"report: {out / 'results.md'}")
+    return result
+
+
+# ---- command line ------------------------------------------------------------------------------------------
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    d = RankingConfig()
+    p.add_argument("--out-dir", default=d.out_dir, help=f"where every stage writes and resumes from ({d.out_dir})")
+    p.add_argument("--policy", default=d.policy, help="policy and critic base: smollm2 or a local model directory")
+    p.add_argument("--n-train-tasks", type=int, default=d.n_train_tasks, help="training tasks collected here")
+    p.add_argument("--train-offset", type=int, default=d.train_offset,
+                   help="skip the first training tasks (the pipeline's; pass its rollouts with --extra-trajectories)")
+    p.add_argument("--rollouts-per-task", type=int, default=d.rollouts_per_task, help="k rollouts per training task")
+    p.add_argument("--rollout-temperature", type=float, default=d.rollout_temperature)
+    p.add_argument("--extra-trajectories", nargs="*", default=[], help="scored training rollouts to add (jsonl)")
+    p.add_argument("--n-test-tasks", type=int, default=d.n_test_tasks, help="held-out tasks (one state each)")
+    p.add_argument("--n-candidates", type=int, default=d.n_candidates, help="N candidate actions per state")
+    p.add_argument("--candidate-temperature", type=float, default=d.candidate_temperature)
+    p.add_argument("--n-continuations", type=int, default=d.n_continuations, help="M continuations per candidate")
+    p.add_argument("--continue-temperature", type=float, default=d.continue_temperature)
+    p.add_argument("--batch-size", type=int, default=d.batch_size, help="episodes in flight")
+    p.add_argument("--critic-epochs", type=int, default=d.critic_epochs)
+    p.add_argument("--critic-learning-rate", type=float, default=d.critic_learning_rate)
+    p.add_argument("--critic-lora-r", type=int, default=d.critic_lora_r)
+    p.add_argument("--critic-batch-size", type=int, default=d.critic_batch_size,
+                   help="trajectory pairs per SWEET critic step (the value head takes twice as many single examples)")
+    p.add_argument("--critic-pairs", default=d.critic_pairs, choices=("all_ordered", "best_vs_lower"))
+    p.add_argument("--critic-turns", default=d.critic_turns, choices=("all", "first"),
+                   help="train the critics on whole rollouts or on each rollout's first action (final reward)")
+    p.add_argument("--critic-context", default=d.critic_context, choices=("agent", "short"),
+                   help="critics' context: the agent's prompt, or a one-line instruction (fewer tokens)")
+    p.add_argument("--beta", type=float, default=d.beta)
+    p.add_argument("--max-length", type=int, default=d.max_length, help="longest critic context")
+    p.add_argument("--critics", nargs="+", default=list(CRITICS), choices=CRITICS)
+    p.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES,
+                   help="run only these stages (the others' outputs are read from --out-dir)")
+    p.add_argument("--max-turns", type=int, default=d.max_turns)
+    p.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens)
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--bootstrap-resamples", type=int, default=d.bootstrap_resamples)
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        cfg = RankingConfig(out_dir=args.out_dir, policy=args.policy, n_train_tasks=args.n_train_tasks,
+                            train_offset=args.train_offset, rollouts_per_task=args.rollouts_per_task,
+                            rollout_temperature=args.rollout_temperature,
+                            extra_trajectories=tuple(args.extra_trajectories), n_test_tasks=args.n_test_tasks,
+                            n_candidates=args.n_candidates, candidate_temperature=args.candidate_temperature,
+                            n_continuations=args.n_continuations, continue_temperature=args.continue_temperature,
+                            batch_size=args.batch_size, critic_epochs=args.critic_epochs,
+                            critic_learning_rate=args.critic_learning_rate, critic_lora_r=args.critic_lora_r,
+                            critic_batch_size=args.critic_batch_size, critic_pairs=args.critic_pairs, beta=args.beta,
+                            critic_turns=args.critic_turns, critic_context=args.critic_context,
+                            max_length=args.max_length, critics=tuple(args.critics), stages=tuple(args.stages), max_turns=args.max_turns,
+                            max_new_tokens=args.max_new_tokens, seed=args.seed,
+                            bootstrap_resamples=args.bootstrap_resamples)
+        if cfg.policy != "smollm2" and not Path(cfg.policy).is_dir():
+            raise ValueError(f"--policy: {cfg.policy!r} is neither 'smollm2' nor a local model directory")
+        result = run(cfg)
+    except (ValueError, OSError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    print(markdown(result))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    p = argparse.ArgumentParser(prog="python -m benchmarks.critic_ranking", description=__doc__.splitlines()[0])
+    add_arguments(p)
+    sys.exit(main(p.parse_args()))

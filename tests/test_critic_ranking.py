@@ -1,0 +1,180 @@
+"""critic-ranking (issue 17, part 2): the pure measures against hand-computed values, episodes with a
+forced first action, and one tiny end-to-end run on a random Llama that resumes without new work."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks import critic_ranking as cr
+from benchmarks.stats import bootstrap_mean, paired_bootstrap
+
+
+# ---- pure measures -----------------------------------------------------------------------------------------
+def test_pairwise_ranking_counts_critic_ties_half_and_skips_value_ties():
+    values = [0.5, 0.2, 0.2, 1.0]
+    scores = [3.0, 1.0, 2.0, 3.0]
+    # differing pairs: (0,1) right, (0,2) right, (0,3) critic tie 1/2, (1,3) right, (2,3) right; (1,2) skipped
+    assert cr.pairwise_ranking(values, scores) == (4.5, 5)
+    assert cr.pairwise_ranking([0.0, 1.0], [1.0, 0.0]) == (0.0, 1)
+    assert cr.pairwise_ranking([0.3, 0.3, 0.3], [1.0, 2.0, 3.0]) == (0.0, 0)
+    with pytest.raises(ValueError):
+        cr.pairwise_ranking([0.0, 1.0], [1.0])
+
+
+def test_best_of_n_averages_the_tied_top_candidates():
+    values = [0.5, 0.2, 0.2, 1.0]
+    assert cr.best_of_n(values, [3.0, 1.0, 2.0, 3.0]) == pytest.approx(0.75)
+    assert cr.best_of_n(values, [0.0, 5.0, 1.0, 2.0]) == pytest.approx(0.2)
+    assert cr.best_of_n(values, [1.0, 1.0, 1.0, 1.0]) == pytest.approx(0.475)
+
+
+def test_candidate_values_are_means_over_continuations():
+    recs = [{"candidate": 0, "reward": 1.0, "success": True}, {"candidate": 1, "reward": 0.2, "success": False},
+            {"candidate": 0, "reward": 0.5, "success": False}, {"candidate": 2, "reward": None, "success": None}]
+    values, succ, counts = cr.candidate_values(recs, 3)
+    assert values == pytest.approx([0.75, 0.2, 0.0])
+    assert succ == pytest.approx([0.5, 0.0, 0.0])
+    assert counts == [2, 1, 1]
+    with pytest.raises(ValueError, match=r"\[3\]"):
+        cr.candidate_values(recs, 4)
+
+
+def test_value_examples_cut_after_each_agent_action():
+    rec = {"task": {"task_id": "x"}, "reward": 0.4, "dialogue_history": [
+        {"role": "assistant", "content": "q"}, {"role": "user", "content": "r"}, {"role": "assistant", "content": "a"}]}
+    ex = cr.value_examples([rec])
+    assert [len(r["dialogue_history"]) for r, _ in ex] == [1, 3]
+    assert [t for _, t in ex] == [0.4, 0.4]
+    assert ex[0][0]["dialogue_history"][-1]["content"] == "q"
+
+
+def test_summary_is_the_bootstrap_over_tasks_of_hand_computed_per_task_values():
+    states = [{"task_id": "a", "values": [1.0, 0.0, 0.5], "successes": [1.0, 0.0, 0.0]},
+              {"task_id": "b", "values": [0.2, 0.4, 0.2], "successes": [0.0, 0.0, 0.0]},
+              {"task_id": "c", "values": [0.3, 0.3, 0.3], "successes": [0.0, 0.0, 0.0]}]  # no differing pair
+    scores = {"sweet_with_info": {"a": [2.0, 0.0, 1.0], "b": [1.0, 0.0, 1.0], "c": [0.0, 1.0, 2.0]},
+              "random": {"a": [0.0, 1.0, 0.0], "b": [0.0, 0.0, 0.0], "c": [5.0, 1.0, 2.0]}}
+    s = cr.summarize_critics(states, scores, resamples=500, seed=3)
+    assert (s["n_tasks"], s["n_tasks_ranked"]) == (3, 2)
+    # sweet: task a 3/3; task b pairs (0,1) wrong, (1,2) wrong -> 0/2.  random: a: (0,1) wrong, (0,2) tie, (1,2)
+    # wrong... values a: 1.0 > 0.5 > 0.0; scores [0,1,0]: (0>1)? no -> 0; (0 vs 2) tie -> .5; (2 vs 1) 0 < 1 -> 0
+    acc_sweet, acc_random = [1.0, 0.0], [0.5 / 3, 0.5]
+    expect = bootstrap_mean(acc_sweet, resamples=500, seed=3).as_dict()
+    assert s["rows"]["sweet_with_info"]["ranking_accuracy"] == pytest.approx(expect)
+    assert s["rows"]["random"]["ranking_accuracy"]["mean"] == pytest.approx(np.mean(acc_random))
+    assert s["rows"]["sweet_with_info"]["ranking_pairs"] == 5
+    # best-of-N: sweet picks a:1.0, b: tie of 0.2 and 0.2 -> 0.2, c: 0.3; random: a 0.0, b mean 0.8/3, c 0.3
+    bv_sweet, bv_random = [1.0, 0.2, 0.3], [0.0, 0.8 / 3, 0.3]
+    assert s["rows"]["sweet_with_info"]["best_value"]["mean"] == pytest.approx(np.mean(bv_sweet))
+    assert s["rows"]["random"]["best_value"]["mean"] == pytest.approx(np.mean(bv_random))
+    assert s["rows"]["oracle"]["best_value"]["mean"] == pytest.approx(np.mean([1.0, 0.4, 0.3]))
+    assert s["rows"]["oracle"]["best_success"]["mean"] == pytest.approx(1 / 3)
+    assert s["rows"]["mean_candidate"]["best_value"]["mean"] == pytest.approx(np.mean([0.5, 0.8 / 3, 0.3]))
+    comp = s["comparisons"]["sweet_with_info - random"]
+    assert comp["best_value"] == pytest.approx(paired_bootstrap(bv_sweet, bv_random, resamples=500, seed=3).as_dict())
+    assert comp["ranking_accuracy"]["diff_mean"] == pytest.approx(np.mean(acc_sweet) - np.mean(acc_random))
+
+
+# ---- forced first action -----------------------------------------------------------------------------------
+def test_forced_episodes_play_the_given_action_then_the_policy():
+    import gymnasium as gym
+
+    import colbench_env  # noqa: F401
+    from colbench_env.tasks import generated_spec, load_tasks
+
+    tasks = load_tasks(generated_spec(2, 1, "rate"), kind="backend", split="test")
+    seen = []
+
+    def policy(obs):
+        seen.append(json.loads(obs["dialogue"]))
+        return "OUTPUT: I WANT TO ANSWER:\n```python\ndef f():\n    return 1\n```"
+
+    jobs = [{"episode_id": "q", "task_id": tasks[0].task_id, "candidate": 0, "forced": ["OUTPUT: What rate do you use?"]},
+            {"episode_id": "a", "task_id": tasks[1].task_id, "candidate": 1,
+             "forced": ["OUTPUT: I WANT TO ANSWER:\n```python\ndef f():\n    return 2\n```"]}]
+    out = []
+    cr.run_forced_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, max_turns=3), policy, jobs,
+                           batch_size=2, on_episode=out.append)
+    by = {r["episode_id"]: r for r in out}
+    assert by["q"]["task"]["task_id"] == tasks[0].task_id and by["q"]["agent_turns"] == 2
+    assert by["q"]["dialogue_history"][0]["output"] == "OUTPUT: What rate do you use?"
+    assert by["q"]["dialogue_history"][1]["role"] == "user"
+    assert by["a"]["agent_turns"] == 1 and len(by["a"]["dialogue_history"]) == 1
+    assert by["a"]["candidate"] == 1 and "forced" not in by["a"]
+    assert len(seen) == 1 and len(seen[0]) == 2  # the policy only saw the question's episode, after the reply
+
+
+# ---- end to end --------------------------------------------------------------------------------------------
+def _args(out, policy, extra, **kw):
+    p = argparse.ArgumentParser()
+    cr.add_arguments(p)
+    argv = ["--out-dir", str(out), "--policy", policy, "--n-train-tasks", "1", "--rollouts-per-task", "1",
+            "--extra-trajectories", str(extra), "--n-test-tasks", "2", "--n-candidates", "2", "--n-continuations", "1",
+            "--critic-epochs", "1", "--max-new-tokens", "8", "--batch-size", "4", "--bootstrap-resamples", "100"]
+    for k, v in kw.items():
+        argv += [f"--{k.replace('_', '-')}", str(v)]
+    return p.parse_args(argv)
+
+
+def _extra_file(path, task_split="train"):
+    from colbench_env.tasks import generated_spec, load_tasks
+
+    tasks = load_tasks(generated_spec(2, 1, "rate"), kind="backend", split=task_split)
+    lines = []
+    for t in tasks:
+        for reward in (1.0, 0.0):
+            lines.append({"task": t.to_record(), "reward": reward, "success": reward == 1.0, "answer": "x",
+                          "dialogue_history": [{"role": "assistant", "content": "x", "output": f"OUTPUT: {reward}"}]})
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny_policy(tmp_path_factory):
+    from tiny_models import save_tiny_llama, smollm2_tokenizer
+
+    return save_tiny_llama(tmp_path_factory.mktemp("tiny") / "model", smollm2_tokenizer())
+
+
+def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, capsys):
+    import torch
+
+    torch.set_num_threads(1)
+    extra = _extra_file(tmp_path / "extra.jsonl")
+    out = tmp_path / "run"
+    assert cr.main(_args(out, tiny_policy, extra)) == 0
+    for name in ("train_rollouts.jsonl", "candidates.jsonl", "continuations.jsonl", "scores.jsonl", "results.json",
+                 "results.md", "results.png", "config.json"):
+        assert (out / name).exists(), name
+    res = json.loads((out / "results.json").read_text())
+    assert res["data"]["n_states"] == 2 and res["data"]["n_candidates"] == 2
+    assert res["data"]["n_train_rollouts"] == 5 and res["data"]["n_extra_rollouts"] == 4
+    assert res["data"]["n_sweet_pairs"] == 2  # one (1.0, 0.0) pair per extra task; the collected one adds none
+    assert set(res["summary"]["rows"]) == {*cr.CRITICS, *cr.BASELINES}
+    cands = [json.loads(x) for x in (out / "candidates.jsonl").read_text().splitlines()]
+    assert [len(c["candidates"]) for c in cands] == [2, 2]
+    conts = [json.loads(x) for x in (out / "continuations.jsonl").read_text().splitlines()]
+    assert len(conts) == 4 and {(c["task_id"], c["candidate"]) for c in conts} == {
+        (c["task_id"], i) for c in cands for i in range(2)}
+    for c in conts:  # each continuation starts with its candidate
+        want = next(x for x in cands if x["task_id"] == c["task_id"])["candidates"][c["candidate"]]
+        assert c["dialogue_history"][0]["output"] == want
+    scores = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
+    assert [s["critic"] for s in scores] == list(cr.CRITICS)
+    assert all(len(v) == 2 for s in scores for v in s["scores"].values())
+    sizes = {n: (out / n).read_text() for n in ("train_rollouts.jsonl", "candidates.jsonl", "continuations.jsonl",
+                                                  "scores.jsonl")}
+    assert cr.main(_args(out, tiny_policy, extra)) == 0  # rerun: every stage is found finished
+    assert {n: (out / n).read_text() for n in sizes} == sizes
+    assert json.loads((out / "results.json").read_text())["summary"]["rows"] == res["summary"]["rows"]
+
+
+def test_extra_trajectories_of_held_out_tasks_are_refused(tmp_path, tiny_policy, capsys):
+    extra = _extra_file(tmp_path / "leak.jsonl", task_split="test")
+    assert cr.main(_args(tmp_path / "run", tiny_policy, extra)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("colbench critic-ranking: error: ")
+    assert "leak.jsonl:1: field 'task.task_id'" in err[0] and "held-out" in err[0]
