@@ -72,7 +72,7 @@ PROG = "colbench critic-ranking"
 class RankingConfig:
     """One critic-ranking run (defaults: the pipeline's ``--small`` environment)."""
 
-    out_dir: str = "/work/runs/critic_ranking"
+    out_dir: str = "runs/critic_ranking"
     policy: str = "smollm2"
     difficulty: int = 1
     family: str = "rate"
@@ -155,7 +155,7 @@ class RankingConfig:
 
         return PipelineConfig(out_dir=self.out_dir, policy=self.policy, difficulty=self.difficulty, family=self.family,
                               prompt_style=self.prompt_style, max_turns=self.max_turns,
-                              max_new_tokens=self.max_new_tokens, batch_size=self.batch_size, seed=self.seed,
+                              max_new_tokens=self.max_new_tokens, episodes_in_flight=self.batch_size, seed=self.seed,
                               semantics=self.semantics, methods=())
 
 
@@ -576,13 +576,16 @@ def critic_training_records(cfg: RankingConfig, train: Sequence[dict]) -> list[d
 
 
 def _sweet_config(cfg: RankingConfig, use_info: bool, base: str):
-    from agents.sweet_rl import SweetRLConfig
+    from agents.config import ModelConfig
+    from agents.sweet_rl import CriticConfig, SweetRLConfig
 
-    return SweetRLConfig(model=base, use_training_info=use_info, beta=cfg.beta, critic_learning_rate=cfg.critic_learning_rate,
-                         critic_lora_r=cfg.critic_lora_r, critic_lora_alpha=2 * cfg.critic_lora_r,
-                         critic_batch_size=cfg.critic_batch_size, critic_epochs=cfg.critic_epochs,
-                         critic_pairs=cfg.critic_pairs, batch_size=cfg.n_candidates, seed=cfg.seed, train_policy=False,
-                         lora_r=4, lora_alpha=8, max_length=cfg.max_length, max_turns=cfg.max_turns,
+    return SweetRLConfig(policy=ModelConfig(model_name_or_path=base, lora_r=4, lora_alpha=8),
+                         critic=CriticConfig(learning_rate=cfg.critic_learning_rate, lora_r=cfg.critic_lora_r,
+                                             lora_alpha=2 * cfg.critic_lora_r, pairs_per_batch=cfg.critic_batch_size,
+                                             epochs=cfg.critic_epochs),
+                         use_training_info=use_info, beta=cfg.beta, critic_pairs=cfg.critic_pairs,
+                         pairs_per_batch=cfg.n_candidates,  # candidate actions scored per critic forward pass
+                         seed=cfg.seed, train_policy=False, max_length=cfg.max_length, max_turns=cfg.max_turns,
                          prompt_style=cfg.prompt_style, max_new_tokens=cfg.max_new_tokens)
 
 
