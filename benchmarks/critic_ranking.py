@@ -843,33 +843,39 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--train-offset", type=int, default=d.train_offset,
                    help="skip the first training tasks (the pipeline's; pass its rollouts with --extra-trajectories)")
     p.add_argument("--rollouts-per-task", type=int, default=d.rollouts_per_task, help="k rollouts per training task")
-    p.add_argument("--rollout-temperature", type=float, default=d.rollout_temperature)
+    p.add_argument("--rollout-temperature", type=float, default=d.rollout_temperature,
+                   help="sampling temperature of the training rollouts collected here")
     p.add_argument("--extra-trajectories", nargs="*", default=[], help="scored training rollouts to add (jsonl)")
     p.add_argument("--n-test-tasks", type=int, default=d.n_test_tasks, help="held-out tasks (one state each)")
     p.add_argument("--n-candidates", type=int, default=d.n_candidates, help="N candidate actions per state")
-    p.add_argument("--candidate-temperature", type=float, default=d.candidate_temperature)
+    p.add_argument("--candidate-temperature", type=float, default=d.candidate_temperature,
+                   help="sampling temperature of the N candidate first actions")
     p.add_argument("--n-continuations", type=int, default=d.n_continuations, help="M continuations per candidate")
-    p.add_argument("--continue-temperature", type=float, default=d.continue_temperature)
+    p.add_argument("--continue-temperature", type=float, default=d.continue_temperature,
+                   help="the policy's temperature when it finishes a candidate's episode")
     p.add_argument("--batch-size", type=int, default=d.batch_size, help="episodes in flight")
-    p.add_argument("--critic-epochs", type=int, default=d.critic_epochs)
-    p.add_argument("--critic-learning-rate", type=float, default=d.critic_learning_rate)
-    p.add_argument("--critic-lora-r", type=int, default=d.critic_lora_r)
+    p.add_argument("--critic-epochs", type=int, default=d.critic_epochs, help="training epochs of every critic")
+    p.add_argument("--critic-learning-rate", type=float, default=d.critic_learning_rate,
+                   help="AdamW learning rate of every critic")
+    p.add_argument("--critic-lora-r", type=int, default=d.critic_lora_r, help="LoRA rank of every critic (alpha = 2r)")
     p.add_argument("--critic-batch-size", type=int, default=d.critic_batch_size,
                    help="trajectory pairs per SWEET critic step (the value head takes twice as many single examples)")
-    p.add_argument("--critic-pairs", default=d.critic_pairs, choices=("all_ordered", "best_vs_lower"))
+    p.add_argument("--critic-pairs", default=d.critic_pairs, choices=("all_ordered", "best_vs_lower"),
+                   help="which rollout pairs train the SWEET critics (agents.sweet_rl.critic_pairs)")
     p.add_argument("--critic-turns", default=d.critic_turns, choices=("all", "first"),
                    help="train the critics on whole rollouts or on each rollout's first action (final reward)")
     p.add_argument("--critic-context", default=d.critic_context, choices=("agent", "short"),
                    help="critics' context: the agent's prompt, or a one-line instruction (fewer tokens)")
-    p.add_argument("--beta", type=float, default=d.beta)
+    p.add_argument("--beta", type=float, default=d.beta, help="SWEET advantage scale beta")
     p.add_argument("--max-length", type=int, default=d.max_length, help="longest critic context")
-    p.add_argument("--critics", nargs="+", default=list(CRITICS), choices=CRITICS)
+    p.add_argument("--critics", nargs="+", default=list(CRITICS), choices=CRITICS, help="critics to train and compare")
     p.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES,
                    help="run only these stages (the others' outputs are read from --out-dir)")
-    p.add_argument("--max-turns", type=int, default=d.max_turns)
-    p.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens)
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--bootstrap-resamples", type=int, default=d.bootstrap_resamples)
+    p.add_argument("--max-turns", type=int, default=d.max_turns, help="agent turns per episode")
+    p.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens, help="tokens per agent turn")
+    p.add_argument("--seed", type=int, default=d.seed, help="seeds sampling, critic training and the random critic")
+    p.add_argument("--bootstrap-resamples", type=int, default=d.bootstrap_resamples,
+                   help="bootstrap replicates of the 95 % intervals over tasks")
 
 
 def main(args: argparse.Namespace) -> int:
