@@ -257,7 +257,10 @@ def test_resume_refuses_a_file_without_configuration(tmp_path):
 
 def test_ctrl_c_says_what_is_saved_and_how_to_resume(tmp_path, plugin_dir):
     slow = plugin_dir / "slow.py"
-    slow.write_text("import time\n\ndef slow(observation):\n    time.sleep(0.4)\n"
+    # fast for the first episodes, then slow: the run is still going when the interrupt arrives,
+    # however long a loaded machine takes to poll the output file
+    slow.write_text("import time\n\ncalls = 0\n\ndef slow(observation):\n    global calls\n    calls += 1\n"
+                    "    time.sleep(0.4 if calls <= 3 else 10)\n"
                     "    return 'OUTPUT: I WANT TO ANSWER: def f():\\n    return None'\n")
     out = tmp_path / "slow.jsonl"
     proc = subprocess.Popen([colbench_exe(), "run", "--agent", f"{slow}:slow", "--episodes", "40", "--batch-size", "1",
