@@ -899,7 +899,10 @@ def main(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    print(markdown(result))
+    if result:
+        print(markdown(result))
+    else:  # stages without a report (e.g. ``--stages continue``): their files are written
+        print(f"{PROG}: stages {', '.join(cfg.stages)} done in {cfg.out_dir}; no report (run --stages report)")
     return 0
 
 

@@ -111,12 +111,16 @@ def test_forced_episodes_play_the_given_action_then_the_policy():
 def _args(out, policy, extra, **kw):
     p = argparse.ArgumentParser()
     cr.add_arguments(p)
+    return p.parse_args(_argv(out, policy, extra, **kw))
+
+
+def _argv(out, policy, extra, **kw):
     argv = ["--out-dir", str(out), "--policy", policy, "--n-train-tasks", "1", "--rollouts-per-task", "1",
             "--extra-trajectories", str(extra), "--n-test-tasks", "2", "--n-candidates", "2", "--n-continuations", "1",
             "--critic-epochs", "1", "--max-new-tokens", "8", "--batch-size", "4", "--bootstrap-resamples", "100"]
     for k, v in kw.items():
         argv += [f"--{k.replace('_', '-')}", str(v)]
-    return p.parse_args(argv)
+    return argv
 
 
 def _extra_file(path, task_split="train"):
@@ -168,6 +172,13 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
     sizes = {n: (out / n).read_text() for n in ("train_rollouts.jsonl", "candidates.jsonl", "continuations.jsonl",
                                                   "scores.jsonl")}
     assert cr.main(_args(out, tiny_policy, extra)) == 0  # rerun: every stage is found finished
+    assert {n: (out / n).read_text() for n in sizes} == sizes
+    capsys.readouterr()
+    p = argparse.ArgumentParser()
+    cr.add_arguments(p)
+    only = p.parse_args([*_argv(out, tiny_policy, extra), "--stages", "continue"])
+    assert cr.main(only) == 0  # a stage without the report stage says so instead of crashing
+    assert capsys.readouterr().out.strip().endswith("no report (run --stages report)")
     assert {n: (out / n).read_text() for n in sizes} == sizes
     assert json.loads((out / "results.json").read_text())["summary"]["rows"] == res["summary"]["rows"]
 
