@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import torch
 
+from colbench_env.lm.heap import limit_heap_retention
 from colbench_env.lm.quantization import keep_4bit_differentiable
 
 from .config import (POLICY_ALIASES, ConfigError, ModelConfig, Removed, TrainerConfig, _check,  # noqa: F401
@@ -83,6 +84,8 @@ class TrainableLM:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.accelerator = accelerator
+        if accelerator.device.type == "cpu":  # freed activations go back to the OS (colbench_env.lm.heap)
+            limit_heap_retention()
         self.max_grad_norm = max_grad_norm
         self.accumulation = gradient_accumulation_steps
         self._pending = 0
