@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Sequence
 import torch
 
 from colbench_env.lm.heap import limit_heap_retention
-from colbench_env.lm.quantization import keep_4bit_differentiable
+from colbench_env.lm.quantization import keep_4bit_differentiable, prepare_4bit_for_training
 
 from .config import (POLICY_ALIASES, ConfigError, ModelConfig, Removed, TrainerConfig, _check,  # noqa: F401
                      _check_positive_ints, _nested_config, canonical_config_dict, config_from_dict,
@@ -113,8 +113,9 @@ class TrainableLM:
                 kwargs["device_map"] = {"": accelerator.device}
                 kwargs["dtype"] = _DTYPES[compute_dtype]
             base = AutoModelForCausalLM.from_pretrained(path, **kwargs)
-            if load_in_4bit:
-                base = peft.prepare_model_for_kbit_training(base, use_gradient_checkpointing=gradient_checkpointing)
+            if load_in_4bit:  # frozen, unquantised weights in the compute dtype (not peft's float32)
+                base = prepare_4bit_for_training(base, _DTYPES[compute_dtype],
+                                                 gradient_checkpointing=gradient_checkpointing)
         else:
             base = model
             if tokenizer is None:
