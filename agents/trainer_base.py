@@ -217,9 +217,10 @@ class TrainableLM:
         adapter disabled; the frozen copy with ``full_finetune``).
 
         Memory: the full ``(B, L, vocab)`` logits are never built. The network runs to its last
-        hidden states (``logits_to_keep=1``), and the output projection + log-softmax are applied to
-        the trained positions only, :attr:`logits_chunk` positions at a time, each chunk under
-        activation checkpointing when grad flows -- so at most one chunk's fp32 logits (and their
+        hidden states (``logits_to_keep=1``; only the last layer's are kept, :meth:`_last_hidden`),
+        and the output projection + log-softmax are applied to the trained positions only,
+        :attr:`logits_chunk` positions at a time, each chunk under activation checkpointing when
+        grad flows -- so at most one chunk's fp32 logits (and their
         gradient) live at once (SmolLM2: 256 x 49152 x 4 B = 50 MB, instead of 470 MB per 4 x 600
         tokens for the logits alone). Models whose logits are not ``output_embeddings(hidden)``
         (soft-capping, logit scales) take the plain full-logits path.
@@ -235,12 +236,10 @@ class TrainableLM:
         with ctx:
             if self._sliced_logits and plain_head:
                 try:
-                    out = net(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
-                              output_hidden_states=True, logits_to_keep=1)
+                    out, hidden = self._last_hidden(net, unwrapped, ids, batch["attention_mask"])
                 except TypeError:  # a model without ``logits_to_keep``: full logits from now on
                     self._sliced_logits = False
                 else:
-                    hidden = out.hidden_states[-1]
                     head = unwrapped.get_output_embeddings()
                     rows, cols = mask.bool().nonzero(as_tuple=True)
                     h, targets = hidden[rows, cols], ids[rows, cols + 1]
@@ -264,6 +263,34 @@ class TrainableLM:
             out = net(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False, output_hidden_states=True)
         logits = out.logits.float() if temperature == 1.0 else out.logits.float() / temperature
         return token_logprobs(logits, ids) * mask, out.hidden_states[-1]
+
+    @staticmethod
+    def _last_hidden(net, unwrapped, ids: torch.Tensor, attention_mask: torch.Tensor):
+        """``(output, last hidden states)`` of one forward with ``logits_to_keep=1``. The last hidden
+        states are taken from the decoder's output by a forward hook, so the per-layer hidden states
+        (``output_hidden_states=True``: ``layers + 1`` tensors of ``(B, L, H)``, 2.2 GB for an 8B
+        model's no-grad pass over 8,192 tokens) are never collected; models without ``get_decoder``
+        fall back to ``output_hidden_states``."""
+        base = unwrapped.get_base_model() if hasattr(unwrapped, "get_base_model") else unwrapped
+        try:
+            decoder = base.get_decoder()
+        except (AttributeError, NotImplementedError, TypeError, ValueError):
+            decoder = None
+        if not isinstance(decoder, torch.nn.Module) or decoder is base:
+            out = net(input_ids=ids, attention_mask=attention_mask, use_cache=False, output_hidden_states=True,
+                      logits_to_keep=1)
+            return out, out.hidden_states[-1]
+        seen: list[torch.Tensor] = []
+
+        def grab(_module, _args, output):
+            seen.append(output[0] if isinstance(output, tuple) else output.last_hidden_state)
+
+        handle = decoder.register_forward_hook(grab)
+        try:
+            out = net(input_ids=ids, attention_mask=attention_mask, use_cache=False, logits_to_keep=1)
+        finally:
+            handle.remove()
+        return out, seen[-1]
 
     # --- optimisation ------------------------------------------------------------------------
     def train(self) -> None:
