@@ -771,9 +771,10 @@ def report(cfg: RankingConfig, out: Path, test_tasks: list, conts: list[dict], h
 # ---- the run -----------------------------------------------------------------------------------------------
 def run(cfg: RankingConfig) -> dict:
     """Run (or resume) every stage; returns the result written to ``results.json``."""
-    from benchmarks.pipeline import _release_memory, bound_heap
+    from benchmarks.pipeline import _release_memory
+    from colbench_env.lm.heap import limit_heap_retention
 
-    bound_heap()
+    limit_heap_retention()
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")

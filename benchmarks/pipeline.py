@@ -43,6 +43,7 @@ from typing import Any, ClassVar
 
 from agents.config import _AliasedConfig, merge_config_dicts
 from colbench_env.prompting import PROMPT_STYLES
+from colbench_env.lm.heap import limit_heap_retention
 
 __all__ = ["PipelineConfig", "PRESETS", "PAPER_SETTINGS", "add_arguments", "main", "paper_settings_table",
            "run_pipeline", "trainer_config"]
@@ -395,22 +396,6 @@ def _release_memory() -> None:
         pass
 
 
-def bound_heap(threshold: int = 1 << 20) -> None:
-    """glibc: serve allocations >= ``threshold`` with mmap (returned to the OS when freed) and trim
-    free heap tops above it -- what ``MALLOC_MMAP_THRESHOLD_`` / ``MALLOC_TRIM_THRESHOLD_`` set.
-    Without it glibc raises its mmap threshold up to 32 MiB as tensors are freed, and a training
-    step's freed activation buffers stay in the process's RSS (measured on the PPO stage: see
-    ``benchmarks/results/pipeline_small/README.md``). A no-op off glibc."""
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, threshold)  # M_MMAP_THRESHOLD (fixed: disables the dynamic raise)
-        libc.mallopt(-1, threshold)  # M_TRIM_THRESHOLD
-    except (OSError, AttributeError):
-        pass
-
-
 def _export_merged(trainer: Any, model_dir: Path) -> None:
     """The trained policy as a plain transformers model directory (LoRA merged into the base)."""
     model_dir.mkdir(parents=True, exist_ok=True)
@@ -467,7 +452,7 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
 def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     from colbench_env.metrics import summarize
 
-    bound_heap()
+    limit_heap_retention()  # what every CPU TrainableLM does; here before collection starts
     out = Path(cfg.out_dir)
     (out / "eval").mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
