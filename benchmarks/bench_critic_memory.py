@@ -25,7 +25,8 @@ Two critics:
 
 Run: ``python -m benchmarks.bench_critic_memory`` (prints both peaks and the ratio) or
 ``colbench bench --only critic``; ``python -m benchmarks.bench_critic_memory --smollm2-only [--out FILE]``
-measures the SmolLM2 pair alone. On CPUs whose bfloat16 matmuls fall back to torch's slow
+measures the SmolLM2 pair alone, ``--1b-only float32 [--out FILE]`` the 1B pair with float32
+weights and compute. On CPUs whose bfloat16 matmuls fall back to torch's slow
 reference kernel (here, torch 2.13: a ``grad @ W`` product of the backward pass runs ~22x slower
 than the transposed product of the forward pass, ~56x slower than float32) the 1B step takes hours.
 """
@@ -116,7 +117,7 @@ def make_random_llama(directory: str) -> dict:
     return {"parameters": n, "config": LLAMA_1B}
 
 
-def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None) -> dict:
+def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None, dtype: str | None = None) -> dict:
     """One critic training step in this process (SmolLM2, or the model in ``model_dir`` with
     bfloat16 compute); returns the measured peaks (bytes)."""
     import resource
@@ -138,7 +139,7 @@ def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None) -> dict:
     import transformers  # noqa: F401
 
     path = model_dir or smollm2_path()
-    dtype = "bfloat16" if model_dir else "float32"
+    dtype = dtype or ("bfloat16" if model_dir else "float32")
     cuda = torch.cuda.is_available()
     baseline, baseline_rss = _anon_bytes(), _rss_bytes()
     if cuda:
@@ -200,20 +201,21 @@ def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None) -> dict:
     return out
 
 
-def _spawn(mode: str, model_dir: str | None = None) -> dict:
+def _spawn(mode: str, model_dir: str | None = None, dtype: str | None = None) -> dict:
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     cmd = [sys.executable, "-m", "benchmarks.bench_critic_memory", "--child", mode] + ([model_dir] if model_dir else [])
+    cmd += [dtype] if model_dir and dtype else []
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root)
     if proc.returncode != 0:
         raise RuntimeError(f"critic memory child ({mode}) failed with code {proc.returncode}:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _pair(model_dir: str | None = None) -> dict:
-    full = _spawn("full", model_dir)
-    q4 = _spawn("4bit", model_dir)
+def _pair(model_dir: str | None = None, dtype: str | None = None) -> dict:
+    full = _spawn("full", model_dir, dtype)
+    q4 = _spawn("4bit", model_dir, dtype)
     key = "peak_allocated_bytes" if "peak_allocated_bytes" in full else "peak_anon_delta_bytes"
     return {
         "ratio": q4[key] / full[key],
@@ -233,6 +235,23 @@ def run_smollm2() -> dict:
     small = _pair()
     return {"critic_4bit_peak_memory_ratio_smollm2": small["ratio"],
             "critic_memory_smollm2": dict(small, model="SmolLM2-135M-Instruct, float32")}
+
+
+def run_1b(dtype: str = "bfloat16") -> dict:
+    """The 1B random Llama pair only, its full-precision weights and compute in ``dtype``
+    (``"bfloat16"``: the bench's definition; ``"float32"``: what a CPU trains fastest)."""
+    import shutil
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="colbench_llama1b_")
+    try:
+        made = make_random_llama(tmp)
+        big = _pair(tmp, dtype)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {f"critic_4bit_peak_memory_ratio_1b_{dtype}": big["ratio"],
+            "critic_memory_1b": dict(big, model=f"random Llama, {made['parameters'] / 1e9:.2f}B parameters, {dtype}",
+                                     config=made["config"])}
 
 
 def run() -> dict:
@@ -262,16 +281,20 @@ def run() -> dict:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--child"]:
-        print(json.dumps(_child(argv[1], model_dir=argv[2] if len(argv) > 2 else None)))
+        print(json.dumps(_child(argv[1], model_dir=argv[2] if len(argv) > 2 else None,
+                                dtype=argv[3] if len(argv) > 3 else None)))
         return 0
+    out = argv[argv.index("--out") + 1] if "--out" in argv[:-1] else None
     if argv[:1] == ["--smollm2-only"]:
         r = run_smollm2()
-        if len(argv) > 2 and argv[1] == "--out":
-            with open(argv[2], "w") as f:
-                f.write(json.dumps(r, indent=2) + "\n")
+    elif argv[:1] == ["--1b-only"]:
+        r = run_1b(argv[1] if len(argv) > 1 and argv[1] != "--out" else "bfloat16")
     else:
         r = run()
-    for name, key in (("1.07B random Llama (bfloat16) + LoRA", "critic_memory_1b"),
+    if out:
+        with open(out, "w") as f:
+            f.write(json.dumps(r, indent=2) + "\n")
+    for name, key in ((r.get("critic_memory_1b", {}).get("model", "1B"), "critic_memory_1b"),
                       ("SmolLM2-135M (float32) + LoRA", "critic_memory_smollm2")):
         if key not in r:
             continue
