@@ -157,10 +157,11 @@ def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None, dtype: s
     with _PeakRSS() as load_meter:
         lm = TrainableLM(acc, path, load_in_4bit=(mode == "4bit"), compute_dtype=dtype, learning_rate=1e-4,
                          gradient_checkpointing=True)
-        if mode == "full":  # weights lazily mmapped from the checkpoint: bring them onto the heap
+        if mode == "full":  # weights lazily mmapped from the checkpoint: bring them onto the heap, in
+            # the compute dtype (transformers loads a full-precision checkpoint in its stored dtype)
             with torch.no_grad():
                 for param in lm.peft_model.parameters():
-                    param.data = param.data.clone()
+                    param.data = param.data.to(getattr(torch, dtype)).clone()
     load_peak_alloc = torch.cuda.max_memory_allocated() - base_alloc if cuda else 0
     _release_free_heap()
     after_load = _anon_bytes()
