@@ -308,3 +308,31 @@ def test_pipeline_config_selects_the_scoring_semantics():
     assert PipelineConfig().semantics == "reference" and PipelineConfig(semantics="python").semantics == "python"
     with pytest.raises(ValueError, match="semantics must be 'reference' or 'python', got 'js'"):
         PipelineConfig(semantics="js")
+
+
+def test_first_turn_probe_counts_what_the_scripted_human_does(tiny_model):
+    """The ask probe's counts, checked by hand on real "ask" tasks and the real scripted human: only a
+    question about the hourly rate draws the hidden fact from a volunteer=False human; an answer ends
+    the episode; a draft that asks nothing gets the fact only from a volunteering human."""
+    from benchmarks.probe_policy import first_turn_stats, run_first_turn
+    from colbench_env.generator import generate_tasks
+    from colbench_env.protocol import ANSWER_MARKER
+
+    tasks = generate_tasks(2, difficulty=1, split="train", family="ask")
+    rate = [f["value"] for f in tasks[0].extra["generator"]["facts"] if f["name"] == "rate"][0]
+    texts = [["What is your hourly rate?", "Do you like Python?", f"{ANSWER_MARKER} def weekly_pay(hours): return hours",
+              "Here is a draft: def weekly_pay(hours): return hours * 15 (my guess of an hourly rate)"],
+             ["How much do you earn per hour, what is your hourly rate?"]]
+    r = first_turn_stats(tasks, texts)
+    assert (r["turns"], r["answers"]) == (5, 1)
+    assert r["asks"] == 3  # the draft asks nothing
+    assert r["reveals"] == 2 and r["tasks_with_a_reveal"] == 2
+    assert r["per_task"] == {tasks[0].task_id: 0.25, tasks[1].task_id: 1.0}
+    assert str(rate) in r["reveal_examples"][0]["reply"] and r["reveal_examples"][0]["message"] == texts[0][0]
+    # the same turns to a volunteering human: the draft's words ("hourly rate") now draw the fact too
+    assert first_turn_stats(tasks, texts, volunteer=True)["reveals"] == 3
+    with pytest.raises(ValueError, match="one list per task"):
+        first_turn_stats(tasks, texts[:1])
+    # wiring with a random 4-token policy: every sampled turn is counted once
+    r = run_first_turn(model=tiny_model, n=2, k=3, max_new_tokens=4)
+    assert r["turns"] == 6 and set(r["per_task"]) == {t.task_id for t in tasks}
