@@ -7,6 +7,10 @@ per task). A method enters the analysis when every seed's directory has its eval
 tasks. Output in ``out``: ``stats.json``, ``stats.md``, ``stats.png``.
 
 Also usable on an existing run: ``python -m benchmarks.pipeline_stats RUN_DIR [RUN_DIR ...] --out DIR``.
+
+``--cluster template`` (generated tasks only) adds, next to every interval, the one with whole
+templates resampled instead of tasks (:mod:`benchmarks.stats`): tasks of one template move together,
+so the task bootstrap alone overstates what a few templates show.
 """
 from __future__ import annotations
 
@@ -17,12 +21,14 @@ from pathlib import Path
 
 from .stats import bootstrap_mean, paired_bootstrap
 
-__all__ = ["method_grids", "analyse_runs", "COMPARISONS"]
+__all__ = ["method_grids", "task_clusters", "analyse_runs", "COMPARISONS", "CLUSTERS"]
 
 METRICS = {"tests_passed_pct": "% tests passed", "success_rate_pct": "success rate (%)"}
 MODES = {"greedy": "", "sampled": ".sampled"}
 #: (method, baseline) pairs compared, besides every method against zero-shot.
 COMPARISONS = (("sweet-rl", "mt-dpo"),)
+#: What ``--cluster`` can group tasks by: a function of a record's task dict (``None``: not available).
+CLUSTERS = {"template": lambda task: (task.get("generator") or {}).get("template")}
 
 
 def _per_task(path: Path) -> dict[str, dict[str, float]]:
@@ -61,9 +67,32 @@ def method_grids(run_dirs: list[Path], methods: list[str], mode: str) -> tuple[d
     return grids, tasks or [], skipped
 
 
+def task_clusters(run_dirs: list[Path], tasks: list[str], by: str) -> list[str]:
+    """One cluster label per task id of ``tasks`` (``by``: a key of :data:`CLUSTERS`), read from the
+    runs' evaluation records; a task without one is an error naming its file."""
+    from colbench_env.trajectories import read_trajectories
+
+    if by not in CLUSTERS:
+        raise ValueError(f"cluster: one of {sorted(CLUSTERS)} expected, got {by!r}")
+    labels: dict[str, str] = {}
+    for d in run_dirs:
+        for f in sorted((Path(d) / "eval").glob("*.jsonl")):
+            for rec in read_trajectories(f, tolerate_partial_last_line=True):
+                key = str(rec["task"].get("task_id") or rec["task"]["problem_description"])
+                label = CLUSTERS[by](rec["task"])
+                if label is None:
+                    raise ValueError(f"{f}: task {key} has no {by} (only generated tasks have one)")
+                labels.setdefault(key, str(label))
+    missing = [t for t in tasks if t not in labels]
+    if missing:
+        raise ValueError(f"no {by} found for tasks {missing[:3]}")
+    return [labels[t] for t in tasks]
+
+
 def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[str] | None = None,
-                 resamples: int = 10000, seed: int = 0, title: str = "") -> dict:
-    """Intervals and comparisons over the runs (one per seed); writes ``stats.{json,md,png}`` to ``out``."""
+                 resamples: int = 10000, seed: int = 0, title: str = "", cluster: str | None = None) -> dict:
+    """Intervals and comparisons over the runs (one per seed); writes ``stats.{json,md,png}`` to ``out``.
+    ``cluster``: also the intervals with whole clusters of tasks resampled (a key of :data:`CLUSTERS`)."""
     run_dirs = [Path(d) for d in run_dirs]
     if methods is None:
         from .pipeline import METHODS
@@ -72,20 +101,31 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     report: dict = {"runs": [str(d) for d in run_dirs], "n_seeds": len(run_dirs), "resamples": resamples,
-                    "level": 0.95, "modes": {}}
+                    "level": 0.95, "cluster": cluster, "modes": {}}
     for mode in MODES:
         grids, tasks, skipped = method_grids(run_dirs, methods, mode)
         if not grids:
             continue
         entry = {"n_tasks": len(tasks), "skipped": skipped, "methods": {}, "comparisons": []}
+        labels = task_clusters(run_dirs, tasks, cluster) if cluster else None
+        if labels:
+            entry["n_clusters"] = len(set(labels))
+            entry["clusters"] = dict(zip(tasks, labels))
         for m, g in grids.items():
             entry["methods"][m] = {k: bootstrap_mean(g[k], resamples=resamples, seed=seed).as_dict() for k in METRICS}
+            if labels:
+                entry["methods"][m]["by_cluster"] = {
+                    k: bootstrap_mean(g[k], resamples=resamples, seed=seed, clusters=labels).as_dict() for k in METRICS}
         pairs = [(m, "zero-shot") for m in grids if m != "zero-shot" and "zero-shot" in grids]
         pairs += [p for p in COMPARISONS if p[0] in grids and p[1] in grids]
         for a, b in pairs:
             for k in METRICS:
                 c = paired_bootstrap(grids[a][k], grids[b][k], resamples=resamples, seed=seed)
-                entry["comparisons"].append({"method": a, "baseline": b, "metric": k, **c.as_dict()})
+                row = {"method": a, "baseline": b, "metric": k, **c.as_dict()}
+                if labels:
+                    row["by_cluster"] = paired_bootstrap(grids[a][k], grids[b][k], resamples=resamples, seed=seed,
+                                                         clusters=labels).as_dict()
+                entry["comparisons"].append(row)
         report["modes"][mode] = entry
     (out / "stats.json").write_text(json.dumps(report, indent=2) + "\n")
     (out / "stats.md").write_text(_markdown(report))
@@ -97,17 +137,36 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
 def _markdown(report: dict) -> str:
     lines = [f"Means with 95 % percentile bootstrap intervals over {report['n_seeds']} seed(s) and the held-out "
              f"tasks ({report['resamples']} resamples; `benchmarks/stats.py`).", ""]
+    by = report.get("cluster")
+    if by:
+        lines += [f"Columns marked *{by}s resampled*: the same bootstrap drawing whole {by}s (every task of a "
+                  f"drawn {by}) instead of single tasks; tasks of one {by} move together, so these are the "
+                  "intervals for a claim beyond these {by}s.".replace("{by}", by), ""]
     for mode, e in report["modes"].items():
-        lines += [f"### {mode} evaluation ({e['n_tasks']} tasks x {report['n_seeds']} seed(s))", "",
-                  "| method | % tests passed [95 % CI] | success rate % [95 % CI] |", "|---|---|---|"]
+        head = f"### {mode} evaluation ({e['n_tasks']} tasks x {report['n_seeds']} seed(s)"
+        head += f"; {e['n_clusters']} {by}s)" if by else ")"
+        cols = ["% tests passed [95 % CI]", "success rate % [95 % CI]"]
+        if by:
+            cols.append(f"success rate, {by}s resampled [95 % CI]")
+        lines += [head, "", "| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
         for m, r in e["methods"].items():
             cells = [f"{r[k]['mean']:.1f} [{r[k]['low']:.1f}, {r[k]['high']:.1f}]" for k in METRICS]
+            if by:
+                c = r["by_cluster"]["success_rate_pct"]
+                cells.append(f"[{c['low']:.1f}, {c['high']:.1f}]")
             lines.append(f"| {m} | " + " | ".join(cells) + " |")
-        lines += ["", "| comparison | metric | difference [95 % CI] | p | interval excludes 0 |", "|---|---|---|---|---|"]
+        extra = f" {by}s resampled [95 % CI] | p | excludes 0 |" if by else ""
+        lines += ["", "| comparison | metric | difference [95 % CI] | p | interval excludes 0 |" + extra,
+                  "|---|---|---|---|---|" + ("---|---|---|" if by else "")]
         for c in e["comparisons"]:
-            lines.append(f"| {c['method']} - {c['baseline']} | {METRICS[c['metric']]} | {c['diff_mean']:+.1f} "
-                         f"[{c['diff_low']:+.1f}, {c['diff_high']:+.1f}] | {c['p_value']:.3f} | "
-                         f"{'yes' if c['significant'] else 'no'} |")
+            row = (f"| {c['method']} - {c['baseline']} | {METRICS[c['metric']]} | {c['diff_mean']:+.1f} "
+                   f"[{c['diff_low']:+.1f}, {c['diff_high']:+.1f}] | {c['p_value']:.3f} | "
+                   f"{'yes' if c['significant'] else 'no'} |")
+            if by:
+                k = c["by_cluster"]
+                row += (f" [{k['diff_low']:+.1f}, {k['diff_high']:+.1f}] | {k['p_value']:.3f} | "
+                        f"{'yes' if k['significant'] else 'no'} |")
+            lines.append(row)
         for m, why in e["skipped"].items():
             lines.append(f"\n{m}: left out ({why}).")
         lines.append("")
@@ -149,12 +208,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--resamples", type=int, default=10000)
     p.add_argument("--title", default="")
+    p.add_argument("--cluster", choices=sorted(CLUSTERS), default=None,
+                   help="also resample whole clusters of tasks (template: generated tasks' template)")
     args = p.parse_args(argv)
     for d in args.runs:
         if not (Path(d) / "eval").is_dir():
             print(f"pipeline_stats: {d}: no eval/ directory (not a pipeline output directory)", file=sys.stderr)
             return 2
-    analyse_runs(args.runs, args.out, resamples=args.resamples, title=args.title)
+    try:
+        analyse_runs(args.runs, args.out, resamples=args.resamples, title=args.title, cluster=args.cluster)
+    except ValueError as e:
+        print(f"pipeline_stats: {e}", file=sys.stderr)
+        return 2
     print((Path(args.out) / "stats.md").read_text())
     return 0
 

@@ -10,6 +10,13 @@ replacement and, independently, ``n_tasks`` tasks with replacement, and takes th
 selected cells. The interval is the percentile interval of the replicates. A paired comparison
 applies the *same* draws to both methods and bootstraps the mean difference (the task-level
 pairing removes the variation that both methods share: hard tasks are hard for both).
+
+Tasks that come in groups (generated tasks share a handful of templates: a method that learns one
+template's trick moves every task of it at once) are not independent draws. With ``clusters`` (one
+label per task) the replicates draw whole clusters with replacement instead of tasks -- ``K``
+cluster draws for ``K`` clusters, every task of a drawn cluster taken, so a replicate's mean weighs
+clusters by their size -- the one-stage cluster bootstrap. Its interval answers "would this hold on
+other templates like these", the task bootstrap's "on other tasks of these templates".
 """
 from __future__ import annotations
 
@@ -17,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Interval", "Comparison", "bootstrap_indices", "bootstrap_mean", "paired_bootstrap", "as_grid"]
+__all__ = ["Interval", "Comparison", "bootstrap_indices", "bootstrap_mean", "paired_bootstrap", "as_grid",
+           "cluster_ids"]
 
 
 @dataclass(frozen=True)
@@ -80,29 +88,61 @@ def _replicate_means(a: np.ndarray, seeds: np.ndarray, tasks: np.ndarray) -> np.
                               axis=2).mean(axis=(1, 2))
 
 
+def cluster_ids(clusters, n_tasks: int) -> np.ndarray:
+    """Cluster labels (any hashable, one per task) -> ``0..K-1`` indices in order of first appearance."""
+    labels = list(clusters)
+    if len(labels) != n_tasks:
+        raise ValueError(f"clusters: one label per task expected ({n_tasks}), got {len(labels)}")
+    index: dict = {}
+    return np.array([index.setdefault(c, len(index)) for c in labels], dtype=int)
+
+
+def _cluster_replicate_means(a: np.ndarray, seeds: np.ndarray, draws: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    # per seed and cluster: the sum of its tasks' scores, and the cluster sizes; a replicate's mean is
+    # (sum over drawn seeds x drawn clusters of the sums) / (seeds drawn x tasks in the drawn clusters)
+    k = int(ids.max()) + 1
+    sums = np.stack([np.bincount(ids, weights=row, minlength=k) for row in a])  # (S, K)
+    sizes = np.bincount(ids, minlength=k).astype(float)
+    rows = sums[seeds]  # (R, S, K)
+    picked = np.take_along_axis(rows, np.broadcast_to(draws[:, None, :], (len(draws), a.shape[0], draws.shape[1])),
+                                axis=2)
+    return picked.sum(axis=(1, 2)) / (a.shape[0] * sizes[draws].sum(axis=1))
+
+
+def _replicates(a: np.ndarray, resamples: int, seed: int, clusters) -> np.ndarray:
+    if clusters is None:
+        s, t = bootstrap_indices(a.shape[0], a.shape[1], resamples, seed)
+        return _replicate_means(a, s, t)
+    ids = cluster_ids(clusters, a.shape[1])
+    s, c = bootstrap_indices(a.shape[0], int(ids.max()) + 1, resamples, seed)
+    return _cluster_replicate_means(a, s, c, ids)
+
+
 def _interval(point: float, reps: np.ndarray, level: float) -> Interval:
     lo, hi = np.percentile(reps, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
     return Interval(float(point), float(lo), float(hi), level)
 
 
-def bootstrap_mean(values, *, resamples: int = 10000, level: float = 0.95, seed: int = 0) -> Interval:
-    """Mean of a ``(n_seeds, n_tasks)`` score array with its percentile bootstrap interval over seeds and tasks."""
+def bootstrap_mean(values, *, resamples: int = 10000, level: float = 0.95, seed: int = 0,
+                   clusters=None) -> Interval:
+    """Mean of a ``(n_seeds, n_tasks)`` score array with its percentile bootstrap interval over seeds
+    and tasks (over seeds and ``clusters`` of tasks when given: one label per task)."""
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
     a = as_grid(values)
-    s, t = bootstrap_indices(a.shape[0], a.shape[1], resamples, seed)
-    return _interval(a.mean(), _replicate_means(a, s, t), level)
+    return _interval(a.mean(), _replicates(a, resamples, seed, clusters), level)
 
 
-def paired_bootstrap(a, b, *, resamples: int = 10000, level: float = 0.95, seed: int = 0) -> Comparison:
-    """``mean(a) - mean(b)`` for two methods' paired ``(n_seeds, n_tasks)`` arrays (same seeds, same tasks)."""
+def paired_bootstrap(a, b, *, resamples: int = 10000, level: float = 0.95, seed: int = 0,
+                     clusters=None) -> Comparison:
+    """``mean(a) - mean(b)`` for two methods' paired ``(n_seeds, n_tasks)`` arrays (same seeds, same
+    tasks); ``clusters``: one label per task, resampled whole (see the module docstring)."""
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
     a, b = as_grid(a), as_grid(b)
     if a.shape != b.shape:
         raise ValueError(f"paired arrays must have the same (n_seeds, n_tasks) shape, got {a.shape} and {b.shape}")
     d = a - b
-    s, t = bootstrap_indices(d.shape[0], d.shape[1], resamples, seed)
-    reps = _replicate_means(d, s, t)
+    reps = _replicates(d, resamples, seed, clusters)
     p = min(1.0, 2 * min(float(np.mean(reps <= 0)), float(np.mean(reps >= 0))))
     return Comparison(_interval(d.mean(), reps, level), p)

@@ -271,6 +271,33 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     assert (out / "stats.png").stat().st_size > 0 and "grpo - zero-shot" in (out / "stats.md").read_text()
     assert {r["seed"] for r in report["rows"]} == {0, 1}
 
+    # --cluster template: the same grids with whole templates resampled; labels from the task generator
+    from benchmarks.pipeline_stats import analyse_runs
+    from benchmarks.pipeline_stats import main as stats_main
+
+    runs = [out / f"seed-{s}" for s in cfg.seeds]
+    c = analyse_runs(runs, tmp_path / "c", resamples=500, cluster="template")["modes"]["greedy"]
+    test = {t.task_id: t.extra["generator"]["template"] for t in _tasks(cfg, "test")}
+    ids = sorted(test)
+    assert c["clusters"] == test and c["n_clusters"] == len(set(test.values()))
+    grid = [[np.mean([100 * (r["reward"] or 0.0) for r in read_trajectories(d / "eval" / "grpo.jsonl")
+                      if r["task"]["task_id"] == t]) for t in ids] for d in runs]
+    want = bootstrap_mean(grid, resamples=500, seed=0, clusters=[test[t] for t in ids])
+    got = c["methods"]["grpo"]["by_cluster"]["tests_passed_pct"]
+    assert (got["low"], got["high"]) == pytest.approx((want.low, want.high))
+    assert "templates resampled" in (tmp_path / "c" / "stats.md").read_text()
+    # tasks without a template (official records): one line naming the file, exit 2
+    bare = tmp_path / "bare" / "eval"
+    bare.mkdir(parents=True)
+    recs = read_trajectories(runs[0] / "eval" / "zero-shot.jsonl")
+    for r in recs:
+        r["task"].pop("generator", None)
+    append_jsonl(bare / "zero-shot.jsonl", recs)
+    capsys.readouterr()
+    assert stats_main([str(bare.parent), "--out", str(tmp_path / "b"), "--cluster", "template"]) == 2
+    err = capsys.readouterr().err
+    assert "zero-shot.jsonl: task" in err and "has no template" in err and len(err.strip().splitlines()) == 1
+
     from benchmarks.pipeline import add_arguments, main
     import argparse
 

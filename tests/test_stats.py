@@ -81,3 +81,45 @@ def test_bad_input_names_the_problem():
         as_grid(np.zeros((0, 3)))
     with pytest.raises(ValueError, match="level"):
         bootstrap_mean([1.0, 2.0], level=95)
+
+
+def loop_cluster_bootstrap(a, labels, resamples, seed, level=0.95):
+    """The cluster bootstrap's definition as a loop: draw seeds, then K clusters, with replacement;
+    every task of each drawn cluster (a cluster drawn twice counts twice); mean of the cells."""
+    a = np.asarray(a, dtype=float)
+    order = list(dict.fromkeys(labels))
+    members = {c: [t for t, lab in enumerate(labels) if lab == c] for c in order}
+    rng = np.random.default_rng(seed)
+    seeds = rng.integers(0, a.shape[0], size=(resamples, a.shape[0]))
+    draws = rng.integers(0, len(order), size=(resamples, len(order)))
+    reps = [np.mean([a[s, t] for s in seeds[r] for c in draws[r] for t in members[order[c]]]) for r in range(resamples)]
+    return np.percentile(reps, [100 * (1 - level) / 2, 100 * (1 + level) / 2]), np.asarray(reps)
+
+
+def test_cluster_bootstrap_matches_a_plain_loop_and_hand_computed_cases():
+    rng = np.random.default_rng(7)
+    scores = (rng.random((2, 10)) < 0.4).astype(float)
+    labels = ["tip", "fee", "tip", "pay", "fee", "fee", "tip", "pay", "tip", "tip"]  # unequal sizes
+    ci = bootstrap_mean(scores, resamples=300, seed=4, clusters=labels)
+    (lo, hi), _ = loop_cluster_bootstrap(scores, labels, 300, 4)
+    assert (ci.low, ci.high) == pytest.approx((lo, hi), abs=1e-12) and ci.mean == pytest.approx(scores.mean())
+    other = (rng.random((2, 10)) < 0.6).astype(float)
+    cmp = paired_bootstrap(other, scores, resamples=300, seed=4, clusters=labels)
+    (lo, hi), reps = loop_cluster_bootstrap(other - scores, labels, 300, 4)
+    assert (cmp.diff.low, cmp.diff.high) == pytest.approx((lo, hi), abs=1e-12)
+    assert cmp.p_value == pytest.approx(min(1.0, 2 * min(np.mean(reps <= 0), np.mean(reps >= 0))))
+    # every task its own cluster: exactly the task bootstrap (same draws)
+    single = bootstrap_mean(scores, resamples=300, seed=4, clusters=range(10))
+    plain = bootstrap_mean(scores, resamples=300, seed=4)
+    assert (single.low, single.high) == (plain.low, plain.high)
+    # by hand: the whole gain sits in one template of 1 task out of 4 tasks in 2 templates. Replicates:
+    # {A, A} -> 1, {A, B} -> 1/4 (weighted by size, not 1/2), {B, B} -> 0, probabilities 1/4, 1/2, 1/4
+    d = paired_bootstrap([1.0, 0.0, 0.0, 0.0], [0.0] * 4, resamples=8000, seed=0, clusters=["A", "B", "B", "B"])
+    assert (d.diff.mean, d.diff.low, d.diff.high) == (0.25, 0.0, 1.0) and not d.significant
+    assert d.p_value == pytest.approx(0.5, abs=0.03)  # 2 x P(replicate <= 0) = 2 x 1/4
+    # the task bootstrap of the same data: task A drawn k ~ Binomial(4, 1/4) times, replicate k/4;
+    # P(k >= 3) = 0.051 > 2.5 % > P(k = 4) = 0.004, so its upper end is 0.75, and p = 2 P(k = 0) = 0.63
+    t = paired_bootstrap([1.0, 0.0, 0.0, 0.0], [0.0] * 4, resamples=8000, seed=0)
+    assert (t.diff.low, t.diff.high) == (0.0, 0.75) and t.p_value == pytest.approx(2 * 0.75 ** 4, abs=0.03)
+    with pytest.raises(ValueError, match="one label per task expected"):
+        bootstrap_mean(scores, clusters=labels[:3])
