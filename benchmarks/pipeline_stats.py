@@ -31,6 +31,11 @@ COMPARISONS = (("sweet-rl", "mt-dpo"),)
 CLUSTERS = {"template": lambda task: (task.get("generator") or {}).get("template")}
 
 
+def _task_key(rec: dict) -> str:
+    """A record's task: its id, else its request text."""
+    return str(rec["task"].get("task_id") or rec["task"]["problem_description"])
+
+
 def _per_task(path: Path) -> dict[str, dict[str, float]]:
     """task id -> mean % tests passed and mean success (x 100) over that task's episodes in ``path``."""
     from colbench_env.trajectories import read_trajectories
@@ -38,7 +43,7 @@ def _per_task(path: Path) -> dict[str, dict[str, float]]:
 
     acc: dict[str, list[tuple[float, float]]] = {}
     for rec in latest_records(read_trajectories(path, tolerate_partial_last_line=True)).values():
-        key = str(rec["task"].get("task_id") or rec["task"]["problem_description"])
+        key = _task_key(rec)
         acc.setdefault(key, []).append((100.0 * float(rec.get("reward") or 0.0), 100.0 if rec.get("success") else 0.0))
     return {k: {"tests_passed_pct": sum(v[0] for v in vs) / len(vs), "success_rate_pct": sum(v[1] for v in vs) / len(vs),
                 "episodes": len(vs)} for k, vs in acc.items()}
@@ -67,9 +72,9 @@ def method_grids(run_dirs: list[Path], methods: list[str], mode: str) -> tuple[d
     return grids, tasks or [], skipped
 
 
-def task_clusters(run_dirs: list[Path], tasks: list[str], by: str) -> list[str]:
-    """One cluster label per task id of ``tasks`` (``by``: a key of :data:`CLUSTERS`), read from the
-    runs' evaluation records; a task without one is an error naming its file."""
+def task_clusters(run_dirs: list[Path], by: str) -> dict[str, str]:
+    """``{task key: cluster label}`` over every evaluation record of the runs (``by``: a key of
+    :data:`CLUSTERS`); a task without one is an error naming its file."""
     from colbench_env.trajectories import read_trajectories
 
     if by not in CLUSTERS:
@@ -78,15 +83,11 @@ def task_clusters(run_dirs: list[Path], tasks: list[str], by: str) -> list[str]:
     for d in run_dirs:
         for f in sorted((Path(d) / "eval").glob("*.jsonl")):
             for rec in read_trajectories(f, tolerate_partial_last_line=True):
-                key = str(rec["task"].get("task_id") or rec["task"]["problem_description"])
                 label = CLUSTERS[by](rec["task"])
                 if label is None:
-                    raise ValueError(f"{f}: task {key} has no {by} (only generated tasks have one)")
-                labels.setdefault(key, str(label))
-    missing = [t for t in tasks if t not in labels]
-    if missing:
-        raise ValueError(f"no {by} found for tasks {missing[:3]}")
-    return [labels[t] for t in tasks]
+                    raise ValueError(f"{f}: task {_task_key(rec)} has no {by} (only generated tasks have one)")
+                labels.setdefault(_task_key(rec), str(label))
+    return labels
 
 
 def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[str] | None = None,
@@ -102,12 +103,13 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     out.mkdir(parents=True, exist_ok=True)
     report: dict = {"runs": [str(d) for d in run_dirs], "n_seeds": len(run_dirs), "resamples": resamples,
                     "level": 0.95, "cluster": cluster, "modes": {}}
+    by_task = task_clusters(run_dirs, cluster) if cluster else None  # read once, for every mode
     for mode in MODES:
         grids, tasks, skipped = method_grids(run_dirs, methods, mode)
         if not grids:
             continue
         entry = {"n_tasks": len(tasks), "skipped": skipped, "methods": {}, "comparisons": []}
-        labels = task_clusters(run_dirs, tasks, cluster) if cluster else None
+        labels = [by_task[t] for t in tasks] if by_task is not None else None
         if labels:
             entry["n_clusters"] = len(set(labels))
             entry["clusters"] = dict(zip(tasks, labels))
@@ -141,7 +143,7 @@ def _markdown(report: dict) -> str:
     if by:
         lines += [f"Columns marked *{by}s resampled*: the same bootstrap drawing whole {by}s (every task of a "
                   f"drawn {by}) instead of single tasks; tasks of one {by} move together, so these are the "
-                  "intervals for a claim beyond these {by}s.".replace("{by}", by), ""]
+                  f"intervals for a claim beyond these {by}s.", ""]
     for mode, e in report["modes"].items():
         head = f"### {mode} evaluation ({e['n_tasks']} tasks x {report['n_seeds']} seed(s)"
         head += f"; {e['n_clusters']} {by}s)" if by else ")"

@@ -27,9 +27,15 @@ from colbench_env.prompting import PROMPT_STYLES
 __all__ = ["run", "main"]
 
 
+def _backend(model: str):
+    """The embedded SmolLM2 (``"smollm2"``) or a local transformers model directory."""
+    from colbench_env.lm import make_backend
+
+    return make_backend("smollm2") if model == "smollm2" else make_backend("hf", model=model)
+
+
 def run(model: str = "smollm2", difficulty: int = 1, n: int = 12, max_new_tokens: int = 128,
         temperature: float = 0.0, max_turns: int = 3, family: str = "all", prompt_style: str = "paper") -> dict:
-    from colbench_env.lm import make_backend
     from colbench_env.lm.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.generator import generate_tasks
@@ -37,7 +43,7 @@ def run(model: str = "smollm2", difficulty: int = 1, n: int = 12, max_new_tokens
     from colbench_env.prompting import format_agent_messages
 
     tasks = generate_tasks(n, difficulty=difficulty, split="train", family=family)
-    backend = make_backend("smollm2") if model == "smollm2" else make_backend("hf", model=model)
+    backend = _backend(model)
     convs = []
     for t in tasks:
         dialogue = [{"role": "assistant", "content": "What exactly do you want?",
@@ -97,13 +103,12 @@ def run_first_turn(model: str = "smollm2", difficulty: int = 1, n: int = 16, k: 
                    temperature: float = 1.0, max_turns: int = 3, family: str = "ask", prompt_style: str = "compact",
                    volunteer: bool = False, seed: int = 0) -> dict:
     """``k`` sampled first turns on each of ``n`` generated training tasks -> :func:`first_turn_stats`."""
-    from colbench_env.lm import make_backend
     from colbench_env.lm.base import SamplingParams
     from colbench_env.generator import generate_tasks
     from colbench_env.prompting import format_agent_messages
 
     tasks = generate_tasks(n, difficulty=difficulty, split="train", family=family)
-    backend = make_backend("smollm2") if model == "smollm2" else make_backend("hf", model=model)
+    backend = _backend(model)
     try:
         convs = [format_agent_messages(t.problem_description, [], max_turns=max_turns, style=prompt_style)
                  for t in tasks for _ in range(k)]
