@@ -11,7 +11,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
-from colbench_env.lm.base import LMBackend, SamplingParams, derived_seed
+from colbench_env.lm.base import GeneratedText, LMBackend, SamplingParams, derived_seed
 from colbench_env.protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
 from colbench_env.prompting import observation_to_messages
 
@@ -141,7 +141,8 @@ class LMAgent(Agent):
         self._calls += 1
         gens = self.lm.generate([self.messages(o) for o in observations], params)
         n = self.sampling.n
-        return [gens[i * n].text for i in range(len(observations))]
+        # the text, knowing whether it ended at an end token or was cut at max_new_tokens
+        return [GeneratedText(gens[i * n].text, gens[i * n].finish_reason) for i in range(len(observations))]
 
     def close(self) -> None:
         self.lm.close()

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import torch
 
+from colbench_env.lm.base import GeneratedText
 from colbench_env.lm.heap import limit_heap_retention
 from colbench_env.lm.quantization import keep_4bit_differentiable, prepare_4bit_for_training
 
@@ -348,7 +349,9 @@ class TrainableLM:
     @torch.no_grad()
     def generate(self, messages: Sequence[dict], *, n: int = 1, max_new_tokens: int = 512,
                  temperature: float = 1.0, reference: bool = False) -> list[str]:
-        """``n`` completions of a chat context (sampling at ``temperature``; greedy at 0)."""
+        """``n`` completions of a chat context (sampling at ``temperature``; greedy at 0), each a
+        :class:`~colbench_env.lm.base.GeneratedText` saying whether it ended with an end token
+        (``"stop"``) or was cut at ``max_new_tokens`` (``"length"``)."""
         tok = self.tokenizer
         ids = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True, return_dict=True,
                                       return_tensors="pt")
@@ -369,7 +372,12 @@ class TrainableLM:
             out = net.generate(input_ids=input_ids, **kwargs)
         if was_training:
             net.train()
-        texts = tok.batch_decode(out[:, input_ids.shape[1]:], skip_special_tokens=True)
+        generated = out[:, input_ids.shape[1]:]
+        eos = getattr(getattr(net, "generation_config", None), "eos_token_id", None)
+        eos = tok.eos_token_id if eos is None else eos
+        eos = {eos} if isinstance(eos, int) else set(eos or [])
+        reasons = ["stop" if any(int(t) in eos for t in row) else "length" for row in generated]
+        texts = [GeneratedText(t, r) for t, r in zip(tok.batch_decode(generated, skip_special_tokens=True), reasons)]
         if temperature <= 0 and n > 1:
             texts = texts * n
         return texts

@@ -14,6 +14,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
+from .lm.base import finish_reason_of
 from .protocol import MAX_TURNS, AgentTurn, parse_agent_turn
 from .scoring import EpisodeResult, Scorer, make_scorer
 from .spaces import UnicodeText
@@ -51,6 +52,9 @@ class ColBenchAECEnv(AECEnv):
     ``role`` is ``"assistant"`` for the agent and ``"user"`` for the human (the official trajectory
     format); ``output`` is the agent's own raw generation (thought included), cut before a second
     ``OUTPUT:`` as the reference records it. The agent never observes training-time information.
+    Trajectory records (:meth:`trajectory_record`) also carry ``finish_reason`` on an agent entry when the
+    action said why it ended (:class:`~colbench_env.lm.base.GeneratedText` from
+    :class:`~agents.base.LMAgent`): ``"length"`` marks a generation cut at ``max_new_tokens``.
 
     ## Action Space
 
@@ -210,7 +214,7 @@ class ColBenchAECEnv(AECEnv):
         if self.task is None:
             raise RuntimeError("call reset() before observe()")
         if agent == AGENT:  # the agent sees its own raw generations too (thought included)
-            dialogue = [dict(m) for m in self.dialogue]
+            dialogue = [{k: m[k] for k in ("role", "content", "output") if k in m} for m in self.dialogue]
         else:
             dialogue = [{"role": m["role"], "content": m["content"]} for m in self.dialogue]
         obs: dict[str, Any] = {
@@ -245,8 +249,12 @@ class ColBenchAECEnv(AECEnv):
 
     def _step_agent(self, action: str) -> AgentTurn:
         self.turn += 1
+        reason, action = finish_reason_of(action), str(action)  # a plain str from here on (marshal, sandbox)
         parsed = parse_agent_turn(action, last_turn=self.turn >= self.max_turns)
-        self.dialogue.append({"role": "assistant", "content": parsed.message, "output": parsed.output})
+        entry = {"role": "assistant", "content": parsed.message, "output": parsed.output}
+        if reason is not None:  # "length": cut at max_new_tokens (the trainers do not train an end token)
+            entry["finish_reason"] = reason
+        self.dialogue.append(entry)
         if parsed.is_answer:
             self.answer = self.scorer.final_answer(parsed)
             self._finish(self.scorer.score(self.task, self.answer))

@@ -3,7 +3,8 @@
 One trajectory per line::
 
     {"task": {<official task record>},
-     "dialogue_history": [{"role": "assistant", "content": str, "input"?: ..., "output"?: str},
+     "dialogue_history": [{"role": "assistant", "content": str, "input"?: ..., "output"?: str,
+                           "finish_reason"?: "stop" | "length"},
                           {"role": "user", "content": str}, ...],
      "answer": str,
      "reward"?: float, "success"?: bool,
@@ -12,7 +13,9 @@ One trajectory per line::
 
 ``role == "assistant"`` is the LLM agent, ``"user"`` the (simulated) human. On assistant turns
 ``content`` is the message the human saw, ``output`` the raw generation (thought included) and
-``input`` what the agent was given (its observation) when recorded.
+``input`` what the agent was given (its observation) when recorded; colbench adds ``finish_reason``
+when the generation said why it ended (``"length"``: cut at ``max_new_tokens``, so the policy
+produced no end-of-turn token and the trainers do not train one).
 
 Files are written append-only (one complete line per flush: a crash loses at most the line being
 written, never earlier ones) or atomically (temp file + ``os.replace``).

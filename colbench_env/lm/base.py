@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["Generation", "SamplingParams", "LMBackend", "BackendError"]
+__all__ = ["Generation", "GeneratedText", "finish_reason_of", "SamplingParams", "LMBackend", "BackendError"]
 
 
 class BackendError(RuntimeError):
@@ -59,6 +59,31 @@ class SamplingParams:
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
         if self.n < 1:
             raise ValueError(f"n must be >= 1, got {self.n}")
+
+
+class GeneratedText(str):
+    """A generation's text that remembers why it ended (``finish_reason``: ``"stop"``, ``"length"``
+    or ``None`` when unknown). It is a ``str`` everywhere (Gymnasium ``Text`` actions, JSON, ``==``);
+    the environment records the reason on the dialogue entry (``"finish_reason"``), and
+    :func:`agents.tokenize.tokenize_turn` uses it: an action cut at ``max_new_tokens`` has no
+    end-of-turn token from the policy, so the one the chat template appends is context, not trained.
+    """
+
+    finish_reason: str | None
+
+    def __new__(cls, text: str, finish_reason: str | None = None) -> "GeneratedText":
+        obj = super().__new__(cls, text)
+        obj.finish_reason = finish_reason
+        return obj
+
+    def __reduce__(self):  # pickles (multiprocessing, checkpoints) with its reason
+        return (GeneratedText, (str(self), self.finish_reason))
+
+
+def finish_reason_of(action) -> str | None:
+    """The ``finish_reason`` an action carries (:class:`GeneratedText`), else ``None``."""
+    reason = getattr(action, "finish_reason", None)
+    return reason if reason in ("stop", "length") else None
 
 
 @dataclass
