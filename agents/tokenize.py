@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from colbench_env.lm.base import GeneratedText, finish_reason_of
+from colbench_env.lm.base import FINISH_REASONS, GeneratedText, finish_reason_of
 
 __all__ = [
     "Turn",
@@ -114,7 +114,7 @@ def agent_turns(record: dict, formatter: Formatter | None = None, *, source: str
         except TokenizationError as e:
             raise TokenizationError(f"{source}: field 'dialogue_history[{i}]': {e}") from None
         reason = entry.get("finish_reason")
-        if reason is not None and reason not in ("stop", "length"):
+        if reason is not None and reason not in FINISH_REASONS:
             raise TokenizationError(f"{source}: field 'dialogue_history[{i}].finish_reason' must be 'stop' or "
                                     f"'length', got {reason!r}")
         act = GeneratedText(act, reason)

@@ -8,6 +8,8 @@ records ``finish_reason`` and tokenisation trains only what the policy generated
 """
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import pytest
 import torch
@@ -17,7 +19,7 @@ import colbench_env  # noqa: F401
 from agents.base import LMAgent
 from agents.tokenize import TokenizationError, agent_turns, tokenize_trajectory, tokenize_turn
 from colbench_env.evaluation.backend import BackendEvaluator
-from colbench_env.lm import SamplingParams, make_backend
+from colbench_env.lm import SamplingParams
 from colbench_env.lm.base import GeneratedText, finish_reason_of
 
 TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
@@ -35,7 +37,6 @@ def trained(seq) -> list[int]:
 
 
 def test_generated_text_is_a_str_that_keeps_its_reason():
-    import json
     import pickle
 
     g = GeneratedText("OUTPUT: hi", "length")
@@ -99,16 +100,16 @@ def test_smollm2_episode_records_why_turns_ended_and_trains_exactly_its_greedy_t
     entries = [m for m in rec["dialogue_history"] if m["role"] == "assistant"]
     assert entries and all(m["finish_reason"] in ("stop", "length") for m in entries)
     assert any(m["finish_reason"] == "length" for m in entries)  # 12 tokens cut the first turn at least
-    assert all("finish_reason" not in m for m in __import__("json").loads(obs["dialogue"]))  # not observed
+    assert all("finish_reason" not in m for m in json.loads(obs["dialogue"]))  # not observed
     model = AutoModelForCausalLM.from_pretrained(smollm2_path())
     end = tok.convert_tokens_to_ids("<|im_end|>")
-    checked = 0
+    turns, checked = agent_turns(rec), 0
     for seq in tokenize_trajectory(tok, rec):
         with torch.no_grad():
             logits = model(input_ids=torch.tensor([seq.input_ids])).logits[0]
         argmax = logits.argmax(-1)
-        for (s, e), turn in zip(seq.turn_spans, [t for t in agent_turns(rec)]):
-            if turn.action.finish_reason != "length":
+        for (s, e), tid in zip(seq.turn_spans, seq.turn_ids):
+            if turns[tid].action.finish_reason != "length":
                 continue
             ids = seq.input_ids[s:e]
             assert end not in ids and len(ids) >= 10

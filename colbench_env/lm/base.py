@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Sequence
 
-__all__ = ["Generation", "GeneratedText", "finish_reason_of", "SamplingParams", "LMBackend", "BackendError"]
+__all__ = ["Generation", "GeneratedText", "FINISH_REASONS", "finish_reason_of", "SamplingParams", "LMBackend", "BackendError"]
 
 
 class BackendError(RuntimeError):
@@ -61,6 +61,10 @@ class SamplingParams:
             raise ValueError(f"n must be >= 1, got {self.n}")
 
 
+#: why a generation ended: an end token or stop string (``"stop"``), or ``max_new_tokens`` (``"length"``)
+FINISH_REASONS = ("stop", "length")
+
+
 class GeneratedText(str):
     """A generation's text that remembers why it ended (``finish_reason``: ``"stop"``, ``"length"``
     or ``None`` when unknown). It is a ``str`` everywhere (Gymnasium ``Text`` actions, JSON, ``==``);
@@ -83,7 +87,7 @@ class GeneratedText(str):
 def finish_reason_of(action) -> str | None:
     """The ``finish_reason`` an action carries (:class:`GeneratedText`), else ``None``."""
     reason = getattr(action, "finish_reason", None)
-    return reason if reason in ("stop", "length") else None
+    return reason if reason in FINISH_REASONS else None
 
 
 @dataclass
