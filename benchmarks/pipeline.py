@@ -10,7 +10,10 @@ evaluation files are appended episode by episode and resume mid-stage):
    from ``N`` candidate actions -> policy DPO) -> ``ckpt/<method>/`` (trainer checkpoint) and
    ``models/<method>/`` (the policy with its LoRA merged, loadable by any transformers/vLLM server).
 3. **evaluate** -- zero-shot and every trained policy on the held-out split (greedy with ``--small``) ->
-   ``eval/<method>.jsonl``.
+   ``eval/<method>.jsonl``; with ``--eval-samples k`` also ``eval/<method>.sampled.jsonl`` (``k``
+   episodes per task at ``--eval-samples-temperature``), its settings recorded in
+   ``eval/<method>.sampled.json``: resuming an out-dir with another temperature or ``k`` is refused
+   (exit 2) rather than reporting one temperature's episodes as another's.
 4. **report** -- ``results.md`` / ``results.csv`` / ``results.png`` and ``results.json``.
 
 Presets:
@@ -422,6 +425,8 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     if cfg.seeds:
         from benchmarks.pipeline_stats import analyse_runs
 
+        check_sampled_files(cfg)  # before any stage runs
+
         out = Path(cfg.out_dir)
         out.mkdir(parents=True, exist_ok=True)
         (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
@@ -434,7 +439,34 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
                              resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
         return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
                 "seeds": list(cfg.seeds)}
+    check_sampled_files(cfg)
     return _run_one_seed(cfg, preset=preset)
+
+
+def _sampled_settings(cfg: PipelineConfig) -> dict:
+    return {"samples": cfg.eval_samples, "temperature": cfg.eval_samples_temperature}
+
+
+def check_sampled_files(cfg: PipelineConfig) -> None:
+    """Refuse to resume a sampled evaluation made with other settings: ``eval/<method>.sampled.jsonl``
+    is named the same at every temperature, so its sidecar ``eval/<method>.sampled.json`` records the
+    temperature and ``k`` it was made with; a mismatch would report one temperature's episodes as
+    another's. A ValueError naming the file and field; nothing is changed."""
+    if not cfg.eval_samples:
+        return
+    dirs = [Path(cfg.out_dir) / f"seed-{s}" for s in cfg.seeds] if cfg.seeds else [Path(cfg.out_dir)]
+    want = _sampled_settings(cfg)
+    for d in dirs:
+        for meta in sorted((d / "eval").glob("*.sampled.json")):
+            try:
+                got = json.loads(meta.read_text())
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{meta}: invalid JSON ({e.msg} at line {e.lineno})") from None
+            for field, value in want.items():
+                if got.get(field) != value:
+                    name = "--eval-samples" if field == "samples" else "--eval-samples-temperature"
+                    raise ValueError(f"{meta}: field {field!r}: {got.get(field)!r}, but this run asks {name} {value:g}; "
+                                     f"its episodes would be reported as this run's: use another --out-dir")
 
 
 def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, out: Path, method: str, row: dict) -> None:
@@ -443,6 +475,13 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
 
     if not cfg.eval_samples:
         return
+    check_sampled_files(dataclasses.replace(cfg, seeds=(), out_dir=str(out)))
+    path, meta = out / "eval" / f"{method}.sampled.jsonl", out / "eval" / f"{method}.sampled.json"
+    if not meta.exists():
+        if path.exists() and path.stat().st_size:  # made before the settings were recorded
+            _log(f"{path}: sampling settings not recorded; resumed as {_sampled_settings(cfg)}")
+        else:
+            meta.write_text(json.dumps(_sampled_settings(cfg)) + "\n")
     m = summarize(_run(cfg, test_tasks, model_path, out / "eval" / f"{method}.sampled.jsonl", repeats=cfg.eval_samples,
                        temperature=cfg.eval_samples_temperature, desc=f"eval {method} x{cfg.eval_samples} sampled"))
     row.update({"sampled_episodes": m["count"], "sampled_tests_passed_pct": m["tests_passed_pct"],
@@ -595,6 +634,7 @@ def main(args: argparse.Namespace) -> int:
         conf["trainer_overrides"] = merged
     try:
         cfg = PipelineConfig(**conf)
+        check_sampled_files(cfg)
     except ValueError as e:
         print(f"colbench pipeline: error: {e}", file=sys.stderr)
         return 2

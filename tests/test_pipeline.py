@@ -1,5 +1,7 @@
 """The pipeline end to end on a tiny random Llama (SmolLM2's tokenizer): every stage runs, methods
 that have nothing to learn from are reported as such, the report is written, and a rerun resumes."""
+import argparse
+import dataclasses
 import json
 import os
 
@@ -251,6 +253,28 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
             sampled = read_trajectories(out / f"seed-{s}" / "eval" / f"{m}.sampled.jsonl")
             assert len(sampled) == 4 and len({r["task"]["task_id"] for r in sampled}) == 2
         assert (out / f"seed-{s}" / "ckpt" / "grpo" / "trainer.json").exists()
+        for m in ("zero-shot", "grpo"):  # the sampled file's settings, recorded beside it
+            assert json.loads((out / f"seed-{s}" / "eval" / f"{m}.sampled.json").read_text()) == \
+                {"samples": 2, "temperature": 1.0}
+    # resuming the out-dir at another temperature would report T=1.0 episodes as T=0.3 ones: refused
+    # before any stage runs (one line naming the file and field, exit 2), nothing written
+    before = (out / "seed-0" / "eval" / "grpo.sampled.jsonl").read_bytes()
+    with pytest.raises(ValueError, match=r"seed-0/eval/grpo\.sampled\.json: field 'temperature': 1\.0, but this run "
+                                         r"asks --eval-samples-temperature 0\.3"):
+        run_pipeline(dataclasses.replace(cfg, eval_samples_temperature=0.3), preset="test")
+    with pytest.raises(ValueError, match="field 'samples': 2, but this run asks --eval-samples 3"):
+        run_pipeline(dataclasses.replace(cfg, seeds=(), out_dir=str(out / "seed-1"), eval_samples=3), preset="test")
+    from benchmarks.pipeline import add_arguments
+    from benchmarks.pipeline import main as pipeline_main
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    capsys.readouterr()
+    assert pipeline_main(parser.parse_args(["--small", "--out-dir", str(out), "--seeds", "0", "1", "--eval-samples", "2",
+                                            "--eval-samples-temperature", "0.3"])) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "sampled.json: field 'temperature'" in err
+    assert (out / "seed-0" / "eval" / "grpo.sampled.jsonl").read_bytes() == before
     stats = json.loads((out / "stats.json").read_text())
     assert stats["n_seeds"] == 2 and set(stats["modes"]) == {"greedy", "sampled"}
     for mode, suffix in (("greedy", ""), ("sampled", ".sampled")):
@@ -298,8 +322,7 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     err = capsys.readouterr().err
     assert "zero-shot.jsonl: task" in err and "has no template" in err and len(err.strip().splitlines()) == 1
 
-    from benchmarks.pipeline import add_arguments, main
-    import argparse
+    from benchmarks.pipeline import main
 
     p = argparse.ArgumentParser()
     add_arguments(p)
