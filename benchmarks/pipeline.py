@@ -422,10 +422,9 @@ def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
 def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     """Run (or resume) every stage; returns the report (with ``cfg.seeds``: one run per seed, then
     the statistics over tasks and seeds)."""
+    check_sampled_files(cfg)  # every seed's, before any stage runs
     if cfg.seeds:
         from benchmarks.pipeline_stats import analyse_runs
-
-        check_sampled_files(cfg)  # before any stage runs
 
         out = Path(cfg.out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -439,7 +438,6 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
                              resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
         return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
                 "seeds": list(cfg.seeds)}
-    check_sampled_files(cfg)
     return _run_one_seed(cfg, preset=preset)
 
 
@@ -475,14 +473,13 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
 
     if not cfg.eval_samples:
         return
-    check_sampled_files(dataclasses.replace(cfg, seeds=(), out_dir=str(out)))
     path, meta = out / "eval" / f"{method}.sampled.jsonl", out / "eval" / f"{method}.sampled.json"
     if not meta.exists():
         if path.exists() and path.stat().st_size:  # made before the settings were recorded
             _log(f"{path}: sampling settings not recorded; resumed as {_sampled_settings(cfg)}")
         else:
             meta.write_text(json.dumps(_sampled_settings(cfg)) + "\n")
-    m = summarize(_run(cfg, test_tasks, model_path, out / "eval" / f"{method}.sampled.jsonl", repeats=cfg.eval_samples,
+    m = summarize(_run(cfg, test_tasks, model_path, path, repeats=cfg.eval_samples,
                        temperature=cfg.eval_samples_temperature, desc=f"eval {method} x{cfg.eval_samples} sampled"))
     row.update({"sampled_episodes": m["count"], "sampled_tests_passed_pct": m["tests_passed_pct"],
                 "sampled_success_rate_pct": 100 * m["success_rate"]})

@@ -322,11 +322,7 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     err = capsys.readouterr().err
     assert "zero-shot.jsonl: task" in err and "has no template" in err and len(err.strip().splitlines()) == 1
 
-    from benchmarks.pipeline import main
-
-    p = argparse.ArgumentParser()
-    add_arguments(p)
-    assert main(p.parse_args(["--seeds", "1", "1", "--out-dir", str(tmp_path / "bad")])) == 2
+    assert pipeline_main(parser.parse_args(["--seeds", "1", "1", "--out-dir", str(tmp_path / "bad")])) == 2
     assert "seeds must be distinct" in capsys.readouterr().err
 
 
