@@ -876,7 +876,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens, help="tokens per agent turn")
     p.add_argument("--seed", type=int, default=d.seed, help="seeds sampling, critic training and the random critic")
     p.add_argument("--bootstrap-resamples", type=int, default=d.bootstrap_resamples,
-                   help="bootstrap replicates of the 95 % intervals over tasks")
+                   help="bootstrap replicates of the 95 %% intervals over tasks")
 
 
 def main(args: argparse.Namespace) -> int:

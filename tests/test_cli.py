@@ -376,13 +376,16 @@ def test_every_option_of_every_command_has_help():
     import argparse
     import importlib
 
-    from colbench.cli import COMMANDS
+    from colbench.cli import COMMANDS, _HelpFormatter
 
     for name, (module, _) in COMMANDS.items():
         parser = argparse.ArgumentParser()
         importlib.import_module(module).add_arguments(parser)
         missing = [a.option_strings or a.dest for a in parser._actions if not a.help]
         assert not missing, (name, missing)
+        # `--help` formats every help string with %-interpolation: a bare "95 % intervals" crashed it
+        parser.formatter_class = _HelpFormatter
+        assert "--" in parser.format_help(), name
 
 
 def test_split_on_a_file_without_split_fields_is_said(tmp_path):
