@@ -423,6 +423,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     """Run (or resume) every stage; returns the report (with ``cfg.seeds``: one run per seed, then
     the statistics over tasks and seeds)."""
     check_sampled_files(cfg)  # every seed's, before any stage runs
+    check_resume(cfg)
     if cfg.seeds:
         from benchmarks.pipeline_stats import analyse_runs
 
@@ -465,6 +466,67 @@ def check_sampled_files(cfg: PipelineConfig) -> None:
                     name = "--eval-samples" if field == "samples" else "--eval-samples-temperature"
                     raise ValueError(f"{meta}: field {field!r}: {got.get(field)!r}, but this run asks {name} {value:g}; "
                                      f"its episodes would be reported as this run's: use another --out-dir")
+
+
+#: the settings that shaped what a resumed out-dir already holds (rollouts, evaluation episodes, trained
+#: models): changing one of them and resuming would mix two settings' episodes in one report
+_RESUME_FIELDS = ("policy", "tasks", "difficulty", "family", "prompt_style", "n_train_tasks", "rollouts_per_task",
+                  "max_turns", "max_new_tokens", "rollout_temperature", "eval_temperature", "simulator",
+                  "simulator_kwargs", "seed", "semantics")
+
+
+def _as_json(value: Any) -> Any:
+    return json.loads(json.dumps(value))  # tuples as lists, as config.json holds them
+
+
+def _canonical_overrides(method: str, overrides: Any) -> Any:
+    """A method's overrides as PipelineConfig stores them (old keys renamed), for comparison; as
+    given where they no longer load."""
+    from agents.config import canonical_config_dict
+
+    if method not in METHODS or not isinstance(overrides, dict):
+        return overrides
+    try:
+        return _as_json(canonical_config_dict(_trainer_class(method).config_class, dict(overrides), source=method))
+    except ValueError:
+        return overrides
+
+
+def check_resume(cfg: PipelineConfig) -> None:
+    """Refuse to resume an out-dir whose files were made with other settings. Every stage resumes
+    what it finds (``rollouts.jsonl``, ``eval/*.jsonl``, ``models/<method>``), so a run with another
+    ``--rollout-temperature`` (say) would train and report on the old temperature's rollouts under the
+    new one's name. ``config.json`` of the earlier invocation says what made them: a ValueError naming
+    it and the first field that differs; nothing is changed. Free to change on a resume: the methods,
+    seeds, held-out task count, episodes in flight, bootstrap resamples and the sampled evaluation
+    (checked by :func:`check_sampled_files`); a method's ``trainer_overrides`` only while its model
+    is not trained yet. Fields an older config.json lacks are not compared."""
+    runs = [(Path(cfg.out_dir) / f"seed-{s}", dataclasses.replace(cfg, seeds=(), seed=s)) for s in cfg.seeds] \
+        if cfg.seeds else [(Path(cfg.out_dir), cfg)]
+    for d, run_cfg in runs:
+        path = d / "config.json"
+        models = sorted(p.parent.name for p in d.glob("models/*/pipeline_done.json"))
+        made = [p for p in (d / "rollouts.jsonl", *sorted((d / "eval").glob("*.jsonl"))) if p.exists() and p.stat().st_size]
+        if not path.exists() or not (made or models):
+            continue
+        try:
+            old = json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from None
+        if not isinstance(old, dict):
+            raise ValueError(f"{path}: not a JSON object")
+        want = dataclasses.asdict(run_cfg)
+        diffs = [(f, old[f], want[f]) for f in _RESUME_FIELDS if f in old and old[f] != _as_json(want[f])]
+        overrides = old.get("trainer_overrides", {})
+        diffs += [(f"trainer_overrides.{m}", overrides.get(m), want["trainer_overrides"].get(m))
+                  for m in models if "trainer_overrides" in old
+                  and _canonical_overrides(m, overrides.get(m, {})) != _as_json(want["trainer_overrides"].get(m, {}))]
+        if diffs:
+            field_, was, now = diffs[0]
+            held = " and ".join(x for x in ("its episodes" if made else "", f"trained {', '.join(models)}" if models else "") if x)
+            raise ValueError(f"{path}: field {field_!r}: {was!r}, but this run asks {now!r} "
+                             f"({held} were made with the former): use another --out-dir"
+                             + (f" ({len(diffs) - 1} more field(s) differ)" if len(diffs) > 1 else ""))
 
 
 def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, out: Path, method: str, row: dict) -> None:
@@ -632,6 +694,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         cfg = PipelineConfig(**conf)
         check_sampled_files(cfg)
+        check_resume(cfg)
     except ValueError as e:
         print(f"colbench pipeline: error: {e}", file=sys.stderr)
         return 2

@@ -382,3 +382,66 @@ def test_first_turn_probe_counts_what_the_scripted_human_does(tiny_model):
     # wiring with a random 4-token policy: every sampled turn is counted once
     r = run_first_turn(model=tiny_model, n=2, k=3, max_new_tokens=4)
     assert r["turns"] == 6 and set(r["per_task"]) == {t.task_id for t in tasks}
+
+
+def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys):
+    """Every stage resumes what it finds: resuming an out-dir with another rollout temperature (or
+    policy, family, ...) would train and report on the old setting's episodes under the new one's
+    name. The earlier config.json decides; one line naming it and the field, exit 2, nothing written."""
+    from benchmarks.pipeline import add_arguments, check_resume, main
+
+    out = tmp_path / "r"
+    old = PipelineConfig(out_dir=str(out), seeds=(0, 1), methods=("rft", "sweet-rl"),
+                         trainer_overrides={"rft": {"epochs": 2}, "sweet-rl": {"critic": {"learning_rate": 1e-4}}})
+    for s in old.seeds:
+        d = out / f"seed-{s}"
+        (d / "models" / "rft").mkdir(parents=True)
+        (d / "config.json").write_text(json.dumps(dataclasses.asdict(dataclasses.replace(old, seeds=(), seed=s))))
+        (d / "rollouts.jsonl").write_text('{"episode_id": "x"}\n')
+        (d / "models" / "rft" / "pipeline_done.json").write_text("{}")
+    # an older config.json: sweet-rl's critic override under its old key, no eval_temperature field
+    legacy = json.loads((out / "seed-1" / "config.json").read_text())
+    legacy["trainer_overrides"]["sweet-rl"] = {"critic_learning_rate": 1e-4}
+    del legacy["eval_temperature"]
+    (out / "seed-1" / "models" / "sweet-rl").mkdir()
+    (out / "seed-1" / "models" / "sweet-rl" / "pipeline_done.json").write_text("{}")
+    (out / "seed-1" / "config.json").write_text(json.dumps(legacy))
+
+    check_resume(old)  # the same settings
+    # free to change: methods, seeds, held-out tasks, batch, resamples, sampled evaluation, an untrained
+    # method's overrides; an older file's missing field is not compared
+    check_resume(dataclasses.replace(old, methods=("rft", "mt-dpo"), seeds=(1, 2), n_test_tasks=48,
+                                     episodes_in_flight=2, bootstrap_resamples=7, eval_samples=2, eval_temperature=0.5,
+                                     trainer_overrides={**old.trainer_overrides, "mt-dpo": {"epochs": 9}}))
+    with pytest.raises(ValueError, match=r"seed-0/config\.json: field 'rollout_temperature': 0\.1, but this run asks "
+                                         r"0\.3 \(its episodes and trained rft were made with the former\)"):
+        check_resume(dataclasses.replace(old, rollout_temperature=0.3))
+    with pytest.raises(ValueError, match=r"seed-0/config\.json: field 'eval_temperature'"):
+        check_resume(dataclasses.replace(old, eval_temperature=0.5))
+    for change, field in (({"family": "all"}, "'family'"), ({"policy": "/elsewhere"}, "'policy'"),
+                          ({"simulator_kwargs": {"volunteer": False}}, "'simulator_kwargs'"),
+                          ({"trainer_overrides": {"rft": {"epochs": 3}}}, r"'trainer_overrides\.rft': \{'epochs': 2\}, but this run asks \{'epochs': 3\}")):
+        with pytest.raises(ValueError, match=field):
+            check_resume(dataclasses.replace(old, seeds=(1,), **change))
+    with pytest.raises(ValueError, match=r"\(1 more field\(s\) differ\)"):
+        check_resume(dataclasses.replace(old, max_turns=5, max_new_tokens=5))
+    # seed-1's trained sweet-rl (old key) vs a new critic learning rate
+    with pytest.raises(ValueError, match=r"seed-1/config\.json: field 'trainer_overrides\.sweet-rl': \{'critic_learning_rate': 0\.0001\}"):
+        check_resume(dataclasses.replace(old, seeds=(1,), trainer_overrides={
+            "rft": {"epochs": 2}, "sweet-rl": {"critic": {"learning_rate": 1e-3}}}))
+    # what run_pipeline and the CLI do with it: refused before any stage, one line, exit 2, files as they were
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    with pytest.raises(ValueError, match="'rollout_temperature'"):
+        run_pipeline(dataclasses.replace(old, rollout_temperature=0.3), preset="test")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    capsys.readouterr()
+    assert main(parser.parse_args(["--small", "--out-dir", str(out), "--seeds", "0", "1", "--methods", "rft",
+                                   "--rollout-temperature", "0.3"])) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "config.json: field 'rollout_temperature'" in err, err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    # an empty out-dir, or one with a config.json but nothing made yet, is not checked
+    (out / "seed-0" / "rollouts.jsonl").write_text("")
+    (out / "seed-0" / "models" / "rft" / "pipeline_done.json").unlink()
+    check_resume(dataclasses.replace(old, seeds=(0,), rollout_temperature=0.3))
