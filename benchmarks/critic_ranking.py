@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 __all__ = ["RankingConfig", "pairwise_ranking", "best_of_n", "candidate_values", "task_metrics", "summarize_critics",
-           "run_forced_episodes", "run", "add_arguments", "main"]
+           "run_forced_episodes", "check_resume", "run", "add_arguments", "main"]
 
 CRITICS = ("random", "sweet_with_info", "sweet_without_info", "value_head_with_info")
 BASELINES = ("oracle", "mean_candidate")
@@ -769,12 +769,50 @@ def report(cfg: RankingConfig, out: Path, test_tasks: list, conts: list[dict], h
 
 
 # ---- the run -----------------------------------------------------------------------------------------------
+_EPISODE = ("policy", "difficulty", "family", "prompt_style", "max_turns", "max_new_tokens", "semantics", "seed")
+_COLLECT = ("train_offset", "n_train_tasks", "rollouts_per_task", "rollout_temperature")
+_CANDIDATES = ("n_candidates", "candidate_temperature")
+#: each stage's file -> the settings it was made with (a resume must not change them)
+MADE_WITH = {"train_rollouts.jsonl": _EPISODE + _COLLECT,
+             "candidates.jsonl": _EPISODE + _CANDIDATES,
+             "continuations.jsonl": _EPISODE + _CANDIDATES + ("continue_temperature",),
+             "scores.jsonl": _EPISODE + _COLLECT + _CANDIDATES + (
+                 "n_test_tasks", "extra_trajectories", "critic_epochs", "critic_learning_rate", "critic_lora_r",
+                 "critic_batch_size", "critic_pairs", "critic_turns", "critic_context", "beta", "max_length")}
+
+
+def check_resume(cfg: RankingConfig) -> None:
+    """Every stage resumes the files it finds in ``out_dir``: a run with another setting would report
+    the old setting's candidates, continuations or critics as its own. ``config.json`` of the earlier
+    invocation says what made them: a ValueError naming it, the field and the file; nothing is
+    changed. Free to change: the critics and stages, more held-out tasks or continuations (until
+    critics have scored), the batch size and the bootstrap resamples."""
+    from benchmarks.pipeline import _as_json
+
+    out = Path(cfg.out_dir)
+    path = out / "config.json"
+    made = [name for name in MADE_WITH if (out / name).exists() and (out / name).stat().st_size]
+    if not path.exists() or not made:
+        return
+    try:
+        old = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from None
+    want = _as_json(dataclasses.asdict(cfg))
+    for name in made:
+        for f in MADE_WITH[name]:
+            if isinstance(old, dict) and f in old and old[f] != want[f]:
+                raise ValueError(f"{path}: field {f!r}: {old[f]!r}, but this run asks {want[f]!r} ({out / name} "
+                                 f"was made with the former): use another --out-dir")
+
+
 def run(cfg: RankingConfig) -> dict:
     """Run (or resume) every stage; returns the result written to ``results.json``."""
     from benchmarks.pipeline import _release_memory
     from colbench_env.lm.heap import limit_heap_retention
 
     limit_heap_retention()
+    check_resume(cfg)
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")

@@ -3,6 +3,7 @@ forced first action, and one tiny end-to-end run on a random Llama that resumes 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 
 import numpy as np
@@ -181,6 +182,23 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
     assert capsys.readouterr().out.strip().endswith("no report (run --stages report)")
     assert {n: (out / n).read_text() for n in sizes} == sizes
     assert json.loads((out / "results.json").read_text())["summary"]["rows"] == res["summary"]["rows"]
+    # a resume with a setting the files were made with changed would report them as the new setting's:
+    # one line naming config.json, the field and the file; exit 2; nothing written
+    before = {p: p.read_bytes() for p in out.iterdir()}
+    for kw, field, made in (({"critic_learning_rate": 5e-3}, "critic_learning_rate", "scores.jsonl"),
+                            ({"candidate_temperature": 1.0}, "candidate_temperature", "candidates.jsonl"),
+                            ({"continue_temperature": 0.5}, "continue_temperature", "continuations.jsonl"),
+                            ({"rollout_temperature": 0.5}, "rollout_temperature", "train_rollouts.jsonl")):
+        capsys.readouterr()
+        assert cr.main(_args(out, tiny_policy, extra, **kw)) == 2, kw
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"config.json: field '{field}'" in err[0] and f"{made} was made with" in err[0], err
+    assert {p: p.read_bytes() for p in out.iterdir()} == before
+    free = cr.RankingConfig(**{**json.loads((out / "config.json").read_text()), "bootstrap_resamples": 7,
+                               "batch_size": 1, "critics": ["random"], "stages": ["report"]})
+    cr.check_resume(free)  # free to change: batch, resamples, critics, stages
+    (out / "scores.jsonl").unlink()  # no critic has scored yet: more held-out tasks extend the run
+    cr.check_resume(dataclasses.replace(free, n_test_tasks=3))
 
 
 def test_extra_trajectories_of_held_out_tasks_are_refused(tmp_path, tiny_policy, capsys):
