@@ -143,11 +143,16 @@ class ValueHeadCritic:
             (``critic_*`` fields); contexts longer than ``max_length`` are cut from the left, so the
             final state is always kept.
         seed: seeds the head's initialisation.
+        head_init: ``"random"`` (N(0, 1/hidden) weights: a Bradley-Terry head, whose scale is free) or
+            ``"zeros"`` (weight and bias 0, as :class:`agents.ppo.PPO`'s value head: a regression head
+            that starts at value 0 instead of at a random offset of a few units per state).
     """
 
     def __init__(self, model, tokenizer, formatter: Callable, *, info_fields: list | None = ("ground_truth",),
                  lora_r: int = 16, lora_alpha: int = 32, learning_rate: float = 2e-5, max_grad_norm: float | None = 1.0,
-                 max_length: int = 4096, seed: int = 0):
+                 max_length: int = 4096, seed: int = 0, head_init: str = "random"):
+        if head_init not in ("random", "zeros"):
+            raise ValueError(f"head_init must be 'random' or 'zeros', got {head_init!r}")
         import peft
 
         self.tokenizer = tokenizer
@@ -164,7 +169,8 @@ class ValueHeadCritic:
         hidden = model.config.hidden_size
         self.head = torch.nn.Linear(hidden, 1)
         with torch.no_grad():
-            self.head.weight.copy_(torch.randn(1, hidden, generator=g) / hidden ** 0.5)
+            self.head.weight.copy_(torch.randn(1, hidden, generator=g) / hidden ** 0.5 if head_init == "random"
+                                   else torch.zeros(1, hidden))
             self.head.bias.zero_()
         self.device = next(self.model.parameters()).device
         self.head.to(self.device)

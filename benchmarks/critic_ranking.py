@@ -33,7 +33,8 @@ finished episode):
      state (:class:`benchmarks.critic_analysis.ValueHeadCritic`), with the training-time information
      in its context, regressed (MSE) on the final reward from the state *after* each agent action of
      the training rollouts that make the SWEET critics' pairs (the same rollouts); a candidate's
-     score is the value of the state after it.
+     score is the value of the state after it. Its head starts at zero, as PPO's value head
+     (:class:`agents.ppo.PPO`); the training MSE is reported beside the MSE of the constant mean.
    * ``random`` -- seeded uniform scores.
 
 5. **report** -- per critic: pairwise ranking accuracy over the candidate pairs of a state whose true
@@ -630,10 +631,13 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
         torch.manual_seed(cfg.seed)
         vh = ValueHeadCritic(AutoModelForCausalLM.from_pretrained(base), tok, critic_formatter(cfg), info_fields=["ground_truth"],
                              lora_r=cfg.critic_lora_r, lora_alpha=2 * cfg.critic_lora_r,
-                             learning_rate=cfg.critic_learning_rate, seed=cfg.seed, max_length=cfg.max_length)
+                             learning_rate=cfg.critic_learning_rate, seed=cfg.seed, max_length=cfg.max_length,
+                             head_init="zeros")  # PPO's value head starts at 0 (agents.ppo)
         ex = value_examples(pair_rollouts(cfg, train))
         m = vh.train_regression(ex, epochs=cfg.critic_epochs, batch_size=2 * cfg.critic_batch_size, seed=cfg.seed)
-        info["train"] = m
+        targets = [t for _, t in ex]
+        mean = sum(targets) / len(targets)  # what a constant predictor would score: the bar a fitted head beats
+        info["train"] = dict(m, mse_of_constant_mean=sum((t - mean) ** 2 for t in targets) / len(targets))
         scores = {}
         with torch.no_grad():
             for st in states:

@@ -66,6 +66,40 @@ def test_value_head_trains():
     assert any(not torch.equal(lora_before[n], p) for n, p in vh.model.named_parameters() if p.requires_grad)
 
 
+def test_zero_head_regression_first_step_is_adams_sign_step():
+    """head_init="zeros" (PPO's value head): every value starts at 0, the LoRA gets no gradient
+    through a zero head, and Adam's first step moves each head parameter by exactly lr against the
+    sign of its MSE gradient; the values after it, from hidden states computed here, match."""
+    from transformers import AutoTokenizer
+
+    from colbench_env.lm.smollm2 import smollm2_path
+
+    torch.set_num_threads(1)
+    tok = AutoTokenizer.from_pretrained(smollm2_path())
+    lr = 1e-3
+    vh = ca.ValueHeadCritic(ca._tiny_llama(tok, 1), tok, ca.short_formatter, lora_r=4, lora_alpha=8,
+                            learning_rate=lr, head_init="zeros")
+    recs = [r for g in ca.colour_data(range(2), 0) for r in g][:3]
+    targets = [1.0, 0.0, 0.5]
+    with torch.no_grad():
+        assert vh.values(recs).tolist() == [0.0, 0.0, 0.0]
+        body = getattr(vh.model.get_base_model(), vh.model.get_base_model().base_model_prefix)
+        h = torch.stack([body(input_ids=torch.tensor([vh.state_ids(r)])).last_hidden_state[0, -1] for r in recs])
+    lora = {n: p.detach().clone() for n, p in vh.model.named_parameters() if "lora_B" in n}
+    vh.train_regression(list(zip(recs, targets)), epochs=1, batch_size=3)
+    t = torch.tensor(targets)
+    grad_w = (2 * (0 - t)[:, None] * h).mean(0)  # d MSE / d w at w = 0, b = 0
+    grad_b = (2 * (0 - t)).mean()
+    w = -lr * torch.sign(grad_w)
+    b = -lr * torch.sign(grad_b)
+    torch.testing.assert_close(vh.head.weight.detach()[0], w, atol=1e-6, rtol=1e-4)
+    assert all(torch.equal(lora[n], p) for n, p in vh.model.named_parameters() if "lora_B" in n)
+    with torch.no_grad():
+        torch.testing.assert_close(vh.values(recs), h @ w + b, atol=1e-5, rtol=1e-4)
+    with pytest.raises(ValueError, match="head_init"):
+        ca.ValueHeadCritic(ca._tiny_llama(tok, 1), tok, ca.short_formatter, head_init="xavier")
+
+
 def test_main_json_and_out(tmp_path, capsys):
     parser = argparse.ArgumentParser()
     ca.add_arguments(parser)
