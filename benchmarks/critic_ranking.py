@@ -718,7 +718,7 @@ def plot(result: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     s = result["summary"]["rows"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(11.5, 4))
     crit = [c for c in CRITICS if c in s]
     ax = axes[0]
     ys = [c for c in crit if "ranking_accuracy" in s[c]]
@@ -736,7 +736,7 @@ def plot(result: dict, path: Path) -> None:
         ax.errorbar(100 * iv["mean"], k, xerr=[[100 * (iv["mean"] - iv["low"])], [100 * (iv["high"] - iv["mean"])]],
                     fmt="o", capsize=4, color="black" if c in BASELINES else None)
     ax.set_yticks(range(len(names)), [LABELS[c] for c in names])
-    ax.set_xlabel("best-of-N: true value of the chosen candidate (% tests)")
+    ax.set_xlabel("best-of-N: true value of the top-ranked\ncandidate (% tests, 95 % CI over tasks)")
     fig.suptitle("Turn-level critics on held-out first-turn states (SmolLM2-135M policy, rate tasks)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)

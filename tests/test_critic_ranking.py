@@ -207,3 +207,42 @@ def test_extra_trajectories_of_held_out_tasks_are_refused(tmp_path, tiny_policy,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("colbench critic-ranking: error: ")
     assert "leak.jsonl:1: field 'task.task_id'" in err[0] and "held-out" in err[0]
+
+
+def test_committed_results_follow_from_their_data_files():
+    """benchmarks/results/critic_ranking*/: every critic's mean ranking accuracy and best-of-N value in
+    results.json, recomputed here from continuations.jsonl and scores.jsonl alone (true value = mean
+    reward of a candidate's continuations; pairs of different value, a tie 1/2; the top candidate's
+    value, tied tops averaged), and the committed config passes its own resume check."""
+    from collections import defaultdict
+    from pathlib import Path
+
+    dirs = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "results").glob("critic_ranking*/results.json"))
+    assert len(dirs) >= 2
+    for path in dirs:
+        d = path.parent
+        res = json.loads(path.read_text())
+        n = res["data"]["n_candidates"]
+        rewards = defaultdict(list)
+        for line in (d / "continuations.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            rewards[(r["task_id"], r["candidate"])].append(float(r["reward"] or 0.0))
+        tasks = [s["task_id"] for s in res["states"]]
+        values = {t: [sum(rewards[(t, i)]) / len(rewards[(t, i)]) for i in range(n)] for t in tasks}
+        scores = {json.loads(x)["critic"]: json.loads(x)["scores"] for x in (d / "scores.jsonl").read_text().splitlines()}
+        assert set(scores) == set(res["critics_finished"]), d
+        for critic, sc in scores.items():
+            accs, best = [], []
+            for t in tasks:
+                v, s = values[t], sc[t]
+                pairs = [(i, j) for i in range(n) for j in range(n) if v[i] > v[j]]
+                if pairs:
+                    accs.append(sum(1.0 if s[i] > s[j] else 0.5 if s[i] == s[j] else 0.0 for i, j in pairs) / len(pairs))
+                tops = [i for i in range(n) if s[i] == max(s)]
+                best.append(sum(v[i] for i in tops) / len(tops))
+            row = res["summary"]["rows"][critic]
+            assert row["ranking_accuracy"]["mean"] == pytest.approx(sum(accs) / len(accs)), (d, critic)
+            assert row["best_value"]["mean"] == pytest.approx(sum(best) / len(best)), (d, critic)
+            assert len(accs) == res["summary"]["n_tasks_ranked"]
+        cfg = cr.RankingConfig(**{**res["config"], "out_dir": str(d)})
+        cr.check_resume(cfg)  # its config.json is the one that made its files
