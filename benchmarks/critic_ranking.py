@@ -21,7 +21,8 @@ finished episode):
    value: it is played once. The candidate's true value is the mean reward (fraction of tests
    passed) of its continuations, its true success the mean success.
 4. **critics** -- three critics trained on the training rollouts only, each on its own LoRA adapter
-   of the same base, same learning rate, rank, epochs and batch size, then scoring every candidate
+   of the same base, same learning rate, rank, epochs (``--value-head-epochs`` may give the value
+   head's regression more) and batch size, then scoring every candidate
    -> ``scores.jsonl`` (one line per critic):
 
    * ``sweet_with_info`` -- SWEET-RL's critic (:class:`agents.sweet_rl.SweetRL`, Bradley-Terry on
@@ -96,6 +97,7 @@ class RankingConfig:
     batch_size: int = 8
     # critics (shared by all three)
     critic_epochs: int = 2
+    value_head_epochs: int | None = None  # the value head's regression epochs (None: critic_epochs)
     critic_learning_rate: float = 1e-4
     critic_lora_r: int = 8
     critic_batch_size: int = 2
@@ -131,6 +133,10 @@ class RankingConfig:
             raise ValueError(f"candidate_temperature must be > 0 (candidates are sampled), got {self.candidate_temperature!r}")
         if not (self.critic_learning_rate > 0 and self.beta > 0):
             raise ValueError("critic_learning_rate and beta must be > 0")
+        if self.value_head_epochs is not None and (isinstance(self.value_head_epochs, bool)
+                                                   or not isinstance(self.value_head_epochs, int)
+                                                   or self.value_head_epochs < 1):
+            raise ValueError(f"value_head_epochs must be a positive integer, got {self.value_head_epochs!r}")
         if self.critic_pairs not in ("all_ordered", "best_vs_lower"):
             raise ValueError(f"critic_pairs must be 'all_ordered' or 'best_vs_lower', got {self.critic_pairs!r}")
         if self.critic_turns not in ("all", "first"):
@@ -634,7 +640,8 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
                              learning_rate=cfg.critic_learning_rate, seed=cfg.seed, max_length=cfg.max_length,
                              head_init="zeros")  # PPO's value head starts at 0 (agents.ppo)
         ex = value_examples(pair_rollouts(cfg, train))
-        m = vh.train_regression(ex, epochs=cfg.critic_epochs, batch_size=2 * cfg.critic_batch_size, seed=cfg.seed)
+        m = vh.train_regression(ex, epochs=cfg.value_head_epochs or cfg.critic_epochs,
+                                batch_size=2 * cfg.critic_batch_size, seed=cfg.seed)
         targets = [t for _, t in ex]
         mean = sum(targets) / len(targets)  # what a constant predictor would score: the bar a fitted head beats
         info["train"] = dict(m, mse_of_constant_mean=sum((t - mean) ** 2 for t in targets) / len(targets))
@@ -781,7 +788,8 @@ MADE_WITH = {"train_rollouts.jsonl": _EPISODE + _COLLECT,
              "candidates.jsonl": _EPISODE + _CANDIDATES,
              "continuations.jsonl": _EPISODE + _CANDIDATES + ("continue_temperature",),
              "scores.jsonl": _EPISODE + _COLLECT + _CANDIDATES + (
-                 "n_test_tasks", "extra_trajectories", "critic_epochs", "critic_learning_rate", "critic_lora_r",
+                 "n_test_tasks", "extra_trajectories", "critic_epochs", "value_head_epochs", "critic_learning_rate",
+                 "critic_lora_r",
                  "critic_batch_size", "critic_pairs", "critic_turns", "critic_context", "beta", "max_length")}
 
 
@@ -898,6 +906,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the policy's temperature when it finishes a candidate's episode")
     p.add_argument("--batch-size", type=int, default=d.batch_size, help="episodes in flight")
     p.add_argument("--critic-epochs", type=int, default=d.critic_epochs, help="training epochs of every critic")
+    p.add_argument("--value-head-epochs", type=int, default=None,
+                   help="the value head's regression epochs (default: --critic-epochs; a regression head from "
+                        "zero needs more steps than a Bradley-Terry LoRA)")
     p.add_argument("--critic-learning-rate", type=float, default=d.critic_learning_rate,
                    help="AdamW learning rate of every critic")
     p.add_argument("--critic-lora-r", type=int, default=d.critic_lora_r, help="LoRA rank of every critic (alpha = 2r)")
@@ -930,6 +941,7 @@ def main(args: argparse.Namespace) -> int:
                             n_candidates=args.n_candidates, candidate_temperature=args.candidate_temperature,
                             n_continuations=args.n_continuations, continue_temperature=args.continue_temperature,
                             batch_size=args.batch_size, critic_epochs=args.critic_epochs,
+                            value_head_epochs=args.value_head_epochs,
                             critic_learning_rate=args.critic_learning_rate, critic_lora_r=args.critic_lora_r,
                             critic_batch_size=args.critic_batch_size, critic_pairs=args.critic_pairs, beta=args.beta,
                             critic_turns=args.critic_turns, critic_context=args.critic_context,

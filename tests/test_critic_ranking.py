@@ -188,7 +188,8 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
     for kw, field, made in (({"critic_learning_rate": 5e-3}, "critic_learning_rate", "scores.jsonl"),
                             ({"candidate_temperature": 1.0}, "candidate_temperature", "candidates.jsonl"),
                             ({"continue_temperature": 0.5}, "continue_temperature", "continuations.jsonl"),
-                            ({"rollout_temperature": 0.5}, "rollout_temperature", "train_rollouts.jsonl")):
+                            ({"rollout_temperature": 0.5}, "rollout_temperature", "train_rollouts.jsonl"),
+                            ({"value_head_epochs": 3}, "value_head_epochs", "scores.jsonl")):
         capsys.readouterr()
         assert cr.main(_args(out, tiny_policy, extra, **kw)) == 2, kw
         err = capsys.readouterr().err.strip().splitlines()
@@ -197,6 +198,8 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
     free = cr.RankingConfig(**{**json.loads((out / "config.json").read_text()), "bootstrap_resamples": 7,
                                "batch_size": 1, "critics": ["random"], "stages": ["report"]})
     cr.check_resume(free)  # free to change: batch, resamples, critics, stages
+    with pytest.raises(ValueError, match="value_head_epochs must be a positive integer"):
+        dataclasses.replace(free, value_head_epochs=0)
     (out / "scores.jsonl").unlink()  # no critic has scored yet: more held-out tasks extend the run
     cr.check_resume(dataclasses.replace(free, n_test_tasks=3))
 
