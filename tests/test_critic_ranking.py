@@ -220,14 +220,15 @@ def test_committed_results_follow_from_their_data_files():
     from collections import defaultdict
     from pathlib import Path
 
-    dirs = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "results").glob("critic_ranking*/results.json"))
-    assert len(dirs) >= 2
+    dirs = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "results").glob("critic_ranking*/**/results.json"))
+    assert len(dirs) >= 3
     for path in dirs:
         d = path.parent
         res = json.loads(path.read_text())
+        data = d if (d / "continuations.jsonl").exists() else d.parent  # a variant reuses its parent's episodes
         n = res["data"]["n_candidates"]
         rewards = defaultdict(list)
-        for line in (d / "continuations.jsonl").read_text().splitlines():
+        for line in (data / "continuations.jsonl").read_text().splitlines():
             r = json.loads(line)
             rewards[(r["task_id"], r["candidate"])].append(float(r["reward"] or 0.0))
         tasks = [s["task_id"] for s in res["states"]]
@@ -249,3 +250,6 @@ def test_committed_results_follow_from_their_data_files():
             assert len(accs) == res["summary"]["n_tasks_ranked"]
         cfg = cr.RankingConfig(**{**res["config"], "out_dir": str(d)})
         cr.check_resume(cfg)  # its config.json is the one that made its files
+        if data != d:
+            assert res["data"]["n_continuation_episodes"] == len(
+                (data / "continuations.jsonl").read_text().splitlines())
