@@ -799,23 +799,20 @@ def check_resume(cfg: RankingConfig) -> None:
     invocation says what made them: a ValueError naming it, the field and the file; nothing is
     changed. Free to change: the critics and stages, more held-out tasks or continuations (until
     critics have scored), the batch size and the bootstrap resamples."""
-    from benchmarks.pipeline import _as_json
+    from benchmarks.pipeline import _read_json_object, changed_fields
 
     out = Path(cfg.out_dir)
     path = out / "config.json"
     made = [name for name in MADE_WITH if (out / name).exists() and (out / name).stat().st_size]
     if not path.exists() or not made:
         return
-    try:
-        old = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from None
-    want = _as_json(dataclasses.asdict(cfg))
+    old, want = _read_json_object(path), dataclasses.asdict(cfg)
     for name in made:
-        for f in MADE_WITH[name]:
-            if isinstance(old, dict) and f in old and old[f] != want[f]:
-                raise ValueError(f"{path}: field {f!r}: {old[f]!r}, but this run asks {want[f]!r} ({out / name} "
-                                 f"was made with the former): use another --out-dir")
+        diffs = changed_fields(old, want, MADE_WITH[name])
+        if diffs:
+            f, was, now = diffs[0]
+            raise ValueError(f"{path}: field {f!r}: {was!r}, but this run asks {now!r} ({out / name} "
+                             f"was made with the former): use another --out-dir")
 
 
 def run(cfg: RankingConfig) -> dict:

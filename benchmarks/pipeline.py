@@ -42,7 +42,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 from agents.config import _AliasedConfig, merge_config_dicts
 from colbench_env.prompting import PROMPT_STYLES
@@ -424,22 +424,39 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     the statistics over tasks and seeds)."""
     check_sampled_files(cfg)  # every seed's, before any stage runs
     check_resume(cfg)
-    if cfg.seeds:
-        from benchmarks.pipeline_stats import analyse_runs
+    if not cfg.seeds:
+        return _run_one_seed(cfg, preset=preset)
+    from benchmarks.pipeline_stats import analyse_runs
 
-        out = Path(cfg.out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
-        runs = {}
-        for s in cfg.seeds:
-            _log(f"seed {s}")
-            runs[s] = run_pipeline(dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(out / f"seed-{s}")),
-                                   preset=preset)
-        stats = analyse_runs([out / f"seed-{s}" for s in cfg.seeds], out, methods=["zero-shot", *cfg.methods],
-                             resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
-        return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
-                "seeds": list(cfg.seeds)}
-    return _run_one_seed(cfg, preset=preset)
+    out = Path(cfg.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+    runs, seed_cfgs = {}, _seed_configs(cfg)
+    for run_cfg in seed_cfgs:
+        _log(f"seed {run_cfg.seed}")
+        runs[run_cfg.seed] = _run_one_seed(run_cfg, preset=preset)
+    stats = analyse_runs([Path(c.out_dir) for c in seed_cfgs], out, methods=["zero-shot", *cfg.methods],
+                         resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
+    return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
+            "seeds": list(cfg.seeds)}
+
+
+def _seed_configs(cfg: PipelineConfig) -> list[PipelineConfig]:
+    """The run of each seed (``out_dir/seed-<s>``, ``seed=s``) with ``cfg.seeds``; else ``cfg`` alone."""
+    if not cfg.seeds:
+        return [cfg]
+    return [dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(Path(cfg.out_dir) / f"seed-{s}")) for s in cfg.seeds]
+
+
+def _read_json_object(path: Path) -> dict:
+    """A JSON object file the pipeline wrote earlier; a ValueError naming it when it is not one."""
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return data
 
 
 def _sampled_settings(cfg: PipelineConfig) -> dict:
@@ -453,14 +470,10 @@ def check_sampled_files(cfg: PipelineConfig) -> None:
     another's. A ValueError naming the file and field; nothing is changed."""
     if not cfg.eval_samples:
         return
-    dirs = [Path(cfg.out_dir) / f"seed-{s}" for s in cfg.seeds] if cfg.seeds else [Path(cfg.out_dir)]
     want = _sampled_settings(cfg)
-    for d in dirs:
-        for meta in sorted((d / "eval").glob("*.sampled.json")):
-            try:
-                got = json.loads(meta.read_text())
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{meta}: invalid JSON ({e.msg} at line {e.lineno})") from None
+    for run_cfg in _seed_configs(cfg):
+        for meta in sorted((Path(run_cfg.out_dir) / "eval").glob("*.sampled.json")):
+            got = _read_json_object(meta)
             for field, value in want.items():
                 if got.get(field) != value:
                     name = "--eval-samples" if field == "samples" else "--eval-samples-temperature"
@@ -477,6 +490,13 @@ _RESUME_FIELDS = ("policy", "tasks", "difficulty", "family", "prompt_style", "n_
 
 def _as_json(value: Any) -> Any:
     return json.loads(json.dumps(value))  # tuples as lists, as config.json holds them
+
+
+def changed_fields(old: dict, want: dict, fields: Sequence[str]) -> list[tuple[str, Any, Any]]:
+    """``(field, old value, wanted value)`` for each of ``fields`` that an earlier ``config.json``
+    (``old``) holds with another value than ``want`` (a config's ``asdict``); fields it lacks are
+    not compared."""
+    return [(f, old[f], _as_json(want[f])) for f in fields if f in old and old[f] != _as_json(want[f])]
 
 
 def _canonical_overrides(method: str, overrides: Any) -> Any:
@@ -501,22 +521,16 @@ def check_resume(cfg: PipelineConfig) -> None:
     seeds, held-out task count, episodes in flight, bootstrap resamples and the sampled evaluation
     (checked by :func:`check_sampled_files`); a method's ``trainer_overrides`` only while its model
     is not trained yet. Fields an older config.json lacks are not compared."""
-    runs = [(Path(cfg.out_dir) / f"seed-{s}", dataclasses.replace(cfg, seeds=(), seed=s)) for s in cfg.seeds] \
-        if cfg.seeds else [(Path(cfg.out_dir), cfg)]
-    for d, run_cfg in runs:
+    for run_cfg in _seed_configs(cfg):
+        d = Path(run_cfg.out_dir)
         path = d / "config.json"
         models = sorted(p.parent.name for p in d.glob("models/*/pipeline_done.json"))
         made = [p for p in (d / "rollouts.jsonl", *sorted((d / "eval").glob("*.jsonl"))) if p.exists() and p.stat().st_size]
         if not path.exists() or not (made or models):
             continue
-        try:
-            old = json.loads(path.read_text())
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from None
-        if not isinstance(old, dict):
-            raise ValueError(f"{path}: not a JSON object")
+        old = _read_json_object(path)
         want = dataclasses.asdict(run_cfg)
-        diffs = [(f, old[f], want[f]) for f in _RESUME_FIELDS if f in old and old[f] != _as_json(want[f])]
+        diffs = changed_fields(old, want, _RESUME_FIELDS)
         overrides = old.get("trainer_overrides", {})
         diffs += [(f"trainer_overrides.{m}", overrides.get(m), want["trainer_overrides"].get(m))
                   for m in models if "trainer_overrides" in old

@@ -21,6 +21,15 @@ def tiny_model(tmp_path_factory):
     return save_tiny_llama(tmp_path_factory.mktemp("tiny"), smollm2_tokenizer(), hidden_size=32)
 
 
+def pipeline_cli(*argv) -> int:
+    """``colbench pipeline ARGV``'s exit status, in this process (its stderr in capsys)."""
+    from benchmarks.pipeline import add_arguments, main
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return main(parser.parse_args([str(a) for a in argv]))
+
+
 def oracle_record(cfg, task, episode_id, evaluator):
     """A successful rollout (the ground truth as the answer), as collection would record it."""
     env = gym.make("ColBench-Backend-v0", tasks=[task], evaluator=evaluator, max_turns=cfg.max_turns)
@@ -264,14 +273,9 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
         run_pipeline(dataclasses.replace(cfg, eval_samples_temperature=0.3), preset="test")
     with pytest.raises(ValueError, match="field 'samples': 2, but this run asks --eval-samples 3"):
         run_pipeline(dataclasses.replace(cfg, seeds=(), out_dir=str(out / "seed-1"), eval_samples=3), preset="test")
-    from benchmarks.pipeline import add_arguments
-    from benchmarks.pipeline import main as pipeline_main
-
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
     capsys.readouterr()
-    assert pipeline_main(parser.parse_args(["--small", "--out-dir", str(out), "--seeds", "0", "1", "--eval-samples", "2",
-                                            "--eval-samples-temperature", "0.3"])) == 2
+    assert pipeline_cli("--small", "--out-dir", out, "--seeds", "0", "1", "--eval-samples", "2",
+                        "--eval-samples-temperature", "0.3") == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "sampled.json: field 'temperature'" in err
     assert (out / "seed-0" / "eval" / "grpo.sampled.jsonl").read_bytes() == before
@@ -322,17 +326,11 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     err = capsys.readouterr().err
     assert "zero-shot.jsonl: task" in err and "has no template" in err and len(err.strip().splitlines()) == 1
 
-    assert pipeline_main(parser.parse_args(["--seeds", "1", "1", "--out-dir", str(tmp_path / "bad")])) == 2
+    assert pipeline_cli("--seeds", "1", "1", "--out-dir", tmp_path / "bad") == 2
     assert "seeds must be distinct" in capsys.readouterr().err
 
 
 def test_pipeline_cli_bad_options_exit_2_with_one_line(tmp_path, capsys):
-    import argparse
-
-    from benchmarks.pipeline import add_arguments, main
-
-    p = argparse.ArgumentParser()
-    add_arguments(p)
     for argv, msg in ((["--seeds", "1", "1"], "seeds must be distinct"),
                       (["--eval-samples", "-1"], "eval_samples must be an integer >= 0"),
                       (["--eval-samples-temperature", "0"], "eval_samples_temperature must be > 0"),
@@ -345,7 +343,7 @@ def test_pipeline_cli_bad_options_exit_2_with_one_line(tmp_path, capsys):
                       (["--trainer-overrides", "{rft: 1}"], "--trainer-overrides: invalid JSON"),
                       (["--trainer-overrides", '{"rft": 1}'], "--trainer-overrides: must be a JSON object"),
                       (["--trainer-overrides", '{"rft": {"n_candidates": 4}}'], "unknown field(s) ['n_candidates']")):
-        assert main(p.parse_args(argv + ["--out-dir", str(tmp_path / "bad")])) == 2
+        assert pipeline_cli(*argv, "--out-dir", tmp_path / "bad") == 2
         err = capsys.readouterr().err
         assert msg in err and err.count("\n") == 1 and "Traceback" not in err, err
         assert err.startswith("colbench pipeline: error: "), err
@@ -388,7 +386,7 @@ def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys)
     """Every stage resumes what it finds: resuming an out-dir with another rollout temperature (or
     policy, family, ...) would train and report on the old setting's episodes under the new one's
     name. The earlier config.json decides; one line naming it and the field, exit 2, nothing written."""
-    from benchmarks.pipeline import add_arguments, check_resume, main
+    from benchmarks.pipeline import check_resume
 
     out = tmp_path / "r"
     old = PipelineConfig(out_dir=str(out), seeds=(0, 1), methods=("rft", "sweet-rl"),
@@ -433,11 +431,9 @@ def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     with pytest.raises(ValueError, match="'rollout_temperature'"):
         run_pipeline(dataclasses.replace(old, rollout_temperature=0.3), preset="test")
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
     capsys.readouterr()
-    assert main(parser.parse_args(["--small", "--out-dir", str(out), "--seeds", "0", "1", "--methods", "rft",
-                                   "--rollout-temperature", "0.3"])) == 2
+    assert pipeline_cli("--small", "--out-dir", out, "--seeds", "0", "1", "--methods", "rft",
+                        "--rollout-temperature", "0.3") == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "config.json: field 'rollout_temperature'" in err, err
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
