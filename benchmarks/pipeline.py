@@ -315,10 +315,9 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
     from colbench.cli.run import run_to_file
     from colbench_env.lm.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
-    from colbench_env.rollout import episode_specs
     from colbench_env.simulators import make_simulator
 
-    specs = episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
+    specs = _specs(cfg, tasks, repeats)
 
     def make_agent():
         return LMAgent("hf", model=model_path, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
@@ -334,6 +333,31 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
     finally:
         sim.close()
         _release_memory()
+
+
+def _specs(cfg: PipelineConfig, tasks: list, repeats: int) -> list:
+    from colbench_env.rollout import episode_specs
+
+    return episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
+
+
+def _recorded(cfg: PipelineConfig, tasks: list, path: Path, *, repeats: int) -> tuple[list[dict], int]:
+    """The episodes of ``tasks`` x ``repeats`` already in ``path`` (as :func:`_run` would return them,
+    running nothing) and how many of them are missing."""
+    from colbench_env.trajectories import read_trajectories
+    from wrappers.recorder import completed_episode_ids, latest_records
+
+    wanted = {s.episode_id for s in _specs(cfg, tasks, repeats)}
+    if not path.exists():
+        return [], len(wanted)
+    latest = latest_records(read_trajectories(path, tolerate_partial_last_line=True))
+    return [r for k, r in latest.items() if k in wanted], len(wanted - completed_episode_ids(path))
+
+
+def finished_methods(out: Path) -> list[str]:
+    """The methods whose training finished in the run directory ``out`` (trained, or found to have
+    nothing to learn from), in :data:`METHODS` order."""
+    return [m for m in METHODS if (Path(out) / "models" / m / "pipeline_done.json").exists()]
 
 
 def _trainer_class(method: str):
@@ -430,15 +454,50 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
 
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
-    runs, seed_cfgs = {}, _seed_configs(cfg)
-    for run_cfg in seed_cfgs:
+    # the statistics pool every seed of the directory made with this run's settings (an invocation
+    # with a subset of --seeds does not shrink them), over every method trained in any of them;
+    # config.json says which (written before the seeds run, so an interrupted run records them too)
+    seeds = sorted({*cfg.seeds, *_earlier_seeds(cfg)})
+    dirs = [out / f"seed-{s}" for s in seeds]
+
+    def write_config() -> list[str]:
+        methods = [m for m in METHODS if m in cfg.methods or any(m in finished_methods(d) for d in dirs)]
+        (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), "seeds": seeds, "methods": methods},
+                                                    indent=2) + "\n")
+        return methods
+
+    write_config()
+    runs = {}
+    for run_cfg in _seed_configs(cfg):
         _log(f"seed {run_cfg.seed}")
         runs[run_cfg.seed] = _run_one_seed(run_cfg, preset=preset)
-    stats = analyse_runs([Path(c.out_dir) for c in seed_cfgs], out, methods=["zero-shot", *cfg.methods],
+    methods = write_config()
+    stats = analyse_runs(dirs, out, methods=["zero-shot", *methods],
                          resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
     return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
-            "seeds": list(cfg.seeds)}
+            "seeds": seeds}
+
+
+def _earlier_seeds(cfg: PipelineConfig) -> list[int]:
+    """The seeds an earlier invocation ran in ``cfg.out_dir`` (its ``config.json``) and this one does
+    not, whose directories were made with this run's settings; a seed made with others is logged and
+    left out of the statistics."""
+    path = Path(cfg.out_dir) / "config.json"
+    if not path.exists():
+        return []
+    keep = []
+    for s in _read_json_object(path).get("seeds") or []:
+        d = Path(cfg.out_dir) / f"seed-{s}"
+        if s in cfg.seeds or not (d / "config.json").exists():
+            continue
+        diffs = changed_fields(_read_json_object(d / "config.json"),
+                               dataclasses.asdict(dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(d))),
+                               _RESUME_FIELDS)
+        if diffs:
+            _log(f"{d} left out of the statistics: made with {diffs[0][0]} = {diffs[0][1]!r}, this run {diffs[0][2]!r}")
+        else:
+            keep.append(s)
+    return keep
 
 
 def _seed_configs(cfg: PipelineConfig) -> list[PipelineConfig]:
@@ -567,7 +626,11 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     limit_heap_retention()  # what every CPU TrainableLM does; here before collection starts
     out = Path(cfg.out_dir)
     (out / "eval").mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+    # the report covers the whole directory: methods an earlier invocation trained here are reported
+    # (from their files; nothing is trained or run for them), and config.json lists them
+    earlier = [m for m in finished_methods(out) if m not in cfg.methods]
+    methods = [m for m in METHODS if m in cfg.methods or m in earlier]
+    (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), "methods": methods}, indent=2) + "\n")
     t_start = time.perf_counter()
     base = _policy_path(cfg)
     train_tasks, test_tasks = _tasks(cfg, "train"), _tasks(cfg, "test")
@@ -584,7 +647,10 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1])
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
     no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
-    for method in cfg.methods:
+    for method in methods:
+        if method in earlier:
+            rows.append(_earlier_row(cfg, method, out, test_tasks, train_info))
+            continue
         if no_signal:  # no method can learn anything; say so instead of training on noise
             train_info[method] = {"method": method, "skipped": no_signal, "train_seconds": 0.0}
             rows.append({"method": method, "episodes": 0, "tests_passed_pct": None, "success_rate_pct": None,
@@ -612,9 +678,36 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     _write_report(rows, out, meta)
     from benchmarks.pipeline_stats import analyse_runs
 
-    stats = analyse_runs([out], out, methods=["zero-shot", *cfg.methods], resamples=cfg.bootstrap_resamples,
+    stats = analyse_runs([out], out, methods=["zero-shot", *methods], resamples=cfg.bootstrap_resamples,
                          title=f"{preset}: {cfg.policy}")
     return {"rows": rows, **meta, "stats": stats}
+
+
+def _earlier_row(cfg: PipelineConfig, method: str, out: Path, test_tasks: list, train_info: dict) -> dict:
+    """The report row of a method trained by an earlier invocation in ``out`` and not asked for now:
+    its training record and the evaluation episodes already in its files (none are run)."""
+    from colbench_env.metrics import summarize
+
+    info = json.loads((out / "models" / method / "pipeline_done.json").read_text())
+    train_info[method] = info
+    row = {"method": method, "episodes": 0, "tests_passed_pct": None, "success_rate_pct": None,
+           "train_seconds": info.get("train_seconds", 0.0)}
+    if "skipped" in info:
+        return {**row, "note": f"not trained: {info['skipped']}"}
+    records, missing = _recorded(cfg, test_tasks, out / "eval" / f"{method}.jsonl", repeats=1)
+    if missing:
+        return {**row, "note": f"evaluation unfinished: {missing} of {len(test_tasks)} episodes missing "
+                               f"(resume with --methods {method})"}
+    m = summarize(records)
+    row.update({"episodes": m["count"], "tests_passed_pct": m["tests_passed_pct"],
+                "success_rate_pct": 100 * m["success_rate"], "note": "trained and evaluated by an earlier invocation"})
+    if cfg.eval_samples and (out / "eval" / f"{method}.sampled.json").exists():  # its settings checked before
+        sampled, missing = _recorded(cfg, test_tasks, out / "eval" / f"{method}.sampled.jsonl", repeats=cfg.eval_samples)
+        if not missing:
+            m = summarize(sampled)
+            row.update({"sampled_episodes": m["count"], "sampled_tests_passed_pct": m["tests_passed_pct"],
+                        "sampled_success_rate_pct": 100 * m["success_rate"]})
+    return row
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -627,7 +720,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks", default=None,
                    help="'generated' (procedural, see --difficulty/--family), 'default' or a task file")
     p.add_argument("--difficulty", type=int, default=None, help="generated tasks' difficulty, 1..4")
-    p.add_argument("--family", default=None, help="generated tasks' template family (rate, all)")
+    from colbench_env.generator import FAMILIES
+
+    p.add_argument("--family", default=None, help=f"generated tasks' template family ({', '.join(FAMILIES)}; "
+                   "ask: pair it with --simulator-kwargs '{\"volunteer\": false}')")
     p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES,
                    help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
     p.add_argument("--rollout-temperature", type=float, default=None, help="sampling temperature of the collection")

@@ -441,3 +441,67 @@ def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys)
     (out / "seed-0" / "rollouts.jsonl").write_text("")
     (out / "seed-0" / "models" / "rft" / "pipeline_done.json").unlink()
     check_resume(dataclasses.replace(old, seeds=(0,), rollout_temperature=0.3))
+
+
+def test_an_invocation_with_some_methods_or_seeds_reports_the_whole_directory(tmp_path, tiny_model, capsys):
+    """Long runs are resumed as several invocations, each with a subset of --methods / --seeds. The
+    report and config.json describe the directory: a method trained by an earlier invocation is
+    reported from its files (nothing of it runs again), an unfinished evaluation says so, and the
+    statistics pool every seed made with the same settings."""
+    from colbench_env.metrics import summarize
+
+    base = PipelineConfig(out_dir=str(tmp_path / "w"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
+                          rollouts_per_task=2, max_turns=1, max_new_tokens=4, episodes_in_flight=4, seeds=(0, 1),
+                          bootstrap_resamples=200, methods=("rft",),
+                          trainer_overrides={m: {"max_length": 512} for m in ("rft", "grpo")})
+    train = _tasks(base, "train")
+    spec = episode_specs(4, n_tasks=2, repeats=2)[0]
+    with BackendEvaluator(workers=1) as ev:
+        for s in base.seeds:  # one successful rollout per seed: RFT and GRPO have something to learn from
+            append_jsonl(tmp_path / "w" / f"seed-{s}" / "rollouts.jsonl",
+                         [oracle_record(base, train[spec.options["task_index"]], spec.episode_id, ev)])
+    run_pipeline(base, preset="test")
+    out = tmp_path / "w"
+    rft_files = {p: p.read_bytes() for s in base.seeds for p in (out / f"seed-{s}").rglob("*")
+                 if p.is_file() and ("rft" in p.parts or p.name.startswith("rft"))}
+    assert any(p.suffix == ".safetensors" for p in rft_files)
+
+    # second invocation: GRPO only, seed 1 only
+    report = run_pipeline(dataclasses.replace(base, methods=("grpo",), seeds=(1,)), preset="test")
+    assert {p: p.read_bytes() for p in rft_files} == rft_files  # RFT not retrained nor re-evaluated
+    rows = {r["method"]: r for r in report["rows"]}
+    assert list(rows) == ["zero-shot", "rft", "grpo"]
+    rft = summarize(read_trajectories(out / "seed-1" / "eval" / "rft.jsonl"))  # independent of the report
+    assert rows["rft"]["tests_passed_pct"] == pytest.approx(rft["tests_passed_pct"]) and rows["rft"]["episodes"] == 2
+    assert "earlier invocation" in rows["rft"]["note"]
+    results = json.loads((out / "seed-1" / "results.json").read_text())
+    assert [r["method"] for r in results["rows"]] == ["zero-shot", "rft", "grpo"]
+    assert json.loads((out / "seed-1" / "config.json").read_text())["methods"] == ["rft", "grpo"]
+    top = json.loads((out / "config.json").read_text())
+    assert (top["seeds"], top["methods"]) == ([0, 1], ["rft", "grpo"])
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["n_seeds"] == 2  # seed 0 is still pooled
+    greedy = stats["modes"]["greedy"]
+    assert set(greedy["methods"]) == {"zero-shot", "rft"}  # GRPO has no seed-0 evaluation yet: said so
+    assert greedy["skipped"] == {"grpo": "no greedy evaluation in every run"}
+    want = [100 * (r["reward"] or 0.0) for s in base.seeds for r in read_trajectories(out / f"seed-{s}" / "eval" / "rft.jsonl")]
+    assert greedy["methods"]["rft"]["tests_passed_pct"]["mean"] == pytest.approx(sum(want) / len(want))
+
+    # an unfinished evaluation of an earlier method is reported as unfinished, and not run now
+    ev_file = out / "seed-1" / "eval" / "rft.jsonl"
+    ev_file.write_text(ev_file.read_text().splitlines(keepends=True)[0])
+    cut = ev_file.read_bytes()
+    report = run_pipeline(dataclasses.replace(base, methods=("grpo",), seeds=(1,)), preset="test")
+    rft_row = next(r for r in report["rows"] if r["method"] == "rft")
+    assert rft_row["tests_passed_pct"] is None
+    assert rft_row["note"] == "evaluation unfinished: 1 of 2 episodes missing (resume with --methods rft)"
+    assert ev_file.read_bytes() == cut
+
+    # a seed directory made with other settings is left out of the statistics (and said so)
+    cfg0 = json.loads((out / "seed-0" / "config.json").read_text())
+    (out / "seed-0" / "config.json").write_text(json.dumps({**cfg0, "max_new_tokens": 99}))
+    capsys.readouterr()
+    run_pipeline(dataclasses.replace(base, methods=("grpo",), seeds=(1,)), preset="test")
+    assert json.loads((out / "stats.json").read_text())["n_seeds"] == 1
+    assert "seed-0 left out of the statistics: made with max_new_tokens = 99, this run 4" in capsys.readouterr().err
+    assert json.loads((out / "config.json").read_text())["seeds"] == [1]
