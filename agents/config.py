@@ -185,8 +185,12 @@ class ModelConfig:
         lora_dropout: dropout on the LoRA branch.
         lora_target_modules: module names to adapt, or ``"all-linear"``.
         load_in_4bit: load the base in 4-bit NF4 (bitsandbytes), train LoRA on top (QLoRA).
-        compute_dtype: dtype of the 4-bit matmuls and of non-quantised weights when 4-bit
-            (``"float32"``, ``"bfloat16"``, ``"float16"``).
+        compute_dtype: the dtype the base's weights are loaded in, whatever the checkpoint holds
+            (``"float32"``, ``"bfloat16"``, ``"float16"``); with 4-bit also the dtype of the 4-bit
+            matmuls. ``"float32"`` with ``mixed_precision="bf16"`` is mixed precision with float32
+            master weights; ``"bfloat16"`` halves the base's memory (fine for a frozen LoRA base;
+            a full fine-tune then updates bf16 weights in place, which loses small steps unless
+            DeepSpeed keeps float32 copies).
         full_finetune: train every weight of the base instead of a LoRA adapter (the reference
             trains full models); the reference model is then a frozen copy of the base (twice the
             weights in memory). Not with ``load_in_4bit``.

@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import random
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -65,7 +66,9 @@ class TrainableLM:
         model: a path/hub id, or a ``PreTrainedModel`` (a ``PeftModel`` is used as is).
         tokenizer: a tokenizer, or ``None`` to load it from the model path.
         lora_r, lora_alpha, lora_dropout, lora_target_modules: the adapter.
-        load_in_4bit, compute_dtype: QLoRA base (only when ``model`` is a path).
+        load_in_4bit: QLoRA base (only when ``model`` is a path).
+        compute_dtype: the dtype the base's weights are loaded in (only when ``model`` is a path;
+            whatever the checkpoint holds), and with 4-bit the matmuls' dtype.
         learning_rate, weight_decay, max_grad_norm, gradient_accumulation_steps: optimisation.
         gradient_checkpointing: enable it on the base.
         full_finetune: train every weight (no adapter); the reference is a frozen copy of the base.
@@ -112,7 +115,10 @@ class TrainableLM:
                     # FSDP shards a 4-bit base only when its storage dtype is the compute dtype
                     bnb_4bit_quant_storage=_DTYPES[compute_dtype] if _is_fsdp(accelerator) else torch.uint8)
                 kwargs["device_map"] = {"": accelerator.device}
-                kwargs["dtype"] = _DTYPES[compute_dtype]
+            # the weights in compute_dtype, whatever the checkpoint holds: transformers v5 loads a
+            # checkpoint's own dtype by default (bf16 for Llama-3.1), so "float32" would otherwise give
+            # bf16 weights -- and AdamW steps on bf16 weights round updates below ~0.4 % of a weight away
+            kwargs["dtype"] = _DTYPES[compute_dtype]
             base = AutoModelForCausalLM.from_pretrained(path, **kwargs)
             if load_in_4bit:  # frozen, unquantised weights in the compute dtype (not peft's float32)
                 base = prepare_4bit_for_training(base, _DTYPES[compute_dtype],
@@ -130,6 +136,12 @@ class TrainableLM:
         if full_finetune:
             if isinstance(base, peft.PeftModel):
                 raise ValueError("TrainableLM: full_finetune needs a plain model, got a PeftModel")
+            low = {p.dtype for p in base.parameters()} & {torch.bfloat16, torch.float16}
+            if low and not str(getattr(accelerator, "distributed_type", "")).endswith("DEEPSPEED"):
+                warnings.warn(f"TrainableLM: full fine-tuning {low.pop()} weights without DeepSpeed: AdamW updates "
+                              "them in place with no float32 master copy, so steps smaller than the weights' "
+                              "rounding (learning rates ~1e-7, as the reference's) are lost; use "
+                              "compute_dtype='float32' with mixed_precision='bf16', or DeepSpeed", stacklevel=2)
             base.requires_grad_(True)
             # the frozen reference: a copy of the starting weights, never prepared for training
             self._frozen_reference = copy.deepcopy(base).requires_grad_(False).eval().to(accelerator.device)

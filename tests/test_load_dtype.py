@@ -1,0 +1,57 @@
+"""``compute_dtype`` decides the dtype of a trainer's weights, whatever the checkpoint holds:
+transformers v5 loads a checkpoint in its own dtype by default, so a bf16 checkpoint (Llama-3.1's)
+used to train in bf16 under the default ``compute_dtype="float32"`` -- and AdamW steps on bf16 weights
+lose every update below the weights' rounding (the reference's learning rate is 2e-7)."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from tiny_models import save_tiny_llama, smollm2_tokenizer
+
+
+@pytest.fixture(scope="module")
+def bf16_checkpoint(tmp_path_factory):
+    from transformers import AutoModelForCausalLM
+
+    d = tmp_path_factory.mktemp("bf16")
+    path = save_tiny_llama(d / "fp32", smollm2_tokenizer(), hidden_size=32)
+    model = AutoModelForCausalLM.from_pretrained(path).to(torch.bfloat16)
+    model.save_pretrained(d / "bf16")
+    smollm2_tokenizer().save_pretrained(d / "bf16")
+    return str(d / "bf16")
+
+
+def lm(path, **kw):
+    from accelerate import Accelerator
+
+    from agents.trainer_base import TrainableLM
+
+    return TrainableLM(Accelerator(cpu=True), path, lora_r=4, lora_alpha=8, **kw)
+
+
+@pytest.mark.parametrize("full_finetune", [False, True])
+def test_float32_compute_dtype_loads_a_bf16_checkpoint_in_float32(bf16_checkpoint, full_finetune):
+    stored = load_file(f"{bf16_checkpoint}/model.safetensors")  # read here, not through transformers
+    assert {t.dtype for t in stored.values()} == {torch.bfloat16}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no precision warning for float32 weights
+        m = lm(bf16_checkpoint, compute_dtype="float32", full_finetune=full_finetune)
+    base = m.model.get_base_model() if hasattr(m.model, "get_base_model") else m.model
+    assert {p.dtype for p in base.parameters()} == {torch.float32}  # LoRA's too
+    weights = {n.replace(".base_layer", ""): p for n, p in base.named_parameters() if "lora_" not in n}
+    for name, t in stored.items():  # the same values, upcast exactly
+        if name in weights:
+            assert torch.equal(weights[name].detach(), t.float()), name
+    assert sum(name in weights for name in stored) >= len(stored) - 1  # lm_head tied to the embeddings
+
+
+def test_bf16_full_finetune_without_deepspeed_warns(bf16_checkpoint):
+    with pytest.warns(UserWarning, match="no float32 master copy"):
+        m = lm(bf16_checkpoint, compute_dtype="bfloat16", full_finetune=True)
+    assert {p.dtype for p in m.model.parameters()} == {torch.bfloat16}
+    # what the warning is about, independently of the trainer: a 2e-7 step on a bf16 weight is lost
+    w = torch.tensor([0.02], dtype=torch.bfloat16)
+    assert torch.equal(w - 2e-7, w) and not torch.equal(w.float() - 2e-7, w.float())
