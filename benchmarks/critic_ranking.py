@@ -824,6 +824,11 @@ def run(cfg: RankingConfig) -> dict:
     check_resume(cfg)
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    from colbench.provenance import record_invocation
+
+    note = record_invocation(out, "critic-ranking")  # which code made the files: invocations.jsonl
+    if note:
+        print(note, file=sys.stderr)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
     times: dict[str, float] = {}
     train_tasks, test_tasks = split_tasks(cfg)

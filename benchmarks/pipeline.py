@@ -448,6 +448,11 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     the statistics over tasks and seeds)."""
     check_sampled_files(cfg)  # every seed's, before any stage runs
     check_resume(cfg)
+    from colbench.provenance import record_invocation
+
+    note = record_invocation(cfg.out_dir, "pipeline")  # which code made the files: invocations.jsonl
+    if note:
+        _log(note)
     if not cfg.seeds:
         return _run_one_seed(cfg, preset=preset)
     from benchmarks.pipeline_stats import analyse_runs

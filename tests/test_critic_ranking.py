@@ -174,6 +174,8 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
                                                   "scores.jsonl")}
     assert cr.main(_args(out, tiny_policy, extra)) == 0  # rerun: every stage is found finished
     assert {n: (out / n).read_text() for n in sizes} == sizes
+    log = [json.loads(x) for x in (out / "invocations.jsonl").read_text().splitlines()]  # colbench.provenance
+    assert [x["command"] for x in log] == ["critic-ranking"] * 2
     capsys.readouterr()
     p = argparse.ArgumentParser()
     cr.add_arguments(p)

@@ -69,7 +69,8 @@ def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
     rollouts = read_trajectories(out / "rollouts.jsonl")
     assert len(rollouts) == 4 and rollouts[0]["success"]
     # rerun: nothing is collected, trained or evaluated again
-    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".safetensors")}
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".safetensors")
+              and p.name != "invocations.jsonl"}  # the log of invocations grows by one line
     again = run_pipeline(cfg, preset="test")
     assert [r["tests_passed_pct"] for r in again["rows"]] == [r["tests_passed_pct"] for r in report["rows"]]
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
@@ -505,3 +506,6 @@ def test_an_invocation_with_some_methods_or_seeds_reports_the_whole_directory(tm
     assert json.loads((out / "stats.json").read_text())["n_seeds"] == 1
     assert "seed-0 left out of the statistics: made with max_new_tokens = 99, this run 4" in capsys.readouterr().err
     assert json.loads((out / "config.json").read_text())["seeds"] == [1]
+    # each of the four invocations left a line saying which code ran (colbench.provenance)
+    log = [json.loads(x) for x in (out / "invocations.jsonl").read_text().splitlines()]
+    assert [x["command"] for x in log] == ["pipeline"] * 4 and all("git_commit" in x for x in log)
