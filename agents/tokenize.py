@@ -21,8 +21,10 @@ it explode and DPO/critic log-probs are dominated by it.
 
 Multi-turn sequences: when every turn's rendered context extends the previous turn's rendered
 context + completion (prefix-consistent chat formats), :func:`tokenize_trajectory` yields one
-sequence holding all turns, masks covering only the assistant turns. Otherwise (e.g. a prompt that
-re-writes the whole history into one user message each turn) it yields one sequence per turn; the
+sequence holding all turns, masks covering only the assistant turns. Otherwise it yields one
+sequence per turn: e.g. after a turn with a thought before ``OUTPUT:`` (the next context shows that
+turn as its message only, as the reference's agent sees it, while the action trained is the raw
+generation), or with a prompt that re-writes the whole history into one user message each turn; the
 summed log-probability ``sum_t log pi(a_t | context_t)`` is the same either way.
 """
 from __future__ import annotations

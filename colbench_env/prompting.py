@@ -14,7 +14,7 @@ from typing import Sequence
 from .protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
 from .records import record_kind
 
-__all__ = ["BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
+__all__ = ["history_message", "BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
            "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "PROMPT_STYLES", "agent_instructions", "format_agent_messages",
            "observation_to_messages", "record_messages", "trajectory_turns"]
 
@@ -94,8 +94,11 @@ def format_agent_messages(problem_description: str, dialogue: Sequence[dict], *,
 
     Args:
         problem_description: the human's request.
-        dialogue: earlier messages (official ``dialogue_history`` entries): ``assistant`` entries
-            use their raw ``output`` when present, else ``content``.
+        dialogue: earlier messages (official ``dialogue_history`` entries). An ``assistant`` entry
+            shows the message the human saw, not the thought before ``OUTPUT:``, as the reference's
+            agent sees its history (its ``get_dialogue_history`` keeps only ``content``): the text
+            after the first ``OUTPUT:`` of the recorded ``output`` up to the next, unstripped, or
+            the whole ``output`` without a marker; ``content`` when there is no ``output``.
         style: the instructions' style (:data:`PROMPT_STYLES`).
     """
     msgs = [{"role": "system", "content": agent_instructions(kind, max_turns, style)},
@@ -103,12 +106,23 @@ def format_agent_messages(problem_description: str, dialogue: Sequence[dict], *,
     for m in dialogue:
         role = m.get("role")
         if role == "assistant":
-            msgs.append({"role": "assistant", "content": m.get("output") or m.get("content", "")})
+            msgs.append({"role": "assistant", "content": history_message(m)})
         elif role == "user":
             msgs.append({"role": "user", "content": m.get("content", "")})
         else:
             raise ValueError(f"dialogue message role must be 'assistant' or 'user', got {role!r}")
     return msgs
+
+
+def history_message(entry: dict) -> str:
+    """What an earlier agent turn shows in the agent's own context: the reference's ``content``,
+    the message after the first ``OUTPUT:`` of the generation up to the next one, unstripped (the
+    whole generation without a marker). Computed from the recorded ``output`` (this package's
+    ``content`` is stripped); an entry without ``output`` (an official record) shows its ``content``."""
+    output = entry.get("output")
+    if not output:
+        return entry.get("content", "")
+    return output.split(OUTPUT_MARKER, 2)[1] if OUTPUT_MARKER in output else output
 
 
 def observation_to_messages(observation: dict, *, kind: str = "backend", max_turns: int = MAX_TURNS,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from samples import short_formatter
 from tiny_models import save_tiny_llama, smollm2_tokenizer, tiny_llama
 
 from agents.sweet_rl import SweetRL, SweetRLConfig
@@ -33,11 +34,6 @@ def model_dir(tok, tmp_path_factory):
     return save_tiny_llama(tmp_path_factory.mktemp("llama256"), tok, seed=3, hidden_size=256)
 
 
-def short_formatter(task: dict, history: list) -> list[dict]:
-    msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
-    for m in history:
-        msgs.append({"role": m["role"], "content": m.get("output") or m["content"]})
-    return msgs
 
 
 def rollout(task: dict, said: str, reward: float) -> dict:

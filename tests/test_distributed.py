@@ -28,12 +28,15 @@ TASK2 = dict(TASK, task_id="t2", problem_description="Write g(x) that returns tw
              ground_truth="def g(x):\n    return 2 * x")
 GOOD2 = traj(["Which number? OUTPUT: Which number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],
              ["Seven."], 1.0)
-# Sized so that every global batch is full with 2 processes x 1 (RFT: 4 successes; MT-DPO: 2 pairs per
-# task x 2 tasks; SWEET-RL critic: 8 ordered pairs with a reward gap, or 4 best-vs-lower pairs).
+# Sized so that every global batch is full with 2 processes x 1 (a trajectory whose earlier turn has a
+# thought is one sequence per turn, since the next turn's context shows only its message: RFT: 4
+# successes in 6 sequences, GRPO: 12 sequences; MT-DPO: 2 pairs per task x 2 tasks; SWEET-RL critic:
+# 8 ordered pairs with a reward gap, or 4 best-vs-lower pairs).
 DATA = [GOOD, GOOD2, MID, BAD,
         traj(["I WANT TO ANSWER: def g(x): return 2 * x"], [], 1.0, task=TASK2),
-        traj(["Hmm. OUTPUT: Twice?", "I WANT TO ANSWER: def g(x): return x * 2"], ["Yes."], 1.0, task=TASK2),
-        traj(["I WANT TO ANSWER: def g(x): return x + 2"], [], 0.5, task=TASK2),
+        traj(["Twice?", "I WANT TO ANSWER: def g(x): return x * 2"], ["Yes."], 1.0, task=TASK2),
+        traj(["Plus? OUTPUT: Do you add something?", "I WANT TO ANSWER: def g(x): return x + 2"], ["No."], 0.5,
+             task=TASK2),
         traj(["I WANT TO ANSWER: def g(x): return 0"], [], 0.0, task=TASK2)]
 CONFIGS = {
     "rft": {},

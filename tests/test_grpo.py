@@ -115,7 +115,9 @@ def test_grpo_log_probs_are_the_sampling_distribution_at_the_rollout_temperature
         at_one = torch.log_softmax(logits[:-1], -1).gather(1, ids[0, 1:, None])[:, 0]
         start, end = s.turn_spans[0]
         assert not torch.allclose(it["old_logps"][start - 1:end - 1], at_one[start - 1:end - 1], atol=1e-3)
-    assert len(tokenize_trajectory(trainer.tokenizer, WIN, formatter=trainer.formatter)) == 1
+    # WIN's first turn has an OUTPUT: marker, so the second turn's context shows only its message (as
+    # the reference's agent sees it): one sequence per turn, both checked above
+    assert len(tokenize_trajectory(trainer.tokenizer, WIN, formatter=trainer.formatter)) == 2
     with pytest.raises(ConfigError, match="field 'rollout_temperature'"):
         GRPOConfig(rollout_temperature=0.0)
 

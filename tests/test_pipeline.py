@@ -145,8 +145,9 @@ def test_paper_preset_is_the_reference_setting():
     assert table == paper_settings_table()
 
 
-@pytest.mark.skipif(not os.path.isdir("/work/.mirror/facebookresearch+sweet_rl/repo"),
-                    reason="the reference repository is not mirrored here")
+@pytest.mark.skipif(not all(os.path.isdir(f"/work/.mirror/{r}/repo") for r in
+                            ("facebookresearch+sweet_rl", "YifeiZhou02+collab_openrlhf")),
+                    reason="the reference repositories are not mirrored here")
 def test_paper_settings_cite_flags_that_exist_in_the_reference():
     import re
     import subprocess

@@ -157,4 +157,40 @@ def test_record_kind_is_one_rule_and_record_messages_follow_it():
         msgs = record_messages(rec, history, max_turns=4, style="compact")
         assert msgs == [{"role": "system", "content": agent_instructions(kind, 4, "compact")},
                         {"role": "user", "content": rec["problem_description"]},
-                        {"role": "assistant", "content": "t OUTPUT: q"}, {"role": "user", "content": "a"}]
+                        {"role": "assistant", "content": " q"}, {"role": "user", "content": "a"}]
+
+
+def reference_history_content(response: str) -> str:
+    """The reference env's ``content`` of an agent turn, written from its description: the text after
+    the first "OUTPUT:" up to the next one, as is, or the whole response without the marker."""
+    return response.split("OUTPUT:")[1] if "OUTPUT:" in response else response
+
+
+@pytest.mark.parametrize("env_id", ["ColBench-Backend-v0", "ColBench-Frontend-v0"])
+def test_the_agent_sees_its_earlier_messages_not_its_thoughts_as_the_reference_does(env_id):
+    """The reference's agent prompt is built from ``get_dialogue_history`` (role and ``content`` only):
+    an earlier turn shows its message, not the thought before OUTPUT: (the trainers train on the raw
+    ``output``, and their contexts are built the same way as the agent's)."""
+    import gymnasium as gym
+
+    import colbench_env  # noqa: F401
+    from colbench_env.prompting import observation_to_messages, record_messages, trajectory_turns
+
+    turns = ["I should ask about the rate first. OUTPUT: What is your rate?\n",
+             "no marker here, a plain question?",
+             "thinking OUTPUT: first message OUTPUT: a second marker and what follows are dropped"]
+    env = gym.make(env_id, max_turns=5, simulator="scripted")
+    obs, _ = env.reset(seed=0)
+    kind = "backend" if "Backend" in env_id else "frontend"
+    for t in turns:
+        obs, *_ = env.step(t)
+    msgs = observation_to_messages(obs, kind=kind, max_turns=5)
+    assert [m["content"] for m in msgs if m["role"] == "assistant"] == [reference_history_content(t) for t in turns]
+    assert msgs[-1]["role"] == "user"  # the human's reply to the last turn
+    # the trainers' contexts are the agent's; their actions the raw generations (cut at a second OUTPUT:)
+    record = {"task": env.unwrapped.trajectory_record()["task"], "dialogue_history": json.loads(obs["dialogue"])}
+    pairs = trajectory_turns(record, max_turns=5)
+    assert [a for _, a in pairs] == [turns[0], turns[1], "thinking OUTPUT: first message "]
+    assert pairs[2][0] == record_messages(record["task"], record["dialogue_history"][:4], max_turns=5)
+    assert [m["content"] for m in pairs[2][0] if m["role"] == "assistant"] == \
+        [reference_history_content(t) for t in turns[:2]]

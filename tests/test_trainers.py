@@ -28,22 +28,27 @@ def mask_tokens(seqs) -> int:
 
 
 # ---- tokenisation ---------------------------------------------------------------------------------
-def test_masks_cover_exactly_the_agent_actions(tok):
-    seqs = tokenize_trajectory(tok, GOOD)
-    assert len(seqs) == 1  # the paper prompt is prefix-consistent: one packed sequence
-    turns = agent_turns(GOOD)
-    assert [t.action for t in turns] == [m["output"] for m in GOOD["dialogue_history"] if m["role"] == "assistant"]
+@pytest.mark.parametrize("thought", [True, False])
+def test_masks_cover_exactly_the_agent_actions(tok, thought):
+    # with a thought before OUTPUT:, the next turn's context shows only the message (as the reference's
+    # agent sees it), so the turns cannot share one sequence; without one the paper prompt is
+    # prefix-consistent and both turns are packed into one sequence
+    record = GOOD if thought else traj(["What number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],
+                                       ["I add seven."], 1.0)
+    seqs = tokenize_trajectory(tok, record)
+    assert len(seqs) == (2 if thought else 1)
+    turns = agent_turns(record)
+    assert [t.action for t in turns] == [m["output"] for m in record["dialogue_history"] if m["role"] == "assistant"]
     expected = 0
     for t in turns:
         single = tokenize_turn(tok, t.messages, t.action)
         expected += sum(single.mask)
     assert mask_tokens(seqs) == expected
-    s = seqs[0]
-    trained = [tok.decode([i for i, m in zip(s.input_ids[a:b], s.mask[a:b]) if m]) for a, b in s.turn_spans]
-    assert trained[0].startswith(turns[0].action) and trained[1].startswith(turns[1].action)
+    trained = [tok.decode([i for i, m in zip(s.input_ids[a:b], s.mask[a:b]) if m]) for s in seqs for a, b in s.turn_spans]
+    assert len(trained) == 2 and trained[0].startswith(turns[0].action) and trained[1].startswith(turns[1].action)
     assert all(tx.strip().endswith("<|im_end|>") for tx in trained)
     # the human's reply and the task text are never trained
-    text_masked = tok.decode([i for i, m in zip(s.input_ids, s.mask) if m])
+    text_masked = tok.decode([i for s in seqs for i, m in zip(s.input_ids, s.mask) if m])
     assert "seven" not in text_masked and "my number" not in text_masked
 
 
@@ -52,7 +57,7 @@ def test_simulator_text_does_not_change_the_trained_tokens(tok):
                        "I WANT TO ANSWER: def f(x): return x + 7"],
                       ["I add seven, and here is a much longer reply from the simulated human " * 5], 1.0)
     a, b = tokenize_trajectory(tok, GOOD), tokenize_trajectory(tok, long_reply)
-    assert len(b[0]) > len(a[0])
+    assert len(b[-1]) > len(a[-1])  # the last turn's context holds the reply
     assert mask_tokens(a) == mask_tokens(b)
     ta = [i for s in a for i, m in zip(s.input_ids, s.mask) if m]
     tb = [i for s in b for i, m in zip(s.input_ids, s.mask) if m]

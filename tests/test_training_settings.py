@@ -18,6 +18,10 @@ from agents.trainer_base import ConfigError, ModelConfig
 
 GOOD2 = traj(["Which number? OUTPUT: Which number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"],
              ["Seven."], 1.0)
+# without thoughts: the paper prompt is prefix-consistent, one sequence per trajectory (GOOD and GOOD2
+# are one sequence per turn: the next turn's context shows only the message)
+PACKED = traj(["What number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"], ["I add seven."], 1.0)
+PACKED2 = traj(["Which number do you add?", "I WANT TO ANSWER: def f(x): return x + 7"], ["Seven."], 1.0)
 
 
 def _lrs_of_steps(trainer) -> list[float]:
@@ -35,12 +39,12 @@ def test_cosine_schedule_with_warmup_matches_the_formula(model_dir):
                                             sequences_per_batch=1, epochs=2,
                                             lr_scheduler="cosine", warmup_ratio=0.25, min_lr_ratio=0.1))
     seen = _lrs_of_steps(trainer)
-    trainer.update([GOOD, GOOD2, BAD])
+    trainer.update([PACKED, PACKED2, BAD])
     expected = [0.0, lr, lr * (0.1 + 0.9 * 0.75), lr * (0.1 + 0.9 * 0.25)]
     assert seen == pytest.approx(expected, rel=1e-6, abs=1e-12)
     # a second update restarts the schedule from the configured rate
     seen.clear()
-    trainer.update([GOOD, GOOD2, BAD])
+    trainer.update([PACKED, PACKED2, BAD])
     assert seen == pytest.approx(expected, rel=1e-6, abs=1e-12)
 
 
@@ -49,7 +53,7 @@ def test_constant_schedule_and_betas(model_dir):
                                             sequences_per_batch=1,
                                             adam_betas=[0.9, 0.95]))
     seen = _lrs_of_steps(trainer)
-    trainer.update([GOOD, GOOD2])
+    trainer.update([PACKED, PACKED2])
     assert seen == [1e-3, 1e-3]
     assert trainer.policy.optimizer.param_groups[0]["betas"] == (0.9, 0.95)
     assert RFTConfig(model="m").adam_betas == (0.9, 0.999)  # torch's default stays the default
