@@ -40,7 +40,9 @@ def test_backend_prompt_holds_hidden_information_and_reply_is_cut(server):
     sim = openai_sim(server)
     reply = sim.reply(TASK, DIALOGUE)
     body = server.state.requests[-1]
-    [msg] = body["messages"]
+    # as the reference's backend simulator request: a stock system line, then the prompt
+    system, msg = body["messages"]
+    assert system == {"role": "system", "content": "You are a helpful assistant."}
     assert msg["role"] == "user"
     prompt = msg["content"]
     assert TASK.hidden_information in prompt
@@ -59,7 +61,7 @@ def test_reply_batch_sends_every_item(server):
     replies = sim.reply_batch([(TASK, DIALOGUE, None), (TASK, d2, None)])
     assert len(replies) == 2
     assert server.state.counts["echo"] == 2
-    prompts = sorted(r["messages"][0]["content"] for r in server.state.requests)
+    prompts = sorted(r["messages"][-1]["content"] for r in server.state.requests)
     assert ["agent: Who is a member?" in p for p in prompts].count(True) == 1
     assert sim.reply_batch([]) == []
 

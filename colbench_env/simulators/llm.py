@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 from ..lm import BackendError, LMBackend, SamplingParams, make_backend
 from .base import Simulator, SimulatorError, reply_limit
-from .prompts import PROMPT_VERSION, backend_prompt, frontend_prompt
+from .prompts import BACKEND_HUMAN_SYSTEM, PROMPT_VERSION, backend_prompt, frontend_prompt
 
 __all__ = ["LLMSimulator"]
 
@@ -72,7 +72,8 @@ class LLMSimulator(Simulator):
             raise ValueError(f"LLMSimulator(kind={self.kind!r}) got a {task_kind!r} task "
                              f"(task_id={getattr(task, 'task_id', '?')!r})")
         if self.kind == "backend":
-            return [{"role": "user", "content": backend_prompt(task.problem_description, task.hidden_information, dialogue)}]
+            return [{"role": "system", "content": BACKEND_HUMAN_SYSTEM},
+                    {"role": "user", "content": backend_prompt(task.problem_description, task.hidden_information, dialogue)}]
         from ..lm.openai_compat import image_to_data_url
 
         if not isinstance(renders, dict) or renders.get("target") is None:

@@ -4,17 +4,22 @@ Backend programming: the human knows the hidden information (usually the ground-
 and answers only from it, in at most two sentences. Frontend design: the human sees the agent's
 rendered page and the target page and describes the most outstanding differences.
 
-Every prompt is one user message. Bump :data:`PROMPT_VERSION` whenever a prompt's wording
-changes: it is part of the simulator's config and so of every record/replay cache key.
+Each prompt is one user message; the backend human's request also opens with the generic system line
+:data:`BACKEND_HUMAN_SYSTEM`, as the reference's backend simulator request does (its frontend request
+has none). Bump :data:`PROMPT_VERSION` whenever a prompt's wording or the request's shape changes: it
+is part of the simulator's config and so of every record/replay cache key.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-__all__ = ["PROMPT_VERSION", "BACKEND_HUMAN_PROMPT", "FRONTEND_HUMAN_PROMPT", "FRONTEND_NO_PAGE_PROMPT",
+__all__ = ["PROMPT_VERSION", "BACKEND_HUMAN_SYSTEM", "BACKEND_HUMAN_PROMPT", "FRONTEND_HUMAN_PROMPT", "FRONTEND_NO_PAGE_PROMPT",
            "format_dialogue", "backend_prompt", "frontend_prompt"]
 
-PROMPT_VERSION = "colbench-human-v1"
+PROMPT_VERSION = "colbench-human-v2"  # v2: the backend request's system line
+
+#: The system message of the backend human's request (the stock assistant line the reference sends).
+BACKEND_HUMAN_SYSTEM = "You are a helpful assistant."
 
 BACKEND_HUMAN_PROMPT = """\
 You are playing the part of a human user who wants an LLM agent to help with this problem:
