@@ -491,12 +491,21 @@ def _earlier_seeds(cfg: PipelineConfig) -> list[int]:
     if not path.exists():
         return []
     keep = []
-    for s in _read_json_object(path).get("seeds") or []:
+    try:
+        earlier = _read_json_object(path).get("seeds") or []
+    except ValueError as e:  # only the pooling is lost: say so, run what was asked
+        _log(f"earlier seeds not pooled: {e}")
+        return []
+    for s in earlier:
         d = Path(cfg.out_dir) / f"seed-{s}"
-        if s in cfg.seeds or not (d / "config.json").exists():
+        if not isinstance(s, int) or s in cfg.seeds or not (d / "config.json").exists():
             continue
-        diffs = changed_fields(_read_json_object(d / "config.json"),
-                               dataclasses.asdict(dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(d))),
+        try:
+            old = _read_json_object(d / "config.json")
+        except ValueError as e:
+            _log(f"{d} left out of the statistics: {e}")
+            continue
+        diffs = changed_fields(old, dataclasses.asdict(dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(d))),
                                _RESUME_FIELDS)
         if diffs:
             _log(f"{d} left out of the statistics: made with {diffs[0][0]} = {diffs[0][1]!r}, this run {diffs[0][2]!r}")

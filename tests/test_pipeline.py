@@ -507,6 +507,12 @@ def test_an_invocation_with_some_methods_or_seeds_reports_the_whole_directory(tm
     assert json.loads((out / "stats.json").read_text())["n_seeds"] == 1
     assert "seed-0 left out of the statistics: made with max_new_tokens = 99, this run 4" in capsys.readouterr().err
     assert json.loads((out / "config.json").read_text())["seeds"] == [1]
-    # each of the four invocations left a line saying which code ran (colbench.provenance)
+    # an unreadable top-level config.json only loses the pooling of earlier seeds (said so), not the run
+    (out / "config.json").write_text("{not json")
+    capsys.readouterr()
+    run_pipeline(dataclasses.replace(base, methods=("grpo",), seeds=(1,)), preset="test")
+    assert f"earlier seeds not pooled: {out / 'config.json'}: invalid JSON" in capsys.readouterr().err
+    assert json.loads((out / "config.json").read_text())["seeds"] == [1]  # rewritten
+    # each invocation left a line saying which code ran (colbench.provenance)
     log = [json.loads(x) for x in (out / "invocations.jsonl").read_text().splitlines()]
-    assert [x["command"] for x in log] == ["pipeline"] * 4 and all("git_commit" in x for x in log)
+    assert [x["command"] for x in log] == ["pipeline"] * 5 and all("git_commit" in x for x in log)
