@@ -55,3 +55,36 @@ def test_bf16_full_finetune_without_deepspeed_warns(bf16_checkpoint):
     # what the warning is about, independently of the trainer: a 2e-7 step on a bf16 weight is lost
     w = torch.tensor([0.02], dtype=torch.bfloat16)
     assert torch.equal(w - 2e-7, w) and not torch.equal(w.float() - 2e-7, w.float())
+
+
+def test_full_finetune_under_bf16_mixed_precision_keeps_float32_weights_and_a_bf16_reference(bf16_checkpoint):
+    """float32 weights (AdamW's steps are not rounded away) and the frozen reference in bf16 (its
+    forwards run in bf16 under autocast anyway; half the memory), whose log-probs match a float32
+    forward within bf16 rounding."""
+    from accelerate import Accelerator
+    from accelerate.state import AcceleratorState
+    from transformers import AutoModelForCausalLM
+
+    from agents.tokenize import tokenize_turn
+    from agents.trainer_base import TrainableLM
+
+    AcceleratorState._reset_state(reset_partial_state=True)  # the process-wide state: another precision
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            m = TrainableLM(Accelerator(cpu=True, mixed_precision="bf16"), bf16_checkpoint, compute_dtype="float32",
+                            full_finetune=True)
+        assert {p.dtype for p in m.model.parameters()} == {torch.float32}
+        assert {p.dtype for p in m._frozen_reference.parameters()} == {torch.bfloat16}
+        seq = tokenize_turn(m.tokenizer, [{"role": "user", "content": "Which number do you add?"}], "Seven, I add seven.")
+        batch = m.batch([seq])
+        ref = m.token_logps(batch, reference=True)
+    finally:
+        AcceleratorState._reset_state(reset_partial_state=True)
+    with torch.no_grad():  # independent: the checkpoint in float32, a plain float32 forward
+        ids = batch["input_ids"]
+        plain = AutoModelForCausalLM.from_pretrained(bf16_checkpoint, dtype=torch.float32)
+        logits = plain(input_ids=ids).logits[0, :-1]
+    want = torch.log_softmax(logits, -1).gather(1, ids[0, 1:, None])[:, 0]
+    mask = torch.tensor(seq.mask[1:], dtype=torch.bool)
+    assert torch.allclose(ref[0][mask].float(), want[mask], atol=0.05)
