@@ -144,9 +144,9 @@ class TrainableLM:
                               "compute_dtype='float32' with mixed_precision='bf16', or DeepSpeed", stacklevel=2)
             base.requires_grad_(True)
             # the frozen reference: a copy of the starting weights, never prepared for training; under
-            # bf16/fp16 mixed precision its forwards run in that precision anyway, so it is kept in it
-            # (half the memory of a float32 copy: 16 rather than 32 GB for an 8B model, as the
-            # reference's bf16 reference model)
+            # bf16/fp16 mixed precision (the policy's forwards autocast to it) the copy is kept in that
+            # precision: half the memory of a float32 copy, 16 rather than 32 GB for an 8B model, as
+            # the reference implementation's bf16 reference model
             ref = copy.deepcopy(base).requires_grad_(False).eval()
             low_precision = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(str(getattr(accelerator, "mixed_precision", "no")))
             if low_precision is not None and {p.dtype for p in ref.parameters()} == {torch.float32}:

@@ -58,9 +58,9 @@ def test_bf16_full_finetune_without_deepspeed_warns(bf16_checkpoint):
 
 
 def test_full_finetune_under_bf16_mixed_precision_keeps_float32_weights_and_a_bf16_reference(bf16_checkpoint):
-    """float32 weights (AdamW's steps are not rounded away) and the frozen reference in bf16 (its
-    forwards run in bf16 under autocast anyway; half the memory), whose log-probs match a float32
-    forward within bf16 rounding."""
+    """float32 weights (AdamW's steps are not rounded away) and the frozen reference in bf16 (the
+    policy's forwards autocast to bf16; half the memory), whose log-probs match a float32 forward
+    within bf16 rounding."""
     from accelerate import Accelerator
     from accelerate.state import AcceleratorState
     from transformers import AutoModelForCausalLM
