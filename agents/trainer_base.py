@@ -136,7 +136,8 @@ class TrainableLM:
         if full_finetune:
             if isinstance(base, peft.PeftModel):
                 raise ValueError("TrainableLM: full_finetune needs a plain model, got a PeftModel")
-            low = {p.dtype for p in base.parameters()} & {torch.bfloat16, torch.float16}
+            dtypes = {p.dtype for p in base.parameters()}
+            low = dtypes & {torch.bfloat16, torch.float16}
             if low and not str(getattr(accelerator, "distributed_type", "")).endswith("DEEPSPEED"):
                 warnings.warn(f"TrainableLM: full fine-tuning {low.pop()} weights without DeepSpeed: AdamW updates "
                               "them in place with no float32 master copy, so steps smaller than the weights' "
@@ -149,7 +150,7 @@ class TrainableLM:
             # the reference implementation's bf16 reference model
             ref = copy.deepcopy(base).requires_grad_(False).eval()
             low_precision = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(str(getattr(accelerator, "mixed_precision", "no")))
-            if low_precision is not None and {p.dtype for p in ref.parameters()} == {torch.float32}:
+            if low_precision is not None and dtypes == {torch.float32}:
                 ref = ref.to(low_precision)
             self._frozen_reference = ref.to(accelerator.device)
             net = base

@@ -51,7 +51,7 @@ import torch
 from agents.losses import bradley_terry_loss
 from agents.sweet_rl import SweetRL, SweetRLConfig, all_ordered_pairs, critic_messages, training_info
 from colbench_env.protocol import MAX_TURNS
-from colbench_env.prompting import PROMPT_STYLES, history_message
+from colbench_env.prompting import PROMPT_STYLES, dialogue_messages
 
 __all__ = ["COLOURS", "colour_task", "colour_rollout", "colour_data", "short_formatter", "ValueHeadCritic",
            "pairwise_accuracy", "trajectory_split", "run", "add_arguments", "main"]
@@ -95,10 +95,8 @@ def colour_data(indices, seed: int) -> list[list[dict]]:
 
 def short_formatter(task: dict, history: list) -> list[dict]:
     """A short agent prompt (same shape as :func:`colbench_env.prompting.record_messages`: instructions, problem, then the turns)."""
-    msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
-    for m in history:
-        msgs.append({"role": m["role"], "content": history_message(m) if m["role"] == "assistant" else m["content"]})
-    return msgs
+    return [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]},
+            *dialogue_messages(history)]
 
 
 def trajectory_split(records: list[dict], holdout_every: int = 3) -> tuple[list[dict], list[tuple[dict, dict]], dict]:

@@ -554,12 +554,10 @@ SHORT_INSTRUCTION = ("A user asks an assistant for a Python function. The assist
 def short_critic_formatter(task: dict, history: list) -> list[dict]:
     """The critics' short context (``critic_context="short"``): a one-line instruction, the problem,
     then the turns -- the agent's prompt without its instructions and worked example."""
-    from colbench_env.prompting import history_message
+    from colbench_env.prompting import dialogue_messages
 
-    msgs = [{"role": "system", "content": SHORT_INSTRUCTION}, {"role": "user", "content": task["problem_description"]}]
-    for m in history:
-        msgs.append({"role": m["role"], "content": history_message(m) if m["role"] == "assistant" else m["content"]})
-    return msgs
+    return [{"role": "system", "content": SHORT_INSTRUCTION}, {"role": "user", "content": task["problem_description"]},
+            *dialogue_messages(history)]
 
 
 def critic_formatter(cfg: RankingConfig):

@@ -344,14 +344,10 @@ def _specs(cfg: PipelineConfig, tasks: list, repeats: int) -> list:
 def _recorded(cfg: PipelineConfig, tasks: list, path: Path, *, repeats: int) -> tuple[list[dict], int]:
     """The episodes of ``tasks`` x ``repeats`` already in ``path`` (as :func:`_run` would return them,
     running nothing) and how many of them are missing."""
-    from colbench_env.trajectories import read_trajectories
-    from wrappers.recorder import completed_episode_ids, latest_records
+    from wrappers.recorder import recorded_episodes
 
-    wanted = {s.episode_id for s in _specs(cfg, tasks, repeats)}
-    if not path.exists():
-        return [], len(wanted)
-    latest = latest_records(read_trajectories(path, tolerate_partial_last_line=True))
-    return [r for k, r in latest.items() if k in wanted], len(wanted - completed_episode_ids(path))
+    records, missing = recorded_episodes(path, {s.episode_id for s in _specs(cfg, tasks, repeats)})
+    return records, len(missing)
 
 
 def finished_methods(out: Path) -> list[str]:
@@ -463,7 +459,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     # with a subset of --seeds does not shrink them), over every method trained in any of them;
     # config.json says which (written before the seeds run, so an interrupted run records them too)
     seeds = sorted({*cfg.seeds, *_earlier_seeds(cfg)})
-    dirs = [out / f"seed-{s}" for s in seeds]
+    dirs = [Path(c.out_dir) for c in _seed_configs(cfg, seeds)]
 
     def write_config() -> list[str]:
         methods = [m for m in METHODS if m in cfg.methods or any(m in finished_methods(d) for d in dirs)]
@@ -496,29 +492,31 @@ def _earlier_seeds(cfg: PipelineConfig) -> list[int]:
     except ValueError as e:  # only the pooling is lost: say so, run what was asked
         _log(f"earlier seeds not pooled: {e}")
         return []
-    for s in earlier:
-        d = Path(cfg.out_dir) / f"seed-{s}"
-        if not isinstance(s, int) or s in cfg.seeds or not (d / "config.json").exists():
+    for run_cfg in _seed_configs(cfg, [s for s in earlier if isinstance(s, int) and s not in cfg.seeds]):
+        d = Path(run_cfg.out_dir)
+        if not (d / "config.json").exists():
             continue
         try:
             old = _read_json_object(d / "config.json")
         except ValueError as e:
             _log(f"{d} left out of the statistics: {e}")
             continue
-        diffs = changed_fields(old, dataclasses.asdict(dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(d))),
-                               _RESUME_FIELDS)
+        diffs = changed_fields(old, dataclasses.asdict(run_cfg), _RESUME_FIELDS)
         if diffs:
             _log(f"{d} left out of the statistics: made with {diffs[0][0]} = {diffs[0][1]!r}, this run {diffs[0][2]!r}")
         else:
-            keep.append(s)
+            keep.append(run_cfg.seed)
     return keep
 
 
-def _seed_configs(cfg: PipelineConfig) -> list[PipelineConfig]:
-    """The run of each seed (``out_dir/seed-<s>``, ``seed=s``) with ``cfg.seeds``; else ``cfg`` alone."""
-    if not cfg.seeds:
-        return [cfg]
-    return [dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(Path(cfg.out_dir) / f"seed-{s}")) for s in cfg.seeds]
+def _seed_configs(cfg: PipelineConfig, seeds: Sequence[int] | None = None) -> list[PipelineConfig]:
+    """The run of each seed (``out_dir/seed-<s>``, ``seed=s``) of ``seeds`` (default ``cfg.seeds``;
+    without any, ``cfg`` alone)."""
+    if seeds is None:
+        if not cfg.seeds:
+            return [cfg]
+        seeds = cfg.seeds
+    return [dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(Path(cfg.out_dir) / f"seed-{s}")) for s in seeds]
 
 
 def _read_json_object(path: Path) -> dict:
@@ -630,8 +628,7 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
             meta.write_text(json.dumps(_sampled_settings(cfg)) + "\n")
     m = summarize(_run(cfg, test_tasks, model_path, path, repeats=cfg.eval_samples,
                        temperature=cfg.eval_samples_temperature, desc=f"eval {method} x{cfg.eval_samples} sampled"))
-    row.update({"sampled_episodes": m["count"], "sampled_tests_passed_pct": m["tests_passed_pct"],
-                "sampled_success_rate_pct": 100 * m["success_rate"]})
+    row.update(_sampled_fields(m))
 
 
 def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
@@ -656,8 +653,7 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     rows, train_info = [], {}
     zs = summarize(_run(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1,
                         temperature=cfg.eval_temperature, desc="eval zero-shot"))
-    rows.append({"method": "zero-shot", "episodes": zs["count"], "tests_passed_pct": zs["tests_passed_pct"],
-                 "success_rate_pct": 100 * zs["success_rate"], "train_seconds": 0.0})
+    rows.append(_row("zero-shot", 0.0, zs))
     _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1])
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
     no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
@@ -667,20 +663,17 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
             continue
         if no_signal:  # no method can learn anything; say so instead of training on noise
             train_info[method] = {"method": method, "skipped": no_signal, "train_seconds": 0.0}
-            rows.append({"method": method, "episodes": 0, "tests_passed_pct": None, "success_rate_pct": None,
-                         "train_seconds": 0.0, "note": f"not trained: {no_signal}"})
+            rows.append(_row(method, 0.0, note=f"not trained: {no_signal}"))
             _log(f"{method} not trained: {no_signal}")
             continue
         info = _train(cfg, method, base, rollouts, out)
         train_info[method] = info
         if "skipped" in info:
-            rows.append({"method": method, "episodes": 0, "tests_passed_pct": None, "success_rate_pct": None,
-                         "train_seconds": info["train_seconds"], "note": f"not trained: {info['skipped']}"})
+            rows.append(_row(method, info["train_seconds"], note=f"not trained: {info['skipped']}"))
             continue
         m = summarize(_run(cfg, test_tasks, str(out / "models" / method), out / "eval" / f"{method}.jsonl",
                            repeats=1, temperature=cfg.eval_temperature, desc=f"eval {method}"))
-        rows.append({"method": method, "episodes": m["count"], "tests_passed_pct": m["tests_passed_pct"],
-                     "success_rate_pct": 100 * m["success_rate"], "train_seconds": info["train_seconds"]})
+        rows.append(_row(method, info["train_seconds"], m))
         _evaluate_sampled(cfg, test_tasks, str(out / "models" / method), out, method, rows[-1])
         _log(f"{method}: {rows[-1]}")
     import platform
@@ -704,24 +697,38 @@ def _earlier_row(cfg: PipelineConfig, method: str, out: Path, test_tasks: list, 
 
     info = json.loads((out / "models" / method / "pipeline_done.json").read_text())
     train_info[method] = info
-    row = {"method": method, "episodes": 0, "tests_passed_pct": None, "success_rate_pct": None,
-           "train_seconds": info.get("train_seconds", 0.0)}
+    seconds = info.get("train_seconds", 0.0)
     if "skipped" in info:
-        return {**row, "note": f"not trained: {info['skipped']}"}
+        return _row(method, seconds, note=f"not trained: {info['skipped']}")
     records, missing = _recorded(cfg, test_tasks, out / "eval" / f"{method}.jsonl", repeats=1)
     if missing:
-        return {**row, "note": f"evaluation unfinished: {missing} of {len(test_tasks)} episodes missing "
-                               f"(resume with --methods {method})"}
-    m = summarize(records)
-    row.update({"episodes": m["count"], "tests_passed_pct": m["tests_passed_pct"],
-                "success_rate_pct": 100 * m["success_rate"], "note": "trained and evaluated by an earlier invocation"})
+        return _row(method, seconds, note=f"evaluation unfinished: {missing} of {len(test_tasks)} episodes missing "
+                                          f"(resume with --methods {method})")
+    row = _row(method, seconds, summarize(records), note="trained and evaluated by an earlier invocation")
     if cfg.eval_samples and (out / "eval" / f"{method}.sampled.json").exists():  # its settings checked before
         sampled, missing = _recorded(cfg, test_tasks, out / "eval" / f"{method}.sampled.jsonl", repeats=cfg.eval_samples)
         if not missing:
-            m = summarize(sampled)
-            row.update({"sampled_episodes": m["count"], "sampled_tests_passed_pct": m["tests_passed_pct"],
-                        "sampled_success_rate_pct": 100 * m["success_rate"]})
+            row.update(_sampled_fields(summarize(sampled)))
     return row
+
+
+def _row(method: str, train_seconds: float, summary: dict | None = None, *, note: str | None = None) -> dict:
+    """A report row: the evaluation's means (``summary``, :func:`colbench_env.metrics.summarize`'s), or
+    none (0 episodes) for a method that was not trained or not evaluated."""
+    row = {"method": method, "episodes": 0, "tests_passed_pct": None, "success_rate_pct": None,
+           "train_seconds": train_seconds}
+    if summary is not None:
+        row.update(episodes=summary["count"], tests_passed_pct=summary["tests_passed_pct"],
+                   success_rate_pct=100 * summary["success_rate"])
+    if note is not None:
+        row["note"] = note
+    return row
+
+
+def _sampled_fields(summary: dict) -> dict:
+    """A row's columns for the sampled evaluation's means."""
+    return {"sampled_episodes": summary["count"], "sampled_tests_passed_pct": summary["tests_passed_pct"],
+            "sampled_success_rate_pct": 100 * summary["success_rate"]}
 
 
 # ------------------------------------------------------------------------------------------ CLI

@@ -14,7 +14,7 @@ from typing import Sequence
 from .protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
 from .records import record_kind
 
-__all__ = ["history_message", "BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
+__all__ = ["dialogue_messages", "history_message", "BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
            "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "PROMPT_STYLES", "agent_instructions", "format_agent_messages",
            "observation_to_messages", "record_messages", "trajectory_turns"]
 
@@ -101,8 +101,14 @@ def format_agent_messages(problem_description: str, dialogue: Sequence[dict], *,
             the whole ``output`` without a marker; ``content`` when there is no ``output``.
         style: the instructions' style (:data:`PROMPT_STYLES`).
     """
-    msgs = [{"role": "system", "content": agent_instructions(kind, max_turns, style)},
-            {"role": "user", "content": problem_description}]
+    return [{"role": "system", "content": agent_instructions(kind, max_turns, style)},
+            {"role": "user", "content": problem_description}, *dialogue_messages(dialogue)]
+
+
+def dialogue_messages(dialogue: Sequence[dict]) -> list[dict]:
+    """The chat messages of the dialogue so far as the agent sees them (agent turns by
+    :func:`history_message`, the human's as they are); the tail of every agent or critic context."""
+    msgs = []
     for m in dialogue:
         role = m.get("role")
         if role == "assistant":

@@ -24,12 +24,10 @@ MID = traj(["Hmm. OUTPUT: Is it a sum?", "I WANT TO ANSWER: def f(x): return x +
 
 def short_formatter(task: dict, history: list) -> list[dict]:
     """A short agent context (system line, problem, then the dialogue's messages) for tokenising tests."""
-    from colbench_env.prompting import history_message
+    from colbench_env.prompting import dialogue_messages
 
-    msgs = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]}]
-    for m in history:
-        msgs.append({"role": m["role"], "content": history_message(m) if m["role"] == "assistant" else m["content"]})
-    return msgs
+    return [{"role": "system", "content": "Help the user."}, {"role": "user", "content": task["problem_description"]},
+            *dialogue_messages(history)]
 
 
 #: chat conversations for the LM backends' generation tests (system prompt, multi-turn, short and long)

@@ -7,9 +7,9 @@ from typing import Any
 import gymnasium as gym
 
 from colbench_env.phased import ColBenchWrapper
-from colbench_env.trajectories import append_jsonl, read_jsonl
+from colbench_env.trajectories import append_jsonl, read_jsonl, read_trajectories
 
-__all__ = ["TrajectoryRecorder", "completed_episode_ids", "latest_records"]
+__all__ = ["TrajectoryRecorder", "completed_episode_ids", "latest_records", "recorded_episodes"]
 
 
 def completed_episode_ids(path: str | os.PathLike, *, include_errors: bool = False) -> set[str]:
@@ -21,8 +21,22 @@ def completed_episode_ids(path: str | os.PathLike, *, include_errors: bool = Fal
     appends a new record, which supersedes the old one (see :func:`latest_records`)."""
     if not os.path.exists(path):
         return set()
-    latest = latest_records(rec for _, rec in read_jsonl(path, tolerate_partial_last_line=True))
+    return _completed(latest_records(rec for _, rec in read_jsonl(path, tolerate_partial_last_line=True)),
+                      include_errors=include_errors)
+
+
+def _completed(latest: dict[str, dict], *, include_errors: bool = False) -> set[str]:
     return {k for k, rec in latest.items() if include_errors or not rec.get("error")}
+
+
+def recorded_episodes(path: str | os.PathLike, wanted: set[str]) -> tuple[list[dict], set[str]]:
+    """The latest record of each episode of ``wanted`` already in ``path`` (file order), and the ids
+    of ``wanted`` not completed there (missing, or whose latest record ended with an ``error``; see
+    :func:`completed_episode_ids`). One read of the file."""
+    if not os.path.exists(path):
+        return [], set(wanted)
+    latest = latest_records(read_trajectories(path, tolerate_partial_last_line=True))
+    return [r for k, r in latest.items() if k in wanted], set(wanted) - _completed(latest)
 
 
 def latest_records(records) -> dict[str, dict]:

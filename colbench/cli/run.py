@@ -305,8 +305,7 @@ def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str,
     from tqdm import tqdm
 
     from colbench_env.rollout import run_episodes
-    from colbench_env.trajectories import read_trajectories
-    from wrappers.recorder import TrajectoryRecorder, completed_episode_ids, latest_records
+    from wrappers.recorder import TrajectoryRecorder, completed_episode_ids, recorded_episodes
 
     done = completed_episode_ids(out)
     wanted = {s.episode_id for s in specs}
@@ -325,8 +324,7 @@ def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str,
         finally:
             if close_policy and hasattr(policy, "close"):
                 policy.close()
-    latest = latest_records(read_trajectories(out, tolerate_partial_last_line=True)) if Path(out).exists() else {}
-    return [r for k, r in latest.items() if k in wanted]
+    return recorded_episodes(out, wanted)[0]
 
 
 # --------------------------------------------------------------------------------------------- run
