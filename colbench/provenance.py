@@ -1,6 +1,7 @@
 """Which code made a run directory: one line per invocation in ``<out-dir>/invocations.jsonl``.
 
-Long runs (``colbench pipeline``, ``colbench critic-ranking``) resume stage by stage and are often
+Long runs (``colbench pipeline``, ``colbench critic-ranking``; ``colbench run`` per trajectory file in
+``<out>.invocations.jsonl``) resume stage by stage and are often
 extended by several invocations, days apart. Their resume checks compare *settings*; this log
 records the *code* of every invocation (colbench's version, the git commit of the checkout it runs
 from and whether that checkout had uncommitted changes, torch and transformers versions) with its
@@ -55,11 +56,16 @@ def code_version() -> dict[str, Any]:
     return info
 
 
-def record_invocation(out_dir: str | os.PathLike, command: str) -> str | None:
+def record_invocation(out_dir: str | os.PathLike | None, command: str, *,
+                      log: str | os.PathLike | None = None) -> str | None:
     """Append this invocation (time, ``command`` name, ``sys.argv``, :func:`code_version`, machine)
-    to ``out_dir/invocations.jsonl``; returns a one-line note when the previous invocation recorded
-    there ran another commit (or a checkout with uncommitted changes), else ``None``."""
-    path = Path(out_dir) / LOG_NAME
+    to ``out_dir/invocations.jsonl`` (or to the file ``log``: ``colbench run`` keeps one per
+    trajectory file, ``<out>.invocations.jsonl``, since several share a directory); returns a
+    one-line note when the previous invocation recorded there ran another commit (or a checkout with
+    uncommitted changes), else ``None``."""
+    if (out_dir is None) == (log is None):
+        raise ValueError("record_invocation: give out_dir or log, not both")
+    path = Path(log) if log is not None else Path(out_dir) / LOG_NAME
     previous, text = None, path.read_text() if path.exists() else ""
     if text:
         for line in text.splitlines():

@@ -46,3 +46,17 @@ def test_each_invocation_is_logged_and_a_code_change_is_noted(tmp_path):
     this = f"commit {now[:12]}" if now else "a copy that is not a git checkout"
     assert note.startswith(f"note: {log}: the last invocation ran commit 000000000000, this one runs {this}")
     assert len(log.read_text().splitlines()) == 5 and json.loads(log.read_text().splitlines()[-1])["git_commit"] == now
+
+
+def test_colbench_run_logs_each_invocation_next_to_its_trajectory_file(tmp_path):
+    out = tmp_path / "a.jsonl"
+    for episodes in ("1", "2"):  # a second invocation extends (resumes) the run
+        done = subprocess.run([sys.executable, "-m", "colbench", "run", "--agent", "scripted", "--episodes", episodes,
+                               "--out", str(out)], capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    lines = [json.loads(x) for x in (tmp_path / "a.jsonl.invocations.jsonl").read_text().splitlines()]
+    now = code_version()
+    assert [x["command"] for x in lines] == ["run", "run"]
+    assert [x["argv"][x["argv"].index("--episodes") + 1] for x in lines] == ["1", "2"]
+    assert all(x["git_commit"] == now["git_commit"] and x["torch"] == now["torch"] for x in lines)
+    assert not (tmp_path / "invocations.jsonl").exists()  # trajectory files sharing a directory keep theirs apart

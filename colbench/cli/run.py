@@ -7,7 +7,8 @@ Resume: rerunning the same command skips the episodes already in ``--out``. The 
 configuration (:func:`run_signature`: env id, task spec and a hash of the tasks, agent, simulator and
 their settings, max turns, seed, prompt style, sampling, scoring semantics) is stored next to it in
 ``<out>.run.json``; a rerun whose configuration differs stops with an error naming the fields that
-differ instead of mixing two runs in one file. ``--episodes`` and ``--batch-size`` may change
+differ instead of mixing two runs in one file. Each invocation's command line and code (git commit,
+versions) is appended to ``<out>.invocations.jsonl``. ``--episodes`` and ``--batch-size`` may change
 between reruns (more episodes extend the run). The metrics are computed over every episode of the
 run found in the file.
 
@@ -31,7 +32,8 @@ from colbench_env.metrics import format_summary, summarize
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["RunConfig", "AGENTS", "add_arguments", "main", "make_agent", "make_run_simulator", "run",
-           "run_to_file", "run_signature", "check_out_path", "summarize", "format_summary", "config_path"]
+           "run_to_file", "run_signature", "check_out_path", "summarize", "format_summary", "config_path",
+           "invocations_path"]
 
 #: built-in agent names; anything else is a plug-in spec (see :mod:`colbench.plugins`)
 AGENTS = ("smollm2", "scripted", "hf", "openai")
@@ -188,6 +190,12 @@ def check_out_path(out: str | os.PathLike, option: str = "--out") -> None:
 def config_path(out: str | os.PathLike) -> Path:
     """Where the run configuration of trajectory file ``out`` is kept: ``<out>.run.json``."""
     return Path(str(out) + ".run.json")
+
+
+def invocations_path(out: str | os.PathLike) -> Path:
+    """Where the invocations that wrote trajectory file ``out`` are logged (which code, which command
+    line: :func:`colbench.provenance.record_invocation`): ``<out>.invocations.jsonl``."""
+    return Path(str(out) + ".invocations.jsonl")
 
 
 def tasks_hash(tasks: list) -> str:
@@ -352,6 +360,11 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     tasks = load_run_tasks(config.tasks, kind=kind, split=config.split)
     check_out_path(config.out)
     check_resume(config.out, run_signature(config, tasks))
+    from colbench.provenance import record_invocation
+
+    note = record_invocation(None, "run", log=invocations_path(config.out))  # which code wrote the episodes
+    if note:
+        print(note, file=sys.stderr)
     if agent is None and config.agent not in AGENTS:  # a bad plug-in spec fails before anything starts
         from colbench import plugins
 
