@@ -463,8 +463,8 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
 
     def write_config() -> list[str]:
         methods = [m for m in METHODS if m in cfg.methods or any(m in finished_methods(d) for d in dirs)]
-        (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), "seeds": seeds, "methods": methods},
-                                                    indent=2) + "\n")
+        (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), **_human_version(cfg), "seeds": seeds,
+                                                     "methods": methods}, indent=2) + "\n")
         return methods
 
     write_config()
@@ -501,7 +501,7 @@ def _earlier_seeds(cfg: PipelineConfig) -> list[int]:
         except ValueError as e:
             _log(f"{d} left out of the statistics: {e}")
             continue
-        diffs = changed_fields(old, dataclasses.asdict(run_cfg), _RESUME_FIELDS)
+        diffs = changed_fields(old, dataclasses.asdict(run_cfg), _RESUME_FIELDS) + human_version_changed(old, run_cfg)
         if diffs:
             _log(f"{d} left out of the statistics: made with {diffs[0][0]} = {diffs[0][1]!r}, this run {diffs[0][2]!r}")
         else:
@@ -563,6 +563,26 @@ def _as_json(value: Any) -> Any:
     return json.loads(json.dumps(value))  # tuples as lists, as config.json holds them
 
 
+def _human_version(cfg: PipelineConfig) -> dict:
+    """``{"human_version": v}`` for the offline scripted human (its replies' version), else ``{}``."""
+    if cfg.simulator != "scripted":
+        return {}
+    from colbench_env.simulators.scripted_backend import VERSION
+
+    return {"human_version": VERSION}
+
+
+def human_version_changed(old: dict, cfg: PipelineConfig) -> list[tuple[str, Any, Any]]:
+    """``[("human_version", was, now)]`` when an earlier ``config.json`` (``old``) was made with the
+    scripted human and another version of its replies; one without the field predates version 3
+    ("2 or earlier"). ``[]`` otherwise (another simulator: its settings are compared as fields)."""
+    now = _human_version(cfg).get("human_version")
+    if now is None or old.get("simulator", "scripted") != "scripted":
+        return []
+    was = old.get("human_version", "2 or earlier")
+    return [] if was == now else [("human_version", was, now)]
+
+
 def changed_fields(old: dict, want: dict, fields: Sequence[str]) -> list[tuple[str, Any, Any]]:
     """``(field, old value, wanted value)`` for each of ``fields`` that an earlier ``config.json``
     (``old``) holds with another value than ``want`` (a config's ``asdict``); fields it lacks are
@@ -601,7 +621,7 @@ def check_resume(cfg: PipelineConfig) -> None:
             continue
         old = _read_json_object(path)
         want = dataclasses.asdict(run_cfg)
-        diffs = changed_fields(old, want, _RESUME_FIELDS)
+        diffs = changed_fields(old, want, _RESUME_FIELDS) + human_version_changed(old, run_cfg)
         overrides = old.get("trainer_overrides", {})
         diffs += [(f"trainer_overrides.{m}", overrides.get(m), want["trainer_overrides"].get(m))
                   for m in models if "trainer_overrides" in old
@@ -641,7 +661,8 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     # (from their files; nothing is trained or run for them), and config.json lists them
     earlier = [m for m in finished_methods(out) if m not in cfg.methods]
     methods = [m for m in METHODS if m in cfg.methods or m in earlier]
-    (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), "methods": methods}, indent=2) + "\n")
+    (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), **_human_version(cfg), "methods": methods},
+                                                indent=2) + "\n")
     t_start = time.perf_counter()
     base = _policy_path(cfg)
     train_tasks, test_tasks = _tasks(cfg, "train"), _tasks(cfg, "test")

@@ -389,6 +389,7 @@ def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys)
     policy, family, ...) would train and report on the old setting's episodes under the new one's
     name. The earlier config.json decides; one line naming it and the field, exit 2, nothing written."""
     from benchmarks.pipeline import check_resume
+    from colbench_env.simulators.scripted_backend import VERSION
 
     out = tmp_path / "r"
     old = PipelineConfig(out_dir=str(out), seeds=(0, 1), methods=("rft", "sweet-rl"),
@@ -396,7 +397,8 @@ def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys)
     for s in old.seeds:
         d = out / f"seed-{s}"
         (d / "models" / "rft").mkdir(parents=True)
-        (d / "config.json").write_text(json.dumps(dataclasses.asdict(dataclasses.replace(old, seeds=(), seed=s))))
+        (d / "config.json").write_text(json.dumps({**dataclasses.asdict(dataclasses.replace(old, seeds=(), seed=s)),
+                                                   "human_version": VERSION}))
         (d / "rollouts.jsonl").write_text('{"episode_id": "x"}\n')
         (d / "models" / "rft" / "pipeline_done.json").write_text("{}")
     # an older config.json: sweet-rl's critic override under its old key, no eval_temperature field
@@ -443,6 +445,19 @@ def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys)
     (out / "seed-0" / "rollouts.jsonl").write_text("")
     (out / "seed-0" / "models" / "rft" / "pipeline_done.json").unlink()
     check_resume(dataclasses.replace(old, seeds=(0,), rollout_temperature=0.3))
+    # the scripted human's replies changed (version 3): files made by an earlier version (a config.json
+    # without the field predates it) are not resumed with the new one; another simulator is not concerned
+    cfg1 = json.loads((out / "seed-1" / "config.json").read_text())
+    (out / "seed-1" / "config.json").write_text(json.dumps({k: v for k, v in cfg1.items() if k != "human_version"}))
+    with pytest.raises(ValueError, match=rf"seed-1/config\.json: field 'human_version': '2 or earlier', but this run "
+                                         rf"asks {VERSION} \(its episodes and trained rft, sweet-rl were made"):
+        check_resume(dataclasses.replace(old, seeds=(1,)))
+    (out / "seed-1" / "config.json").write_text(json.dumps({**cfg1, "human_version": VERSION - 1}))
+    with pytest.raises(ValueError, match=rf"'human_version': {VERSION - 1}, but this run asks {VERSION}"):
+        check_resume(dataclasses.replace(old, seeds=(1,)))
+    served = {"simulator": "openai", "simulator_kwargs": {"model": "m"}}
+    (out / "seed-1" / "config.json").write_text(json.dumps({**cfg1, **served}))
+    check_resume(dataclasses.replace(old, seeds=(1,), **served))
 
 
 def test_an_invocation_with_some_methods_or_seeds_reports_the_whole_directory(tmp_path, tiny_model, capsys):

@@ -51,10 +51,40 @@ def test_broad_question_gets_untold_facts():
 
 
 @pytest.mark.parametrize("q", ["Can you paste the function you want?", "Please show me the test cases.",
-                               "Share the ground truth code", "give me the unit tests"])
+                               "Share the ground truth code", "give me the unit tests",
+                               "Here is my plan. Could you share the code you have in mind?",
+                               "Can I see the implementation?", "What are the test cases?",
+                               "I'd like to see the function body.", "You can simply copy and paste the code here.",
+                               "Sounds good!\nJust send me the tests."])
 def test_refuses_code_and_tests(q):
     r = ask(OFFICIAL, q)
     assert "can't share" in r and "def " not in r and "tip(100" not in r
+
+
+# Messages the agent's own drafts and offers are made of (each seen in recorded SmolLM2 episodes, where
+# the simulator before version 3 refused them as requests for code): none asks the human for code.
+DRAFT_WITH_USAGE = ("Here is the function:\n```python\ndef ship(total, member):\n    return 0.0 if member else 4.99\n```\n"
+                    "You can use this function like this:\n```python\nprint(ship(10, False))  # Output: 4.99\n```\n"
+                    "This function returns the shipping cost for members.")
+NOT_REQUESTS = [DRAFT_WITH_USAGE,
+                "You're right, I can provide a Python function that calculates the shipping for members.",
+                "I'll be happy to provide a function for shipping members. Would you like me to show the code?",
+                "You can ask me to provide a specific type of function, such as a function for members.",
+                "I can give you the code for shipping members.",
+                "Here's a more accurate solution for members, using a debugger to show a step-by-step execution of the function.",
+                "def ship(total, member):\n    print(total)\n    return 4.99"]
+
+
+@pytest.mark.parametrize("message", NOT_REQUESTS)
+def test_a_draft_or_an_offer_is_not_a_request_for_code(message):
+    from colbench_env.simulators.scripted_backend import asks_for_code
+
+    assert not asks_for_code(message)
+    # so the human answers it as any other message: with the facts its words touch ("members" in each)
+    eager = ask(TASK, message)
+    assert "can't share" not in eager and any(f in eager for f in extract_facts(TASK))
+    strict = ScriptedBackendSimulator(volunteer=False).reply(TASK, [{"role": "assistant", "content": message}])
+    assert "can't share" not in strict
 
 
 def test_facts_from_code_for_official_records():

@@ -20,7 +20,8 @@ It answers the agent's last message from the task's hidden information:
 3. A broad question ("what are your requirements?", "anything else?") that matches nothing gets the
    first facts the human has not told yet. A question that matches no fact gets "I don't know".
 4. Requests for the code, the function body or the tests are refused: the human describes what they
-   want in plain words and never pastes code or test calls.
+   want in plain words and never pastes code or test calls. The agent's own code (a draft with a
+   usage example) and its offers ("I can provide a function") are not requests (:func:`asks_for_code`).
 5. ``volunteer`` (default True) decides what a message that asks nothing gets (an answer attempt, a
    plan): with True the facts its words touch, as a person corrects a draft; with False only
    :data:`NO_QUESTION_REPLY`, as the reference simulator's prompt says ("only answer questions").
@@ -36,7 +37,8 @@ from typing import Any, Sequence
 from .base import BACKEND_REPLY_LIMIT, Simulator
 from .code_words import Fact, code_facts, sentences
 
-__all__ = ["ScriptedBackendSimulator", "extract_facts", "code_to_facts", "asks_something", "NO_QUESTION_REPLY"]
+__all__ = ["ScriptedBackendSimulator", "extract_facts", "code_to_facts", "asks_something", "asks_for_code",
+           "NO_QUESTION_REPLY"]
 
 _STOP = set("""a an the and or but if then of to in on at for with by from as is are was were be been being do does did
 i you we they he she it me my your our their this that these those what which who whom how when where why
@@ -68,14 +70,63 @@ _CODE_SYNONYMS = {**_SYNONYMS, "percentages": "percent", "rates": "percent", "sm
 _BROAD = re.compile(r"\b(requirement|requirements|rules?|details?|specifics?|specific|constraints?|preferences?|"
                     r"anything else|more about|more info|information|clarify|conditions?|what else|"
                     r"how should it work|what do you want|what exactly|expect)\b", re.I)
-_CODE_REQUEST = re.compile(r"\b(paste|show|send|share|give|reveal|provide|copy|see|print)\b[^.?!]{0,40}"
-                           r"\b(code|function|implementation|source|solution|tests?|test cases|ground truth|body)\b"
-                           r"|\bground[ _-]?truth\b|\btest cases?\b|\bunit tests?\b", re.I)
+# what asking for the code or the tests looks like (see :func:`asks_for_code`)
+_GIVE = re.compile(r"\b(paste|show|send|share|give|reveal|provide|copy|print(?!\s*\())\b[^.?!]{0,40}?"
+                   r"\b(code|function|implementation|source|solution|snippet|tests?|test cases?|ground[ _-]?truth|body)\b",
+                   re.I)
+_RECEIVE = re.compile(r"\b((can|could|may|might) (i|we) (see|have|get|look at)|(i|we)('d| would)? (like|want|need|wish) "
+                      r"to (see|have|get|look at)|let me (see|have|look at))\b[^.?!]{0,40}?"
+                      r"\b(code|function|implementation|source|solution|snippet|tests?|test cases?|ground[ _-]?truth|body)\b",
+                      re.I)
+_SECRET = re.compile(r"\b(ground[ _-]?truth|test cases?|unit tests?|hidden tests?)\b", re.I)
+#: the speaker's own doing ("I can provide the function", "would you like me to show the code")
+_SELF = re.compile(r"\b(i|i'll|i'd|i'm|i've|i will|we|we'll|let me|me to)\b[^,;:]{0,30}$", re.I)
+#: a sentence that asks the human for something
+_ADDRESSED = re.compile(r"\?\s*$|\bplease\b|\b(can|could|would|will|won't|do) you\b|"
+                        r"\byou (can|could|may|might|should)\b", re.I)
+_IMPERATIVE = re.compile(r"^\W*((just|simply|now|so|then|and|ok|okay)\W+)*"
+                         r"(paste|show|send|share|give|reveal|provide|copy|print)\b", re.I)
+_FENCED = re.compile(r"```.*?(```|\Z)", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_CODE_LINE = re.compile(r"^(\s*(def |class |return\b|print\(|import |from \S+ import |>>>|#)|( {4}|\t)\S).*$", re.M)
+
+
+def asks_for_code(message: str) -> bool:
+    """Whether ``message`` asks the human for the code, the function body or the tests.
+
+    Code in the message (fenced blocks, inline spans, lines that read as code) is not read: a draft's
+    ``print(f(1))`` asks nothing. A sentence asks for code when a verb of handing over ("paste",
+    "show", "share", "provide" ...) with code, a function, a solution or tests as its object is
+    addressed to the human (a question, "please", "can you", "you could", the imperative, "show me"),
+    and is not the speaker's own doing ("I can provide a function", "would you like me to share the
+    code?"); or when it asks to see them ("can I see the code?"); or when a question or request names
+    the ground truth, the test cases or the unit tests."""
+    text = _CODE_LINE.sub(" ", _INLINE_CODE.sub(" ", _FENCED.sub(" ", message)))
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        if _RECEIVE.search(sentence):
+            return True
+        addressed = bool(_ADDRESSED.search(sentence) or _IMPERATIVE.search(sentence))
+        if not addressed:
+            continue
+        for m in _GIVE.finditer(sentence):
+            if not _SELF.search(sentence[: m.start()]):
+                return True
+        for m in _SECRET.finditer(sentence):
+            if not _SELF.search(sentence[: m.start()]):
+                return True
+    return False
+
 
 _REFUSAL = ("I can't share any code or tests; I only know what I want in plain words. "
             "Ask me about the specific rules or numbers you need.")
 _DONT_KNOW = "I don't know about that. I don't have any preference on it."
 _WHAT_IF = re.compile(r"\bwhat if\b|\bwhat happens\b|\bin case\b|\bsuppose\b|\bcases?\b", re.I)
+#: Version of the replies (in :meth:`ScriptedBackendSimulator.config`; a pipeline's config.json records
+#: it): 3 reads code out of messages before deciding whether they ask for code (version 2 refused a
+#: draft whose usage example was ``print(f(1))`` followed by "This function", and offers such as
+#: "I can provide a function": 126 of 14,014 agent turns of the committed SmolLM2 episodes were refused,
+#: most of them such drafts and offers).
+VERSION = 3
 #: The reply of a ``volunteer=False`` human to a message that asks nothing.
 NO_QUESTION_REPLY = "Okay. Ask me if there is anything you need to know about what I want."
 #: A second fact joins a reply on code facts only when it scores at least this share of the best.
@@ -186,7 +237,7 @@ class ScriptedBackendSimulator(Simulator):
         self._facts_cache: dict[int, tuple] = {}
 
     def config(self) -> dict:
-        return {"class": type(self).__name__, "max_facts": self.max_facts, "volunteer": self.volunteer, "version": 2}
+        return {"class": type(self).__name__, "max_facts": self.max_facts, "volunteer": self.volunteer, "version": VERSION}
 
     def _facts(self, task: Any) -> tuple[list[Fact], list[set[str]], bool, dict[str, float], list[float]]:
         key = id(task)
@@ -212,7 +263,7 @@ class ScriptedBackendSimulator(Simulator):
 
     def reply(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> str:
         message = dialogue[-1]["content"] if dialogue else ""
-        if _CODE_REQUEST.search(message):
+        if asks_for_code(message):
             return _REFUSAL
         if not self.volunteer and not asks_something(message):
             return NO_QUESTION_REPLY
