@@ -306,8 +306,9 @@ def _policy_path(cfg: PipelineConfig) -> str:
 
 
 def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int, temperature: float,
-         desc: str) -> list[dict]:
-    """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times), appended to ``out`` (resumes)."""
+         desc: str, only: set[str] | None = None) -> list[dict]:
+    """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times; ``only``: just the episodes of
+    these ids), appended to ``out`` (resumes)."""
     import gymnasium as gym
 
     import colbench_env  # noqa: F401
@@ -317,7 +318,7 @@ def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeat
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.simulators import make_simulator
 
-    specs = _specs(cfg, tasks, repeats)
+    specs = [s for s in _specs(cfg, tasks, repeats) if only is None or s.episode_id in only]
 
     def make_agent():
         return LMAgent("hf", model=model_path, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
