@@ -400,7 +400,14 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
     finally:
         del trainer
         _release_memory()
+    return _finished(model_dir, info)
+
+
+def _finished(model_dir: Path, info: dict) -> dict:
+    """Mark ``method``'s training stage done (``models/<method>/pipeline_done.json`` = ``info``: its
+    metrics, or why it was not trained); returns ``info``."""
     model_dir.mkdir(parents=True, exist_ok=True)
+    marker = model_dir / "pipeline_done.json"
     tmp = marker.with_suffix(".tmp")
     tmp.write_text(json.dumps(info, indent=2, default=str))
     os.replace(tmp, marker)
@@ -684,7 +691,8 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
             rows.append(_earlier_row(cfg, method, out, test_tasks, train_info))
             continue
         if no_signal:  # no method can learn anything; say so instead of training on noise
-            train_info[method] = {"method": method, "skipped": no_signal, "train_seconds": 0.0}
+            train_info[method] = _finished(out / "models" / method,
+                                           {"method": method, "skipped": no_signal, "train_seconds": 0.0})
             rows.append(_row(method, 0.0, note=f"not trained: {no_signal}"))
             _log(f"{method} not trained: {no_signal}")
             continue

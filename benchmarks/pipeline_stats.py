@@ -49,20 +49,32 @@ def _per_task(path: Path) -> dict[str, dict[str, float]]:
                 "episodes": len(vs)} for k, vs in acc.items()}
 
 
+def _never_evaluated(run_dirs: list[Path], method: str, mode: str) -> str:
+    """Why no run has ``method``'s evaluation: the pipeline's reason when no run trained it (every
+    run's ``models/<method>/pipeline_done.json`` says it was skipped, with one reason), else none."""
+    reasons = set()
+    for d in run_dirs:
+        try:
+            reasons.add(json.loads((Path(d) / "models" / method / "pipeline_done.json").read_text())["skipped"])
+        except (OSError, ValueError, KeyError, TypeError):
+            reasons.add(None)
+    if len(reasons) == 1 and None not in reasons:
+        return f"not trained in any run: {reasons.pop()}"
+    return f"no {mode} evaluation in any run"
+
+
 def method_grids(run_dirs: list[Path], methods: list[str], mode: str) -> tuple[dict, list[str], dict]:
     """``{method: {metric: (n_seeds, n_tasks) list}}`` for the methods evaluated in every run on the
     same tasks, the task ids (columns) and ``{method: reason}`` for those left out."""
     grids, skipped, tasks = {}, {}, None
     for m in methods:
-        per_seed = []
-        for d in run_dirs:
-            f = Path(d) / "eval" / f"{m}{MODES[mode]}.jsonl"
-            if not f.exists():
-                break
-            per_seed.append(_per_task(f))
-        if len(per_seed) != len(run_dirs):
-            skipped[m] = f"no {mode} evaluation in every run"
+        files = [Path(d) / "eval" / f"{m}{MODES[mode]}.jsonl" for d in run_dirs]
+        have = [f for f in files if f.exists()]
+        if len(have) != len(run_dirs):
+            skipped[m] = (f"{mode} evaluation in {len(have)} of {len(run_dirs)} runs" if have
+                          else _never_evaluated(run_dirs, m, mode))
             continue
+        per_seed = [_per_task(f) for f in files]
         ids = sorted(per_seed[0])
         if any(sorted(p) != ids for p in per_seed) or (tasks is not None and ids != tasks):
             skipped[m] = f"{mode} evaluations are not on the same tasks in every run"

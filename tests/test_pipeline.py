@@ -85,6 +85,14 @@ def test_pipeline_reports_methods_without_training_data(tmp_path, tiny_model):
     # a 4-token random policy passes no test: every rollout scores 0, so RFT has nothing to imitate
     assert rft["note"] == "not trained: every rollout has reward 0 (no learning signal)"
     assert "not trained" in (tmp_path / "q" / "results.md").read_text()
+    # the stage is done (a later invocation without rft reports it from the marker), and the
+    # statistics say why rft has no row rather than that an evaluation is missing
+    done = json.loads((tmp_path / "q" / "models" / "rft" / "pipeline_done.json").read_text())
+    assert done["skipped"] == "every rollout has reward 0 (no learning signal)"
+    assert "rft: left out (not trained in any run: every rollout has reward 0 (no learning signal))." in \
+        (tmp_path / "q" / "stats.md").read_text()
+    later = run_pipeline(dataclasses.replace(cfg, methods=("grpo",)), preset="test")
+    assert [r["note"] for r in later["rows"] if r["method"] == "rft"] == [rft["note"]]
     with pytest.raises(ValueError, match="methods: unknown"):
         PipelineConfig(methods=("dqn",))
 
@@ -500,7 +508,7 @@ def test_an_invocation_with_some_methods_or_seeds_reports_the_whole_directory(tm
     assert stats["n_seeds"] == 2  # seed 0 is still pooled
     greedy = stats["modes"]["greedy"]
     assert set(greedy["methods"]) == {"zero-shot", "rft"}  # GRPO has no seed-0 evaluation yet: said so
-    assert greedy["skipped"] == {"grpo": "no greedy evaluation in every run"}
+    assert greedy["skipped"] == {"grpo": "greedy evaluation in 1 of 2 runs"}
     want = [100 * (r["reward"] or 0.0) for s in base.seeds for r in read_trajectories(out / f"seed-{s}" / "eval" / "rft.jsonl")]
     assert greedy["methods"]["rft"]["tests_passed_pct"]["mean"] == pytest.approx(sum(want) / len(want))
 
