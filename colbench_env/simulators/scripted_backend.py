@@ -80,10 +80,10 @@ _RECEIVE = re.compile(r"\b((can|could|may|might) (i|we) (see|have|get|look at)|(
                       re.I)
 _SECRET = re.compile(r"\b(ground[ _-]?truth|test cases?|unit tests?|hidden tests?)\b", re.I)
 #: the speaker's own doing ("I can provide the function", "would you like me to show the code")
-_SELF = re.compile(r"\b(i|i'll|i'd|i'm|i've|i will|we|we'll|let me|me to)\b[^,;:]{0,30}$", re.I)
+_SELF = re.compile(r"\b(i|i'll|i'd|i'm|i've|i will|we|we'll|let me|me to)\b((?!\byou\b)[^,;:]){0,30}$", re.I)
 #: a sentence that asks the human for something
 _ADDRESSED = re.compile(r"\?\s*$|\bplease\b|\b(can|could|would|will|won't|do) you\b|"
-                        r"\byou (can|could|may|might|should)\b", re.I)
+                        r"\byou (can|could|may|might|should)\b|\b(need|want|like) you to\b", re.I)
 _IMPERATIVE = re.compile(r"^\W*((just|simply|now|so|then|and|ok|okay)\W+)*"
                          r"(paste|show|send|share|give|reveal|provide|copy|print)\b", re.I)
 _FENCED = re.compile(r"```.*?(```|\Z)", re.S)
