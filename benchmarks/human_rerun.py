@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     from colbench_env.metrics import summarize
     from colbench_env.simulators import make_simulator
     from colbench_env.simulators.scripted_backend import VERSION
-    from wrappers.recorder import read_trajectories
+    from wrappers.recorder import latest_records, read_trajectories
 
     p = argparse.ArgumentParser(prog="python -m benchmarks.human_rerun", description=__doc__.split("\n\n")[0])
     p.add_argument("seed_dir", type=Path, help="a pipeline seed directory (config.json, rollouts.jsonl, eval/)")
@@ -76,9 +76,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"human_rerun: error: {src}: no such evaluation file", file=sys.stderr)
         return 2
     cfg = load_run_config(args.seed_dir, args.out)
+    if cfg.eval_temperature != 0:
+        print(f"human_rerun: error: {args.seed_dir / 'config.json'}: eval_temperature {cfg.eval_temperature:g}; only "
+              "a greedy evaluation replays word for word", file=sys.stderr)
+        return 2
     test_tasks = _tasks(cfg, "test")
     by_id = {t.task_id: t for t in test_tasks}
-    records = read_trajectories(src)
+    records = list(latest_records(read_trajectories(src, tolerate_partial_last_line=True)).values())
     human = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
     ids, diffs = changed_episodes(records, by_id, human)
     print(f"{src}: {len(ids)} of {len(records)} episodes get another human reply now", file=sys.stderr)

@@ -48,3 +48,17 @@ def test_the_run_config_is_read_back_from_a_seed_directory(tmp_path):
                                                       "a_field_of_a_later_version": 1}))
     back = load_run_config(tmp_path, tmp_path / "out")
     assert back == dataclasses.replace(cfg, out_dir=str(tmp_path / "out"))
+
+
+def test_a_sampled_evaluation_is_refused_in_one_line(tmp_path, capsys):
+    from benchmarks.human_rerun import main
+
+    cfg = PipelineConfig(out_dir="x", eval_temperature=1.0)
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "rft.jsonl").write_text("")
+    (tmp_path / "config.json").write_text(json.dumps(dataclasses.asdict(cfg)))
+    assert main([str(tmp_path), "--method", "rft", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"human_rerun: error: {tmp_path / 'config.json'}: eval_temperature 1; only a greedy evaluation "
+                   "replays word for word"]
+    assert not (tmp_path / "o").exists()
