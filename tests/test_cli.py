@@ -247,6 +247,29 @@ def test_run_semantics_reaches_the_evaluator_and_the_resume_identity(tmp_path):
     assert p.returncode == 2 and "invalid choice: 'pyhton'" in p.stderr
 
 
+def test_resume_refuses_episodes_of_another_version_of_the_scripted_human(tmp_path):
+    """The scripted human's replies changed in version 3 (a draft's code and the agent's offers are
+    no longer read as requests for code): episodes recorded with an earlier version are not extended
+    with the new one; the version is in <out>.run.json."""
+    from colbench_env.simulators.scripted_backend import VERSION
+
+    out = tmp_path / "h.jsonl"
+    common = ("run", "--agent", "scripted", "--out", out)
+    assert last_json(colbench(*common, "--episodes", 1, "--json"))["count"] == 1
+    cfg = json.loads(config_path(out).read_text())
+    assert cfg["simulator"] == "scripted" and cfg["human_version"] == VERSION
+    del cfg["human_version"]  # as written before the field existed
+    config_path(out).write_text(json.dumps(cfg))
+    assert_user_error(colbench(*common, "--episodes", 2), "run", f'human_version: "2 or earlier" there, {VERSION} now')
+    config_path(out).write_text(json.dumps({**cfg, "human_version": VERSION}))
+    assert last_json(colbench(*common, "--episodes", 2, "--json"))["count"] == 2
+    # the version is the backend human's: a frontend run or an LLM human has none
+    from colbench.cli.run import _human_version, _stored_defaults
+
+    assert _human_version("scripted", "ColBench-Frontend-v0") is None and _human_version("openai", "ColBench-Backend-v0") is None
+    assert _stored_defaults({"simulator": "scripted", "env": "ColBench-Frontend-v0"})["human_version"] is None
+
+
 def test_resume_refuses_a_file_without_configuration(tmp_path):
     out = tmp_path / "old.jsonl"
     colbench("run", "--agent", "scripted", "--episodes", 1, "--out", out)

@@ -5,7 +5,8 @@ Episode ``k`` runs task ``k mod len(tasks)`` (in the file's order) with reset se
 
 Resume: rerunning the same command skips the episodes already in ``--out``. The run's
 configuration (:func:`run_signature`: env id, task spec and a hash of the tasks, agent, simulator and
-their settings, max turns, seed, prompt style, sampling, scoring semantics) is stored next to it in
+their settings, the scripted human's reply version, max turns, seed, prompt style, sampling, scoring
+semantics) is stored next to it in
 ``<out>.run.json``; a rerun whose configuration differs stops with an error naming the fields that
 differ instead of mixing two runs in one file. Each invocation's command line and code (git commit,
 versions) is appended to ``<out>.invocations.jsonl``. ``--episodes`` and ``--batch-size`` may change
@@ -211,7 +212,29 @@ def run_signature(config: RunConfig, tasks: list) -> dict:
             "max_turns", "seed", "prompt_style", "max_new_tokens", "temperature", "semantics")
     sig = {k: getattr(config, k) for k in keep}
     sig["tasks_sha256"] = tasks_hash(tasks)
+    sig["human_version"] = _human_version(config.simulator, config.env)
     return json.loads(json.dumps(sig))  # as stored: JSON types only
+
+
+def _human_version(simulator: str, env: str) -> Any:
+    """The version of the offline scripted backend human's replies (``None`` for any other simulator:
+    an LLM human's settings are the simulator fields; its prompt version is in its cache keys)."""
+    if simulator != "scripted" or _is_frontend(env):
+        return None
+    from colbench_env.simulators.scripted_backend import VERSION
+
+    return VERSION
+
+
+def _is_frontend(env: Any) -> bool:
+    return isinstance(env, str) and "frontend" in env.lower()
+
+
+def _stored_defaults(stored: dict) -> dict:
+    """Values of fields a ``<out>.run.json`` written before they existed had (:data:`SIGNATURE_DEFAULTS`;
+    ``human_version``: "2 or earlier" for a scripted human, whose replies changed in version 3)."""
+    human = "2 or earlier" if stored.get("simulator") == "scripted" and not _is_frontend(stored.get("env")) else None
+    return {**SIGNATURE_DEFAULTS, "human_version": human}
 
 
 def _short(v: Any) -> str:
@@ -234,7 +257,7 @@ def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--ou
         if not isinstance(stored, dict):
             raise UsageError(f"{cfg_file}: not a run configuration (a JSON object); delete it together with {out}")
         if n_done:
-            stored = {**SIGNATURE_DEFAULTS, **stored}
+            stored = {**_stored_defaults(stored), **stored}
             differ = [k for k in sorted(set(stored) | set(signature)) if stored.get(k) != signature.get(k)]
             if differ:
                 what = "; ".join(f"{k}: {_short(stored.get(k))} there, {_short(signature.get(k))} now" for k in differ)
