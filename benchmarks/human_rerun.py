@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchmarks.pipeline import _policy_path, _recorded, _run, _tasks, _train
     from colbench_env.metrics import summarize
     from colbench_env.simulators import make_simulator
-    from colbench_env.simulators.scripted_backend import VERSION
+    from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION, VERSION
     from wrappers.recorder import latest_records, read_trajectories
 
     p = argparse.ArgumentParser(prog="python -m benchmarks.human_rerun", description=__doc__.split("\n\n")[0])
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{src}: {len(ids)} of {len(records)} episodes get another human reply now", file=sys.stderr)
     summary: dict = {"source": str(src), "method": args.method, "human_version": VERSION,
                      "recorded_human_version": json.loads((args.seed_dir / "config.json").read_text()).get(
-                         "human_version", "2 or earlier"),
+                         "human_version", UNRECORDED_VERSION),
                      "episodes": len(records), "changed": ids, "before": summarize(records)}
     args.out.mkdir(parents=True, exist_ok=True)
     if ids:

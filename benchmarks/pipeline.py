@@ -354,7 +354,18 @@ def _recorded(cfg: PipelineConfig, tasks: list, path: Path, *, repeats: int) -> 
 def finished_methods(out: Path) -> list[str]:
     """The methods whose training finished in the run directory ``out`` (trained, or found to have
     nothing to learn from), in :data:`METHODS` order."""
-    return [m for m in METHODS if (Path(out) / "models" / m / "pipeline_done.json").exists()]
+    return [m for m in METHODS if _done_marker(out, m).exists()]
+
+
+def _done_marker(out: Path, method: str) -> Path:
+    return Path(out) / "models" / method / "pipeline_done.json"
+
+
+def training_outcome(out: Path, method: str) -> dict | None:
+    """What ``method``'s training stage left in the run directory ``out``: its metrics and seconds,
+    or ``skipped``, why it was not trained; ``None`` while the stage has not finished."""
+    marker = _done_marker(out, method)
+    return json.loads(marker.read_text()) if marker.exists() else None
 
 
 def _trainer_class(method: str):
@@ -380,9 +391,9 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
 def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
     """Train ``method`` on the rollouts; save the checkpoint and the merged policy."""
     ckpt, model_dir = out / "ckpt" / method, out / "models" / method
-    marker = model_dir / "pipeline_done.json"
-    if marker.exists():
-        return json.loads(marker.read_text())
+    done = training_outcome(out, method)
+    if done is not None:
+        return done
     cls = _trainer_class(method)
     conf = trainer_config(cfg, method, base)
     _log(f"train {method}: {len(rollouts)} rollouts, config {conf.to_dict()}")
@@ -400,14 +411,14 @@ def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], ou
     finally:
         del trainer
         _release_memory()
-    return _finished(model_dir, info)
+    return _finished(out, method, info)
 
 
-def _finished(model_dir: Path, info: dict) -> dict:
+def _finished(out: Path, method: str, info: dict) -> dict:
     """Mark ``method``'s training stage done (``models/<method>/pipeline_done.json`` = ``info``: its
-    metrics, or why it was not trained); returns ``info``."""
-    model_dir.mkdir(parents=True, exist_ok=True)
-    marker = model_dir / "pipeline_done.json"
+    metrics, or why it was not trained; :func:`training_outcome` reads it); returns ``info``."""
+    marker = _done_marker(out, method)
+    marker.parent.mkdir(parents=True, exist_ok=True)
     tmp = marker.with_suffix(".tmp")
     tmp.write_text(json.dumps(info, indent=2, default=str))
     os.replace(tmp, marker)
@@ -573,21 +584,23 @@ def _as_json(value: Any) -> Any:
 
 def _human_version(cfg: PipelineConfig) -> dict:
     """``{"human_version": v}`` for the offline scripted human (its replies' version), else ``{}``."""
-    if cfg.simulator != "scripted":
-        return {}
-    from colbench_env.simulators.scripted_backend import VERSION
+    from colbench_env.simulators.scripted_backend import reply_version
 
-    return {"human_version": VERSION}
+    version = reply_version(cfg.simulator)
+    return {} if version is None else {"human_version": version}
 
 
 def human_version_changed(old: dict, cfg: PipelineConfig) -> list[tuple[str, Any, Any]]:
     """``[("human_version", was, now)]`` when an earlier ``config.json`` (``old``) was made with the
     scripted human and another version of its replies; one without the field predates version 3
-    ("2 or earlier"). ``[]`` otherwise (another simulator: its settings are compared as fields)."""
-    now = _human_version(cfg).get("human_version")
-    if now is None or old.get("simulator", "scripted") != "scripted":
+    (:data:`~colbench_env.simulators.scripted_backend.UNRECORDED_VERSION`). ``[]`` otherwise
+    (another simulator: its settings are compared as fields)."""
+    from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION, reply_version
+
+    now = reply_version(cfg.simulator)
+    if now is None or reply_version(old.get("simulator", "scripted")) is None:
         return []
-    was = old.get("human_version", "2 or earlier")
+    was = old.get("human_version", UNRECORDED_VERSION)
     return [] if was == now else [("human_version", was, now)]
 
 
@@ -691,8 +704,7 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
             rows.append(_earlier_row(cfg, method, out, test_tasks, train_info))
             continue
         if no_signal:  # no method can learn anything; say so instead of training on noise
-            train_info[method] = _finished(out / "models" / method,
-                                           {"method": method, "skipped": no_signal, "train_seconds": 0.0})
+            train_info[method] = _finished(out, method, {"method": method, "skipped": no_signal, "train_seconds": 0.0})
             rows.append(_row(method, 0.0, note=f"not trained: {no_signal}"))
             _log(f"{method} not trained: {no_signal}")
             continue
@@ -725,7 +737,7 @@ def _earlier_row(cfg: PipelineConfig, method: str, out: Path, test_tasks: list, 
     its training record and the evaluation episodes already in its files (none are run)."""
     from colbench_env.metrics import summarize
 
-    info = json.loads((out / "models" / method / "pipeline_done.json").read_text())
+    info = training_outcome(out, method)
     train_info[method] = info
     seconds = info.get("train_seconds", 0.0)
     if "skipped" in info:

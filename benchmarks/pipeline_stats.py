@@ -52,11 +52,13 @@ def _per_task(path: Path) -> dict[str, dict[str, float]]:
 def _never_evaluated(run_dirs: list[Path], method: str, mode: str) -> str:
     """Why no run has ``method``'s evaluation: the pipeline's reason when no run trained it (every
     run's ``models/<method>/pipeline_done.json`` says it was skipped, with one reason), else none."""
+    from .pipeline import training_outcome
+
     reasons = set()
     for d in run_dirs:
         try:
-            reasons.add(json.loads((Path(d) / "models" / method / "pipeline_done.json").read_text())["skipped"])
-        except (OSError, ValueError, KeyError, TypeError):
+            reasons.add(training_outcome(d, method)["skipped"])
+        except (OSError, ValueError, KeyError, TypeError):  # unfinished (None), unreadable, or trained
             reasons.add(None)
     if len(reasons) == 1 and None not in reasons:
         return f"not trained in any run: {reasons.pop()}"

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["code_version", "record_invocation"]
+__all__ = ["code_version", "record_invocation", "log_invocation"]
 
 LOG_NAME = "invocations.jsonl"
 
@@ -56,16 +56,17 @@ def code_version() -> dict[str, Any]:
     return info
 
 
-def record_invocation(out_dir: str | os.PathLike | None, command: str, *,
-                      log: str | os.PathLike | None = None) -> str | None:
+def record_invocation(out_dir: str | os.PathLike, command: str) -> str | None:
+    """:func:`log_invocation` to ``out_dir/invocations.jsonl``."""
+    return log_invocation(Path(out_dir) / LOG_NAME, command)
+
+
+def log_invocation(path: str | os.PathLike, command: str) -> str | None:
     """Append this invocation (time, ``command`` name, ``sys.argv``, :func:`code_version`, machine)
-    to ``out_dir/invocations.jsonl`` (or to the file ``log``: ``colbench run`` keeps one per
-    trajectory file, ``<out>.invocations.jsonl``, since several share a directory); returns a
-    one-line note when the previous invocation recorded there ran another commit (or a checkout with
-    uncommitted changes), else ``None``."""
-    if (out_dir is None) == (log is None):
-        raise ValueError("record_invocation: give out_dir or log, not both")
-    path = Path(log) if log is not None else Path(out_dir) / LOG_NAME
+    to the log ``path`` (``colbench run`` keeps one per trajectory file, ``<out>.invocations.jsonl``,
+    since several share a directory); returns a one-line note when the previous invocation recorded
+    there ran another commit (or a checkout with uncommitted changes), else ``None``."""
+    path = Path(path)
     previous, text = None, path.read_text() if path.exists() else ""
     if text:
         for line in text.splitlines():

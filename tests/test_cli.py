@@ -264,10 +264,14 @@ def test_resume_refuses_episodes_of_another_version_of_the_scripted_human(tmp_pa
     config_path(out).write_text(json.dumps({**cfg, "human_version": VERSION}))
     assert last_json(colbench(*common, "--episodes", 2, "--json"))["count"] == 2
     # the version is the backend human's: a frontend run or an LLM human has none
-    from colbench.cli.run import _human_version, _stored_defaults
+    from colbench.cli.run import RunConfig, _stored_defaults, load_run_tasks, run_signature
 
-    assert _human_version("scripted", "ColBench-Frontend-v0") is None and _human_version("openai", "ColBench-Backend-v0") is None
-    assert _stored_defaults({"simulator": "scripted", "env": "ColBench-Frontend-v0"})["human_version"] is None
+    front = RunConfig(out=str(tmp_path / "f.jsonl"), env="ColBench-Frontend-v0")
+    front_sig = run_signature(front, load_run_tasks("default", kind="frontend", split=None))
+    served = RunConfig(out=str(out), simulator="openai", simulator_base_url="http://127.0.0.1:9/v1", simulator_model="m")
+    assert front_sig["human_version"] is None
+    assert run_signature(served, load_run_tasks("default", kind="backend", split=None))["human_version"] is None
+    assert _stored_defaults({"simulator": "scripted", "env": "ColBench-Frontend-v0"}, front_sig)["human_version"] is None
 
 
 def test_resume_refuses_a_file_without_configuration(tmp_path):

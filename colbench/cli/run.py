@@ -207,34 +207,26 @@ def tasks_hash(tasks: list) -> str:
 
 def run_signature(config: RunConfig, tasks: list) -> dict:
     """What makes two runs the same run (stored in ``<out>.run.json``)."""
+    from colbench_env.simulators.scripted_backend import reply_version
+
     keep = ("env", "tasks", "split", "agent", "agent_kwargs", "agent_model", "agent_base_url", "agent_4bit",
             "simulator", "simulator_kwargs", "simulator_model", "simulator_base_url", "simulator_cache",
             "max_turns", "seed", "prompt_style", "max_new_tokens", "temperature", "semantics")
     sig = {k: getattr(config, k) for k in keep}
     sig["tasks_sha256"] = tasks_hash(tasks)
-    sig["human_version"] = _human_version(config.simulator, config.env)
+    # the offline backend human's reply version (its replies changed in version 3)
+    sig["human_version"] = reply_version(config.simulator) if env_kind(config.env) == "backend" else None
     return json.loads(json.dumps(sig))  # as stored: JSON types only
 
 
-def _human_version(simulator: str, env: str) -> Any:
-    """The version of the offline scripted backend human's replies (``None`` for any other simulator:
-    an LLM human's settings are the simulator fields; its prompt version is in its cache keys)."""
-    if simulator != "scripted" or _is_frontend(env):
-        return None
-    from colbench_env.simulators.scripted_backend import VERSION
-
-    return VERSION
-
-
-def _is_frontend(env: Any) -> bool:
-    return isinstance(env, str) and "frontend" in env.lower()
-
-
-def _stored_defaults(stored: dict) -> dict:
+def _stored_defaults(stored: dict, signature: dict) -> dict:
     """Values of fields a ``<out>.run.json`` written before they existed had (:data:`SIGNATURE_DEFAULTS`;
-    ``human_version``: "2 or earlier" for a scripted human, whose replies changed in version 3)."""
-    human = "2 or earlier" if stored.get("simulator") == "scripted" and not _is_frontend(stored.get("env")) else None
-    return {**SIGNATURE_DEFAULTS, "human_version": human}
+    ``human_version``: :data:`~colbench_env.simulators.scripted_backend.UNRECORDED_VERSION` for a
+    scripted backend human, whose replies were not versioned before version 3)."""
+    from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION
+
+    recorded = stored.get("simulator") == "scripted" and signature.get("human_version") is not None
+    return {**SIGNATURE_DEFAULTS, "human_version": UNRECORDED_VERSION if recorded else None}
 
 
 def _short(v: Any) -> str:
@@ -257,7 +249,7 @@ def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--ou
         if not isinstance(stored, dict):
             raise UsageError(f"{cfg_file}: not a run configuration (a JSON object); delete it together with {out}")
         if n_done:
-            stored = {**_stored_defaults(stored), **stored}
+            stored = {**_stored_defaults(stored, signature), **stored}
             differ = [k for k in sorted(set(stored) | set(signature)) if stored.get(k) != signature.get(k)]
             if differ:
                 what = "; ".join(f"{k}: {_short(stored.get(k))} there, {_short(signature.get(k))} now" for k in differ)
@@ -383,9 +375,9 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     tasks = load_run_tasks(config.tasks, kind=kind, split=config.split)
     check_out_path(config.out)
     check_resume(config.out, run_signature(config, tasks))
-    from colbench.provenance import record_invocation
+    from colbench.provenance import log_invocation
 
-    note = record_invocation(None, "run", log=invocations_path(config.out))  # which code wrote the episodes
+    note = log_invocation(invocations_path(config.out), "run")  # which code wrote the episodes
     if note:
         print(note, file=sys.stderr)
     if agent is None and config.agent not in AGENTS:  # a bad plug-in spec fails before anything starts

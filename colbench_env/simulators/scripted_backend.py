@@ -38,7 +38,7 @@ from .base import BACKEND_REPLY_LIMIT, Simulator
 from .code_words import Fact, code_facts, sentences
 
 __all__ = ["ScriptedBackendSimulator", "extract_facts", "code_to_facts", "asks_something", "asks_for_code",
-           "NO_QUESTION_REPLY"]
+           "reply_version", "NO_QUESTION_REPLY", "VERSION", "UNRECORDED_VERSION"]
 
 _STOP = set("""a an the and or but if then of to in on at for with by from as is are was were be been being do does did
 i you we they he she it me my your our their this that these those what which who whom how when where why
@@ -71,21 +71,19 @@ _BROAD = re.compile(r"\b(requirement|requirements|rules?|details?|specifics?|spe
                     r"anything else|more about|more info|information|clarify|conditions?|what else|"
                     r"how should it work|what do you want|what exactly|expect)\b", re.I)
 # what asking for the code or the tests looks like (see :func:`asks_for_code`)
-_GIVE = re.compile(r"\b(paste|show|send|share|give|reveal|provide|copy|print(?!\s*\())\b[^.?!]{0,40}?"
-                   r"\b(code|function|implementation|source|solution|snippet|tests?|test cases?|ground[ _-]?truth|body)\b",
-                   re.I)
+_HAND_OVER = "paste|show|send|share|give|reveal|provide|copy"
+_CODE_OBJECT = (r"[^.?!]{0,40}?\b(code|function|implementation|source|solution|snippet|tests?|test cases?|"
+                r"ground[ _-]?truth|body)\b")
+_GIVE = re.compile(rf"\b({_HAND_OVER}|print(?!\s*\())\b{_CODE_OBJECT}", re.I)
 _RECEIVE = re.compile(r"\b((can|could|may|might) (i|we) (see|have|get|look at)|(i|we)('d| would)? (like|want|need|wish) "
-                      r"to (see|have|get|look at)|let me (see|have|look at))\b[^.?!]{0,40}?"
-                      r"\b(code|function|implementation|source|solution|snippet|tests?|test cases?|ground[ _-]?truth|body)\b",
-                      re.I)
+                      rf"to (see|have|get|look at)|let me (see|have|look at))\b{_CODE_OBJECT}", re.I)
 _SECRET = re.compile(r"\b(ground[ _-]?truth|test cases?|unit tests?|hidden tests?)\b", re.I)
 #: the speaker's own doing ("I can provide the function", "would you like me to show the code")
 _SELF = re.compile(r"\b(i|i'll|i'd|i'm|i've|i will|we|we'll|let me|me to)\b((?!\byou\b)[^,;:]){0,30}$", re.I)
 #: a sentence that asks the human for something
 _ADDRESSED = re.compile(r"\?\s*$|\bplease\b|\b(can|could|would|will|won't|do) you\b|"
                         r"\byou (can|could|may|might|should)\b|\b(need|want|like) you to\b", re.I)
-_IMPERATIVE = re.compile(r"^\W*((just|simply|now|so|then|and|ok|okay)\W+)*"
-                         r"(paste|show|send|share|give|reveal|provide|copy|print)\b", re.I)
+_IMPERATIVE = re.compile(rf"^\W*((just|simply|now|so|then|and|ok|okay)\W+)*({_HAND_OVER}|print)\b", re.I)
 _FENCED = re.compile(r"```.*?(```|\Z)", re.S)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _CODE_LINE = re.compile(r"^(\s*(def |class |return\b|print\(|import |from \S+ import |>>>|#)|( {4}|\t)\S).*$", re.M)
@@ -108,10 +106,7 @@ def asks_for_code(message: str) -> bool:
         addressed = bool(_ADDRESSED.search(sentence) or _IMPERATIVE.search(sentence))
         if not addressed:
             continue
-        for m in _GIVE.finditer(sentence):
-            if not _SELF.search(sentence[: m.start()]):
-                return True
-        for m in _SECRET.finditer(sentence):
+        for m in (*_GIVE.finditer(sentence), *_SECRET.finditer(sentence)):
             if not _SELF.search(sentence[: m.start()]):
                 return True
     return False
@@ -127,6 +122,15 @@ _WHAT_IF = re.compile(r"\bwhat if\b|\bwhat happens\b|\bin case\b|\bsuppose\b|\bc
 #: "I can provide a function": 126 of 14,014 agent turns of the committed SmolLM2 episodes were refused,
 #: most of them such drafts and offers).
 VERSION = 3
+#: What a run recorded before the version was (versions 1 and 2 were not recorded) counts as.
+UNRECORDED_VERSION = "2 or earlier"
+
+
+def reply_version(simulator: str) -> int | None:
+    """The reply version a backend run records for its human ``simulator`` (a built-in name):
+    :data:`VERSION` for ``"scripted"``; ``None`` for any other (an LLM human's settings are its
+    simulator fields, its prompt version is in its cache keys)."""
+    return VERSION if simulator == "scripted" else None
 #: The reply of a ``volunteer=False`` human to a message that asks nothing.
 NO_QUESTION_REPLY = "Okay. Ask me if there is anything you need to know about what I want."
 #: A second fact joins a reply on code facts only when it scores at least this share of the best.
