@@ -16,15 +16,26 @@ such as ``"ask"`` can separate training methods only if the last count is above 
 method learns from the policy's own rollouts:
 
     python -m benchmarks.probe_policy --first-turn 8 --family ask --prompt-style compact --n 16 --temperature 1.0
+
+``--oracle-first-turn`` bounds what *learning to ask* can buy: whole episodes through the real env
+and scripted human in which the first turn is the perfect question (each hidden fact's own question
+from the generator) and every later turn is the policy's (greedy by default). A method that learns
+to ask can at best reach this score; if it is no better than zero-shot, the family cannot separate
+methods by their credit assignment. ``--continue-from ROLLOUTS...`` does the same with the policy's
+own recorded first turns that drew a hidden fact (e.g. a pipeline's ``rollouts.jsonl``):
+
+    python -m benchmarks.probe_policy --oracle-first-turn --family rate --prompt-style compact --split test --n 48
+    python -m benchmarks.probe_policy --continue-from OUT/seed-*/rollouts.jsonl --prompt-style compact
 """
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from colbench_env.prompting import PROMPT_STYLES
 
-__all__ = ["run", "main"]
+__all__ = ["run", "main", "GivenFirstTurn", "oracle_first_turns", "recorded_first_turns", "run_given_first_turn"]
 
 
 def _backend(model: str):
@@ -35,14 +46,15 @@ def _backend(model: str):
 
 
 def run(model: str = "smollm2", difficulty: int = 1, n: int = 12, max_new_tokens: int = 128,
-        temperature: float = 0.0, max_turns: int = 3, family: str = "all", prompt_style: str = "paper") -> dict:
+        temperature: float = 0.0, max_turns: int = 3, family: str = "all", prompt_style: str = "paper",
+        split: str = "train") -> dict:
     from colbench_env.lm.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.generator import generate_tasks
     from colbench_env.protocol import parse_agent_turn
     from colbench_env.prompting import format_agent_messages
 
-    tasks = generate_tasks(n, difficulty=difficulty, split="train", family=family)
+    tasks = generate_tasks(n, difficulty=difficulty, split=split, family=family)
     backend = _backend(model)
     convs = []
     for t in tasks:
@@ -101,13 +113,13 @@ def first_turn_stats(tasks: list, texts: list[list[str]], volunteer: bool = Fals
 
 def run_first_turn(model: str = "smollm2", difficulty: int = 1, n: int = 16, k: int = 8, max_new_tokens: int = 96,
                    temperature: float = 1.0, max_turns: int = 3, family: str = "ask", prompt_style: str = "compact",
-                   volunteer: bool = False, seed: int = 0) -> dict:
+                   volunteer: bool = False, seed: int = 0, split: str = "train") -> dict:
     """``k`` sampled first turns on each of ``n`` generated training tasks -> :func:`first_turn_stats`."""
     from colbench_env.lm.base import SamplingParams
     from colbench_env.generator import generate_tasks
     from colbench_env.prompting import format_agent_messages
 
-    tasks = generate_tasks(n, difficulty=difficulty, split="train", family=family)
+    tasks = generate_tasks(n, difficulty=difficulty, split=split, family=family)
     backend = _backend(model)
     try:
         convs = [format_agent_messages(t.problem_description, [], max_turns=max_turns, style=prompt_style)
@@ -125,6 +137,143 @@ def run_first_turn(model: str = "smollm2", difficulty: int = 1, n: int = 16, k: 
     return r
 
 
+class GivenFirstTurn:
+    """A policy whose first turn on a task is given -- ``first[problem_description]`` -- and whose
+    later turns are ``policy``'s (anything :func:`colbench_env.rollout.policy_act_batch` takes)."""
+
+    def __init__(self, first: dict[str, str], policy):
+        self.first, self.policy = first, policy
+
+    def act_batch(self, observations: list) -> list[str]:
+        from colbench_env.rollout import policy_act_batch
+
+        out: list = [None] * len(observations)
+        later = []
+        for i, o in enumerate(observations):
+            if json.loads(o["dialogue"]):
+                later.append(i)
+            else:
+                out[i] = self.first[o["problem_description"]]
+        for i, a in zip(later, policy_act_batch(self.policy, [observations[i] for i in later]) if later else []):
+            out[i] = a
+        return out
+
+
+def oracle_first_turns(tasks: list) -> list[list[tuple]]:
+    """Each generated task's perfect first turn, the questions its hidden facts answer, as one round
+    of ``(task, turn)`` (see :func:`run_given_first_turn`)."""
+    return [[(t, " ".join(f["question"] for f in t.extra["generator"]["facts"])) for t in tasks]]
+
+
+def recorded_first_turns(paths: list[str]) -> list[list[tuple]]:
+    """The recorded first turns (the agent's message as sent) whose human reply holds one of the
+    task's hidden facts, from trajectory files, with their tasks (read from the records), as rounds
+    of ``(task, turn)``: round ``j`` holds the ``j``-th such turn of each problem description, so that
+    no two episodes of a round look the same to the policy. Bad JSON or a record that is not a
+    trajectory raises ``ValueError`` naming the file and line."""
+    from colbench_env.records import task_from_record
+    from colbench_env.simulators.scripted_backend import extract_facts
+
+    found: dict[str, list[tuple]] = {}
+    for path in paths:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                try:
+                    rec = json.loads(line)
+                    task = task_from_record(rec["task"], kind="backend", source=path, line=n)
+                    d = rec["dialogue_history"]
+                except (json.JSONDecodeError, KeyError, TypeError) as e:
+                    raise ValueError(f"{path}:{n}: not a trajectory record ({type(e).__name__}: {e})") from None
+                if len(d) < 2 or d[0].get("role") != "assistant" or d[1].get("role") != "user":
+                    continue
+                if any(fact in d[1]["content"] for fact in extract_facts(task)):
+                    found.setdefault(task.problem_description, []).append((task, d[0]["content"]))
+    rounds: list[list[tuple]] = []
+    for pairs in found.values():
+        for j, pair in enumerate(pairs):
+            if j == len(rounds):
+                rounds.append([])
+            rounds[j].append(pair)
+    return rounds
+
+
+def run_given_first_turn(rounds: list[list[tuple]], policy, *, max_turns: int = 3, volunteer: bool = False) -> dict:
+    """Whole episodes, through the env, the offline scripted human and the real scorer: one per
+    ``(task, first_turn)`` of each round, the first turn given and the later ones ``policy``'s. The
+    policy sees only the problem description, so the episodes of a round that share one must share
+    their first turn (``ValueError`` otherwise). Success count with its exact (Clopper-Pearson) 95 %
+    interval, mean % tests passed, and the episodes' records."""
+    import gymnasium as gym
+    from scipy.stats import binomtest
+
+    import colbench_env  # noqa: F401
+    from colbench_env.evaluation.backend import BackendEvaluator
+    from colbench_env.rollout import EpisodeSpec, run_episodes
+    from colbench_env.simulators import make_simulator
+
+    tasks = list({t.task_id: t for r in rounds for t, _ in r}.values())
+    index = {t.task_id: i for i, t in enumerate(tasks)}
+    sim = make_simulator("scripted", kind="backend", volunteer=volunteer)
+    records = []
+    try:
+        with BackendEvaluator(workers=2) as ev:
+            for j, pairs in enumerate(rounds):
+                first: dict[str, str] = {}
+                for t, turn in pairs:
+                    if first.setdefault(t.problem_description, turn) != turn:
+                        raise ValueError(f"round {j}: two first turns for one problem description "
+                                         f"({t.problem_description[:60]!r}...)")
+                specs = [EpisodeSpec(f"{j}-{index[t.task_id]}", 0, {"task_index": index[t.task_id]}) for t, _ in pairs]
+                records += run_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim,
+                                                         evaluator=ev, max_turns=max_turns),
+                                        GivenFirstTurn(first, policy), specs, batch_size=8)
+    finally:
+        sim.close()
+    n = len(records)
+    wins = sum(1 for r in records if r["reward"] == 1.0)
+    ci = binomtest(wins, n).proportion_ci(method="exact") if n else None
+    return {"episodes": n, "successes": wins, "success_ci95": [ci.low, ci.high] if ci else None,
+            "tests_passed_pct": 100 * sum(r["reward"] for r in records) / n if n else 0.0,
+            "records": records}
+
+
+def _given_first_turn(a) -> int:
+    from colbench_env.generator import generate_tasks
+    from colbench_env.lm.base import SamplingParams
+
+    from agents.base import LMAgent
+
+    if a.continue_from:
+        try:
+            rounds = recorded_first_turns(a.continue_from)
+        except ValueError as e:  # TaskFormatError is one too
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        what = "the policy's recorded first turns that drew a hidden fact"
+    else:
+        rounds = oracle_first_turns(generate_tasks(a.n, difficulty=a.difficulty, split=a.split, family=a.family))
+        what = "the perfect first question"
+    agent = LMAgent(_backend(a.model), max_turns=a.max_turns, prompt_style=a.prompt_style,
+                    sampling=SamplingParams(max_new_tokens=a.max_new_tokens or 96, temperature=a.temperature,
+                                            seed=0 if a.temperature > 0 else None))
+    try:
+        r = run_given_first_turn(rounds, agent, max_turns=a.max_turns, volunteer=a.volunteer)
+    finally:
+        agent.close()
+    ci = r["success_ci95"]
+    where = "recorded" if a.continue_from else f"{a.split} {a.family}"
+    print(f"{a.model}, {where} tasks, {a.prompt_style} prompt, {a.max_turns} turns, first turn = {what}, "
+          f"later turns at temperature {a.temperature}, human volunteer={a.volunteer}: {r['successes']} of "
+          f"{r['episodes']} episodes solved" + (f" (exact 95 % CI {100 * ci[0]:.1f}-{100 * ci[1]:.1f} %)" if ci else "")
+          + f", {r['tests_passed_pct']:.1f} % tests passed")
+    if a.out:
+        with open(a.out, "w") as f:
+            for rec in r["records"]:
+                f.write(json.dumps(rec) + "\n")
+    print(json.dumps({k: v for k, v in r.items() if k != "records"}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="smollm2", help="smollm2 or a local model directory")
@@ -135,20 +284,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prompt-style", default="paper", choices=PROMPT_STYLES)
     p.add_argument("--first-turn", type=int, default=0, metavar="K",
                    help="instead: K sampled first turns per task; how many ask, and draw a hidden fact")
-    p.add_argument("--volunteer", action="store_true", help="with --first-turn: the human volunteers facts")
+    p.add_argument("--volunteer", action="store_true",
+                   help="with --first-turn / --oracle-first-turn / --continue-from: the human volunteers facts")
+    p.add_argument("--oracle-first-turn", action="store_true",
+                   help="instead: whole episodes whose first turn is the perfect question, later turns the policy's")
+    p.add_argument("--continue-from", nargs="+", metavar="ROLLOUTS",
+                   help="instead: whole episodes whose first turn is a recorded one that drew a hidden fact")
+    p.add_argument("--split", default="train", choices=("train", "test"), help="generated tasks' split")
+    p.add_argument("--max-turns", type=int, default=3, help="with --oracle-first-turn / --continue-from")
+    p.add_argument("--out", help="with --oracle-first-turn / --continue-from: write the episodes here (JSONL)")
     p.add_argument("--max-new-tokens", type=int, default=None, help="tokens per generation (128; 96 with --first-turn)")
     a = p.parse_args(argv)
+    if a.oracle_first_turn or a.continue_from:
+        return _given_first_turn(a)
     if a.first_turn:
         r = run_first_turn(a.model, a.difficulty, a.n, a.first_turn, max_new_tokens=a.max_new_tokens or 96,
                            temperature=a.temperature, family=a.family, prompt_style=a.prompt_style,
-                           volunteer=a.volunteer)
+                           volunteer=a.volunteer, split=a.split)
         print(f"{r['model']}, {r['n']} {r['family']} tasks x {r['k']} first turns at temperature {r['temperature']}, "
               f"{r['prompt_style']} prompt, human volunteer={r['volunteer']}: {r['answers']} answer at once, "
               f"{r['asks']} ask something, {r['reveals']} draw a hidden fact "
               f"({r['tasks_with_a_reveal']} of {r['n']} tasks)")
         print(json.dumps(r))
         return 0
-    r = run(a.model, a.difficulty, a.n, max_new_tokens=a.max_new_tokens or 128, temperature=a.temperature, family=a.family, prompt_style=a.prompt_style)
+    r = run(a.model, a.difficulty, a.n, max_new_tokens=a.max_new_tokens or 128, temperature=a.temperature, family=a.family, prompt_style=a.prompt_style,
+            split=a.split)
     print(f"{r['model']} with every hidden fact told, difficulty {r['difficulty']}, family {r['family']}, "
           f"{r['prompt_style']} prompt: "
           f"{r['tests_passed_pct']:.1f}% tests passed, success {100 * r['success_rate']:.1f}% "
