@@ -163,6 +163,12 @@ class PipelineConfig(metaclass=_AliasedConfig):
             raise ValueError(f"eval_samples_temperature must be > 0, got {self.eval_samples_temperature!r}")
         if self.bootstrap_resamples < 1:
             raise ValueError(f"bootstrap_resamples must be >= 1, got {self.bootstrap_resamples!r}")
+        from colbench_env.simulators import check_simulator_kwargs
+
+        try:  # before anything is written: the human is built only when the first episode runs
+            check_simulator_kwargs(self.simulator, "backend", self.simulator_kwargs)
+        except ValueError as e:
+            raise ValueError(f"simulator_kwargs: {e}") from None
 
 
 # Gradient checkpointing bounds the activations: without it one PPO minibatch (4 x ~600 tokens)
@@ -184,7 +190,7 @@ PRESETS: dict[str, dict] = {
         "tasks": "default", "family": "all", "prompt_style": "paper", "n_train_tasks": 5000, "n_test_tasks": 1000,
         "rollouts_per_task": 3, "max_turns": 10, "max_new_tokens": 1024, "rollout_temperature": 1.0,
         "eval_temperature": 1.0, "episodes_in_flight": 64, "simulator": "openai",
-        "simulator_kwargs": {"model": "meta-llama/Llama-3.1-70B-Instruct"},
+        "simulator_kwargs": {"model": "meta-llama/Llama-3.1-70B-Instruct", "temperature": 0.0, "max_new_tokens": 4096},
         "trainer_overrides": {"sweet-rl": {
             # critic (README: the first train_dpo run, --mean_log_prob)
             "critic": {"model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "full_finetune": True,
@@ -215,6 +221,11 @@ PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
     ("critic model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "sweet-rl.critic.model_name_or_path"),
     ("human simulator", "meta-llama/Llama-3.1-70B-Instruct", f"{_SR} README.md (vllm server), scripts/simulate_interactions.py",
      "pipeline.simulator_kwargs.model"),
+    ("human simulator temperature", 0, f"{_SR} sweet_rl/environments/human_interaction_env.py (temperature=0)",
+     "pipeline.simulator_kwargs.temperature"),
+    ("human simulator tokens per reply (then cut to 400 characters)", 4096,
+     f"{_SR} sweet_rl/environments/human_interaction_env.py (max_tokens, HUMAN_RESPONSE_CHARACTER_LIMIT)",
+     "pipeline.simulator_kwargs.max_new_tokens"),
     ("offline trajectories per task (k)", 3, f"{_SR} README.md (evaluate_code.py --k 3)", "pipeline.rollouts_per_task"),
     ("offline trajectories (15k = 5000 tasks x 3)", 15000, f"{_SR} README.md (colbench_code_offline_15k_llama8b.jsonl)",
      "pipeline.n_train_tasks*pipeline.rollouts_per_task"),
@@ -821,6 +832,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     preset = "paper" if args.paper else "small"
     conf = dict(PRESETS[preset])
+    if args.simulator is not None and args.simulator != conf.get("simulator", "scripted"):
+        conf.pop("simulator_kwargs", None)  # the preset's options are its own human's (a model name, ...)
     for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
                  "max_new_tokens", "episodes_in_flight", "semantics", "seeds", "eval_samples", "eval_temperature",

@@ -197,6 +197,18 @@ def test_resume_refuses_another_run_and_names_the_fields(tmp_path):
     assert m["count"] == 3
 
 
+def test_simulator_options_it_does_not_take_are_one_line(tmp_path):
+    """An option the human does not take (a model name for the scripted human) is a usage error
+    naming it and the options it does take, not a TypeError traceback from its constructor."""
+    out = tmp_path / "r.jsonl"
+    assert_user_error(colbench("run", "--agent", "scripted", "--episodes", 1, "--out", out,
+                               "--simulator-kwargs", '{"model": "x", "volunteer": false}'),
+                      "run", "--simulator-kwargs", "'scripted' (backend) takes no 'model'", "max_facts, volunteer")
+    assert not out.exists()
+    assert last_json(colbench("run", "--agent", "scripted", "--episodes", 1, "--out", out, "--json",
+                              "--simulator-kwargs", '{"volunteer": false}'))["count"] == 1
+
+
 SAME_LINE_ORACLE = """import json
 
 TRUTH = {}

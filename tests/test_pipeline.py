@@ -170,6 +170,53 @@ def test_paper_settings_cite_flags_that_exist_in_the_reference():
                               text=True, check=True).stdout
         for flag in re.findall(r"--[a-z_]+", source):
             assert flag in text, (setting, flag, path)
+    # the human's decoding, read from the reference's environment (independent of PAPER_SETTINGS)
+    human_env = subprocess.run(["git", "-C", repos["facebookresearch/sweet_rl"], "show",
+                                "HEAD:sweet_rl/environments/human_interaction_env.py"],
+                               capture_output=True, text=True, check=True).stdout
+    assert "max_tokens=4096" in human_env and "temperature=0" in human_env
+    assert "HUMAN_RESPONSE_CHARACTER_LIMIT = 400" in human_env
+    from colbench_env.simulators import BACKEND_REPLY_LIMIT
+
+    paper = PRESETS["paper"]["simulator_kwargs"]
+    assert (paper["max_new_tokens"], paper["temperature"], BACKEND_REPLY_LIMIT) == (4096, 0, 400)
+
+
+def test_simulator_options_are_checked_before_anything_is_written(tmp_path, monkeypatch, capsys):
+    """The human's options are checked when the config is made (the human itself is built only
+    when the first episode runs), and ``--simulator X`` with a preset made for another human does
+    not hand X that human's options (``--paper``'s model name to the scripted human)."""
+    import benchmarks.pipeline as pipeline
+
+    with pytest.raises(ValueError, match=r"simulator_kwargs: simulator 'scripted' \(backend\) takes no 'model'; "
+                                         r"its options: max_facts, volunteer"):
+        PipelineConfig(simulator="scripted", simulator_kwargs={"model": "x"})
+    PipelineConfig(simulator="scripted", simulator_kwargs={"volunteer": False})
+    PipelineConfig(**PRESETS["paper"])  # the openai human takes model, temperature and max_new_tokens
+    out = tmp_path / "p"
+    assert pipeline_cli("--paper", "--simulator", "scripted", "--simulator-kwargs", '{"model": "x"}',
+                        "--out-dir", out) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "takes no 'model'" in err and not out.exists()
+
+    seen = {}
+
+    class Resolved(Exception):
+        pass
+
+    def capture(cfg, preset):
+        seen.update(cfg=cfg, preset=preset)
+        raise Resolved
+
+    monkeypatch.setattr(pipeline, "run_pipeline", capture)
+    with pytest.raises(Resolved):
+        pipeline_cli("--paper", "--simulator", "scripted", "--out-dir", out)
+    assert (seen["preset"], seen["cfg"].simulator, seen["cfg"].simulator_kwargs) == ("paper", "scripted", {})
+    with pytest.raises(Resolved):  # the preset's own human keeps its options, a given one is added
+        pipeline_cli("--paper", "--simulator-kwargs", '{"base_url": "http://localhost:8000/v1"}',
+                     "--out-dir", tmp_path / "q")
+    assert seen["cfg"].simulator_kwargs == {**PRESETS["paper"]["simulator_kwargs"],
+                                            "base_url": "http://localhost:8000/v1"}
 
 
 def test_trainer_overrides_are_validated_like_colbench_train():

@@ -294,7 +294,7 @@ def make_agent(config: RunConfig, kind: str):
 def make_run_simulator(config: RunConfig, kind: str):
     """The simulator named by ``config.simulator`` (built-in or plug-in)."""
     from colbench import plugins
-    from colbench_env.simulators import SIMULATOR_NAMES, Simulator, make_simulator
+    from colbench_env.simulators import SIMULATOR_NAMES, Simulator, check_simulator_kwargs, make_simulator
 
     if config.simulator not in SIMULATOR_NAMES:
         obj = plugins.load_object(config.simulator, plugins.SIMULATOR_GROUP, option="--simulator")
@@ -312,6 +312,10 @@ def make_run_simulator(config: RunConfig, kind: str):
     if config.simulator in ("record", "replay"):
         kw["path"] = config.simulator_cache
     kw.update(config.simulator_kwargs)
+    try:
+        check_simulator_kwargs(config.simulator, kind, kw)
+    except ValueError as e:
+        raise UsageError(f"--simulator-kwargs: {e}") from None
     return make_simulator(config.simulator, kind=kind, **kw)
 
 

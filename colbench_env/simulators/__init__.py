@@ -7,9 +7,48 @@ from typing import Any
 from .base import BACKEND_REPLY_LIMIT, FRONTEND_REPLY_LIMIT, Simulator, SimulatorError
 
 __all__ = ["Simulator", "SimulatorError", "BACKEND_REPLY_LIMIT", "FRONTEND_REPLY_LIMIT", "make_simulator",
-           "SIMULATOR_NAMES"]
+           "SIMULATOR_NAMES", "check_simulator_kwargs"]
 
 SIMULATOR_NAMES = ("scripted", "hf", "smollm2", "openai", "record", "replay")
+
+
+_LLM_SIMULATOR_KEYS = ("temperature", "max_new_tokens")
+
+
+def _init_names(cls: type, skip: tuple = ()) -> set[str]:
+    import inspect
+
+    return {n for n in inspect.signature(cls.__init__).parameters if n != "self" and n not in skip}
+
+
+def check_simulator_kwargs(spec: Any, kind: str = "backend", kwargs: dict | None = None) -> None:
+    """Raise ``ValueError`` naming the keyword arguments that :func:`make_simulator` ``(spec, kind)``
+    would not take (``model`` for the scripted human, say), before anything is built or written.
+    A :class:`Simulator` object, or a name :func:`make_simulator` does not know, is not checked here."""
+    if not isinstance(spec, str) or spec not in SIMULATOR_NAMES:
+        return
+    if spec == "scripted":
+        if kind == "backend":
+            from .scripted_backend import ScriptedBackendSimulator as cls
+        else:
+            from .scripted_frontend import ScriptedFrontendSimulator as cls
+        known = _init_names(cls)
+    elif spec == "openai":
+        from ..lm.openai_compat import OpenAICompatBackend
+
+        known = _init_names(OpenAICompatBackend) | set(_LLM_SIMULATOR_KEYS)
+    elif spec in ("hf", "smollm2"):
+        from ..lm.hf import HFBackend
+
+        known = _init_names(HFBackend) | set(_LLM_SIMULATOR_KEYS)
+    else:
+        from .replay import RecordReplaySimulator
+
+        known = _init_names(RecordReplaySimulator, skip=("inner", "mode")) | {"inner", "inner_kwargs"}
+    unknown = sorted(set(kwargs or {}) - known)
+    if unknown:
+        raise ValueError(f"simulator {spec!r} ({kind}) takes no {', '.join(map(repr, unknown))}; "
+                         f"its options: {', '.join(sorted(known))}")
 
 
 def make_simulator(spec: Any = "scripted", *, kind: str = "backend", **kwargs: Any) -> Simulator:
@@ -28,6 +67,7 @@ def make_simulator(spec: Any = "scripted", *, kind: str = "backend", **kwargs: A
         return spec
     if not isinstance(spec, str):
         raise TypeError(f"simulator must be a name or a Simulator, got {type(spec).__name__}")
+    check_simulator_kwargs(spec, kind, kwargs)
     if spec == "scripted":
         if kind == "backend":
             from .scripted_backend import ScriptedBackendSimulator
@@ -39,8 +79,7 @@ def make_simulator(spec: Any = "scripted", *, kind: str = "backend", **kwargs: A
     if spec in ("hf", "smollm2", "openai"):
         from .llm import LLMSimulator
 
-        sim_keys = {"temperature", "max_new_tokens"}
-        sim_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in sim_keys}
+        sim_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _LLM_SIMULATOR_KEYS}
         if spec == "openai":
             from ..lm.openai_compat import OpenAICompatBackend
 
