@@ -170,24 +170,22 @@ def recorded_first_turns(paths: list[str]) -> list[list[tuple]]:
     task's hidden facts, from trajectory files, with their tasks (read from the records), as rounds
     of ``(task, turn)``: round ``j`` holds the ``j``-th such turn of each problem description, so that
     no two episodes of a round look the same to the policy. Bad JSON or a record that is not a
-    trajectory raises ``ValueError`` naming the file and line."""
+    trajectory raises ``TrajectoryFormatError`` / ``TaskFormatError`` (``ValueError``\ s) naming the
+    file and line."""
     from colbench_env.records import task_from_record
     from colbench_env.simulators.scripted_backend import extract_facts
+    from colbench_env.trajectories import read_jsonl, validate_trajectory
 
     found: dict[str, list[tuple]] = {}
     for path in paths:
-        with open(path) as f:
-            for n, line in enumerate(f, 1):
-                try:
-                    rec = json.loads(line)
-                    task = task_from_record(rec["task"], kind="backend", source=path, line=n)
-                    d = rec["dialogue_history"]
-                except (json.JSONDecodeError, KeyError, TypeError) as e:
-                    raise ValueError(f"{path}:{n}: not a trajectory record ({type(e).__name__}: {e})") from None
-                if len(d) < 2 or d[0].get("role") != "assistant" or d[1].get("role") != "user":
-                    continue
-                if any(fact in d[1]["content"] for fact in extract_facts(task)):
-                    found.setdefault(task.problem_description, []).append((task, d[0]["content"]))
+        for n, rec in read_jsonl(path):
+            validate_trajectory(rec, source=str(path), line=n)
+            task = task_from_record(rec["task"], kind="backend", source=str(path), line=n)
+            d = rec.get("dialogue_history", [])
+            if len(d) < 2 or d[0]["role"] != "assistant" or d[1]["role"] != "user":
+                continue
+            if any(fact in d[1]["content"] for fact in extract_facts(task)):
+                found.setdefault(task.problem_description, []).append((task, d[0]["content"]))
     rounds: list[list[tuple]] = []
     for pairs in found.values():
         for j, pair in enumerate(pairs):
@@ -208,6 +206,7 @@ def run_given_first_turn(rounds: list[list[tuple]], policy, *, max_turns: int = 
 
     import colbench_env  # noqa: F401
     from colbench_env.evaluation.backend import BackendEvaluator
+    from colbench_env.metrics import summarize
     from colbench_env.rollout import EpisodeSpec, run_episodes
     from colbench_env.simulators import make_simulator
 
@@ -230,23 +229,23 @@ def run_given_first_turn(rounds: list[list[tuple]], policy, *, max_turns: int = 
     finally:
         sim.close()
     n = len(records)
-    wins = sum(1 for r in records if r["reward"] == 1.0)
+    wins = sum(1 for r in records if r.get("success"))  # as summarize counts them
     ci = binomtest(wins, n).proportion_ci(method="exact") if n else None
     return {"episodes": n, "successes": wins, "success_ci95": [ci.low, ci.high] if ci else None,
-            "tests_passed_pct": 100 * sum(r["reward"] for r in records) / n if n else 0.0,
-            "records": records}
+            "tests_passed_pct": summarize(records)["tests_passed_pct"], "records": records}
 
 
 def _given_first_turn(a) -> int:
     from colbench_env.generator import generate_tasks
     from colbench_env.lm.base import SamplingParams
+    from colbench_env.trajectories import atomic_write_jsonl
 
     from agents.base import LMAgent
 
     if a.continue_from:
         try:
             rounds = recorded_first_turns(a.continue_from)
-        except ValueError as e:  # TaskFormatError is one too
+        except ValueError as e:  # TrajectoryFormatError, TaskFormatError
             print(f"error: {e}", file=sys.stderr)
             return 2
         what = "the policy's recorded first turns that drew a hidden fact"
@@ -267,9 +266,7 @@ def _given_first_turn(a) -> int:
           f"{r['episodes']} episodes solved" + (f" (exact 95 % CI {100 * ci[0]:.1f}-{100 * ci[1]:.1f} %)" if ci else "")
           + f", {r['tests_passed_pct']:.1f} % tests passed")
     if a.out:
-        with open(a.out, "w") as f:
-            for rec in r["records"]:
-                f.write(json.dumps(rec) + "\n")
+        atomic_write_jsonl(a.out, r["records"])
     print(json.dumps({k: v for k, v in r.items() if k != "records"}))
     return 0
 

@@ -76,6 +76,7 @@ def build(out: str | Path, *, family: str = "rate", n: int = 32, ask_fraction: f
     the demonstrations' counts and the training metrics (also in ``OUT/warm_start.json``)."""
     from benchmarks.pipeline import PipelineConfig, _policy_path, _train
     from colbench_env.generator import generate_tasks
+    from colbench_env.trajectories import atomic_write_jsonl
 
     out = Path(out)
     if (out / "warm_start.json").exists() or (out / "models" / "rft").exists():
@@ -83,9 +84,7 @@ def build(out: str | Path, *, family: str = "rate", n: int = 32, ask_fraction: f
     out.mkdir(parents=True, exist_ok=True)
     tasks = generate_tasks(n, difficulty=difficulty, split="train", family=family)
     demos = demonstrations(tasks, ask_fraction, seed=seed, max_turns=max_turns)
-    with open(out / "demos.jsonl", "w") as f:
-        for r in demos:
-            f.write(json.dumps(r) + "\n")
+    atomic_write_jsonl(out / "demos.jsonl", demos)
     overrides = {"rft": {"policy": {"learning_rate": learning_rate}, "max_length": 2048, "gradient_checkpointing": True,
                          "epochs": epochs, "success_threshold": 0.0}}
     cfg = PipelineConfig(out_dir=str(out), policy=policy, family=family, difficulty=difficulty,
