@@ -10,7 +10,7 @@ Stages, each resumable (a rerun skips finished work; episode files are appended 
 finished episode):
 
 1. **collect** -- ``k`` rollouts per TRAIN task at ``--rollout-temperature`` ->
-   ``train_rollouts.jsonl`` (the pipeline's collection code, :func:`benchmarks.pipeline._run`).
+   ``train_rollouts.jsonl`` (the pipeline's collection code, :func:`benchmarks.pipeline.run_episodes`).
    ``--extra-trajectories`` adds already collected training rollouts (e.g. a pipeline's
    ``rollouts.jsonl``); their tasks must be training tasks, never held-out ones.
 2. **candidates** -- for each held-out TEST task, the state before the agent's first action; ``N``
@@ -419,11 +419,11 @@ def load_extra(paths: Sequence[str], test_ids: set) -> list[dict]:
 
 
 def collect(cfg: RankingConfig, out: Path, train_tasks: list) -> list[dict]:
-    from benchmarks.pipeline import _run
+    from benchmarks.pipeline import run_episodes
 
     if not train_tasks:
         return []
-    return _run(cfg.pipeline_config(), train_tasks, _policy_path(cfg), out / "train_rollouts.jsonl",
+    return run_episodes(cfg.pipeline_config(), train_tasks, _policy_path(cfg), out / "train_rollouts.jsonl",
                 repeats=cfg.rollouts_per_task, temperature=cfg.rollout_temperature, desc="collect")
 
 

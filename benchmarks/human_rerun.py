@@ -60,7 +60,7 @@ def changed_episodes(records: list[dict], tasks_by_id: dict, human) -> tuple[lis
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.pipeline import _policy_path, _recorded, _run, _tasks, _train
+    from benchmarks.pipeline import base_policy, episodes_in_file, run_episodes, task_split, train_method
     from colbench_env.metrics import summarize
     from colbench_env.simulators import make_simulator
     from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION, VERSION
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"human_rerun: error: {args.seed_dir / 'config.json'}: eval_temperature {cfg.eval_temperature:g}; only "
               "a greedy evaluation replays word for word", file=sys.stderr)
         return 2
-    test_tasks = _tasks(cfg, "test")
+    test_tasks = task_split(cfg, "test")
     by_id = {t.task_id: t for t in test_tasks}
     records = list(latest_records(read_trajectories(src, tolerate_partial_last_line=True)).values())
     human = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
@@ -92,26 +92,26 @@ def main(argv: list[str] | None = None) -> int:
                      "episodes": len(records), "changed": ids, "before": summarize(records)}
     args.out.mkdir(parents=True, exist_ok=True)
     if ids:
-        base = _policy_path(cfg)
+        base = base_policy(cfg)
         if args.method == "zero-shot":
             model = base
         elif (args.seed_dir / "models" / args.method / "config.json").exists():
             model = str(args.seed_dir / "models" / args.method)
         else:
-            train_tasks = _tasks(cfg, "train")
-            rollouts, missing = _recorded(cfg, train_tasks, args.seed_dir / "rollouts.jsonl",
-                                          repeats=cfg.rollouts_per_task)
+            train_tasks = task_split(cfg, "train")
+            rollouts, missing = episodes_in_file(cfg, train_tasks, args.seed_dir / "rollouts.jsonl",
+                                                repeats=cfg.rollouts_per_task)
             if missing:
                 print(f"human_rerun: error: {args.seed_dir / 'rollouts.jsonl'}: {missing} rollouts missing",
                       file=sys.stderr)
                 return 2
-            info = _train(cfg, args.method, base, rollouts, args.out)
+            info = train_method(cfg, args.method, base, rollouts, args.out)
             summary["retrained"] = {k: v for k, v in info.items() if k != "method"}
             model = str(args.out / "models" / args.method)
         control = next((str(r["episode_id"]) for r in records if str(r["episode_id"]) not in diffs), None)
         new_file = args.out / "eval" / f"{args.method}.rerun.jsonl"
-        rerun = _run(cfg, test_tasks, model, new_file, repeats=1, temperature=cfg.eval_temperature,
-                     desc=f"rerun {args.method}", only={*ids, *([control] if control else [])})
+        rerun = run_episodes(cfg, test_tasks, model, new_file, repeats=1, temperature=cfg.eval_temperature,
+                             desc=f"rerun {args.method}", only={*ids, *([control] if control else [])})
         rerun = {str(r["episode_id"]): r for r in rerun}
         old = {str(r["episode_id"]): r for r in records}
         if control is not None:

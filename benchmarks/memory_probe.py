@@ -24,7 +24,7 @@ ROLLOUTS = Path(__file__).resolve().parent / "results" / "pipeline_small" / "rol
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.pipeline import PRESETS, PipelineConfig, _policy_path, trainer_config
+    from benchmarks.pipeline import PRESETS, PipelineConfig, base_policy, trainer_config
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 2 or argv[0] not in ("rft", "mt-dpo", "ppo", "sweet-critic"):
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     recs = [json.loads(line) for line in ROLLOUTS.read_text().splitlines() if line.strip()]
     cfg = PipelineConfig(**PRESETS["small"])
     method = "sweet-rl" if stage == "sweet-critic" else stage
-    conf = trainer_config(cfg, method, _policy_path(cfg)).to_dict()
+    conf = trainer_config(cfg, method, base_policy(cfg)).to_dict()
     conf.update(extra, show_progress=False)
     from benchmarks.pipeline import _trainer_class
 

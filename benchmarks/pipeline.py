@@ -298,7 +298,8 @@ def _log(msg: str) -> None:
     print(f"[pipeline {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def _tasks(cfg: PipelineConfig, split: str) -> list:
+def task_split(cfg: PipelineConfig, split: str) -> list:
+    """The run's training (``split="train"``) or held-out (``"test"``) tasks, as every stage sees them."""
     from colbench_env.tasks import generated_spec, load_tasks
 
     n = cfg.n_train_tasks if split == "train" else cfg.n_test_tasks
@@ -308,7 +309,8 @@ def _tasks(cfg: PipelineConfig, split: str) -> list:
     return tasks[:n] if n else tasks
 
 
-def _policy_path(cfg: PipelineConfig) -> str:
+def base_policy(cfg: PipelineConfig) -> str:
+    """The base policy's loadable path (``smollm2``: the embedded model's converted weights)."""
     if cfg.policy == "smollm2":
         from colbench_env.lm.smollm2 import smollm2_path
 
@@ -316,8 +318,8 @@ def _policy_path(cfg: PipelineConfig) -> str:
     return cfg.policy
 
 
-def _run(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int, temperature: float,
-         desc: str, only: set[str] | None = None) -> list[dict]:
+def run_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int,
+                 temperature: float, desc: str, only: set[str] | None = None) -> list[dict]:
     """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times; ``only``: just the episodes of
     these ids), appended to ``out`` (resumes)."""
     import gymnasium as gym
@@ -353,8 +355,8 @@ def _specs(cfg: PipelineConfig, tasks: list, repeats: int) -> list:
     return episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
 
 
-def _recorded(cfg: PipelineConfig, tasks: list, path: Path, *, repeats: int) -> tuple[list[dict], int]:
-    """The episodes of ``tasks`` x ``repeats`` already in ``path`` (as :func:`_run` would return them,
+def episodes_in_file(cfg: PipelineConfig, tasks: list, path: Path, *, repeats: int) -> tuple[list[dict], int]:
+    """The episodes of ``tasks`` x ``repeats`` already in ``path`` (as :func:`run_episodes` would return them,
     running nothing) and how many of them are missing."""
     from wrappers.recorder import recorded_episodes
 
@@ -399,8 +401,9 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
     return config_from_dict(cls, conf, source=source)
 
 
-def _train(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
-    """Train ``method`` on the rollouts; save the checkpoint and the merged policy."""
+def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
+    """Train ``method`` on the rollouts; save the checkpoint and the merged policy (``out/ckpt/<method>``,
+    ``out/models/<method>``). Resumes: a stage marked done returns its recorded outcome, trains nothing."""
     ckpt, model_dir = out / "ckpt" / method, out / "models" / method
     done = training_outcome(out, method)
     if done is not None:
@@ -647,7 +650,7 @@ def check_resume(cfg: PipelineConfig) -> None:
     for run_cfg in _seed_configs(cfg):
         d = Path(run_cfg.out_dir)
         path = d / "config.json"
-        models = sorted(p.parent.name for p in d.glob("models/*/pipeline_done.json"))
+        models = finished_methods(d)
         made = [p for p in (d / "rollouts.jsonl", *sorted((d / "eval").glob("*.jsonl"))) if p.exists() and p.stat().st_size]
         if not path.exists() or not (made or models):
             continue
@@ -678,8 +681,9 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
             _log(f"{path}: sampling settings not recorded; resumed as {_sampled_settings(cfg)}")
         else:
             meta.write_text(json.dumps(_sampled_settings(cfg)) + "\n")
-    m = summarize(_run(cfg, test_tasks, model_path, path, repeats=cfg.eval_samples,
-                       temperature=cfg.eval_samples_temperature, desc=f"eval {method} x{cfg.eval_samples} sampled"))
+    m = summarize(run_episodes(cfg, test_tasks, model_path, path, repeats=cfg.eval_samples,
+                               temperature=cfg.eval_samples_temperature,
+                               desc=f"eval {method} x{cfg.eval_samples} sampled"))
     row.update(_sampled_fields(m))
 
 
@@ -696,16 +700,16 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), **_human_version(cfg), "methods": methods},
                                                 indent=2) + "\n")
     t_start = time.perf_counter()
-    base = _policy_path(cfg)
-    train_tasks, test_tasks = _tasks(cfg, "train"), _tasks(cfg, "test")
+    base = base_policy(cfg)
+    train_tasks, test_tasks = task_split(cfg, "train"), task_split(cfg, "test")
     _log(f"{len(train_tasks)} train tasks x {cfg.rollouts_per_task} rollouts; {len(test_tasks)} test tasks")
-    rollouts = _run(cfg, train_tasks, base, out / "rollouts.jsonl", repeats=cfg.rollouts_per_task,
-                    temperature=cfg.rollout_temperature, desc="collect")
+    rollouts = run_episodes(cfg, train_tasks, base, out / "rollouts.jsonl", repeats=cfg.rollouts_per_task,
+                            temperature=cfg.rollout_temperature, desc="collect")
     collect = summarize(rollouts)
     _log(f"rollouts: {collect}")
     rows, train_info = [], {}
-    zs = summarize(_run(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1,
-                        temperature=cfg.eval_temperature, desc="eval zero-shot"))
+    zs = summarize(run_episodes(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1,
+                                temperature=cfg.eval_temperature, desc="eval zero-shot"))
     rows.append(_row("zero-shot", 0.0, zs))
     _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1])
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
@@ -719,13 +723,13 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
             rows.append(_row(method, 0.0, note=f"not trained: {no_signal}"))
             _log(f"{method} not trained: {no_signal}")
             continue
-        info = _train(cfg, method, base, rollouts, out)
+        info = train_method(cfg, method, base, rollouts, out)
         train_info[method] = info
         if "skipped" in info:
             rows.append(_row(method, info["train_seconds"], note=f"not trained: {info['skipped']}"))
             continue
-        m = summarize(_run(cfg, test_tasks, str(out / "models" / method), out / "eval" / f"{method}.jsonl",
-                           repeats=1, temperature=cfg.eval_temperature, desc=f"eval {method}"))
+        m = summarize(run_episodes(cfg, test_tasks, str(out / "models" / method), out / "eval" / f"{method}.jsonl",
+                                   repeats=1, temperature=cfg.eval_temperature, desc=f"eval {method}"))
         rows.append(_row(method, info["train_seconds"], m))
         _evaluate_sampled(cfg, test_tasks, str(out / "models" / method), out, method, rows[-1])
         _log(f"{method}: {rows[-1]}")
@@ -753,13 +757,14 @@ def _earlier_row(cfg: PipelineConfig, method: str, out: Path, test_tasks: list, 
     seconds = info.get("train_seconds", 0.0)
     if "skipped" in info:
         return _row(method, seconds, note=f"not trained: {info['skipped']}")
-    records, missing = _recorded(cfg, test_tasks, out / "eval" / f"{method}.jsonl", repeats=1)
+    records, missing = episodes_in_file(cfg, test_tasks, out / "eval" / f"{method}.jsonl", repeats=1)
     if missing:
         return _row(method, seconds, note=f"evaluation unfinished: {missing} of {len(test_tasks)} episodes missing "
                                           f"(resume with --methods {method})")
     row = _row(method, seconds, summarize(records), note="trained and evaluated by an earlier invocation")
     if cfg.eval_samples and (out / "eval" / f"{method}.sampled.json").exists():  # its settings checked before
-        sampled, missing = _recorded(cfg, test_tasks, out / "eval" / f"{method}.sampled.jsonl", repeats=cfg.eval_samples)
+        sampled, missing = episodes_in_file(cfg, test_tasks, out / "eval" / f"{method}.sampled.jsonl",
+                                            repeats=cfg.eval_samples)
         if not missing:
             row.update(_sampled_fields(summarize(sampled)))
     return row

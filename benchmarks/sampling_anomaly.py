@@ -133,7 +133,7 @@ def check(args: argparse.Namespace) -> dict:
 
 
 def sweep(args: argparse.Namespace) -> dict:
-    from benchmarks.pipeline import PipelineConfig, _policy_path, _run, _tasks
+    from benchmarks.pipeline import PipelineConfig, base_policy, run_episodes, task_split
     from colbench_env.metrics import summarize
 
     out = Path(args.out_dir)
@@ -144,10 +144,10 @@ def sweep(args: argparse.Namespace) -> dict:
             for seed in (args.seeds if temp > 0 else [0]):
                 for bs in ([8, 1] if (temp == 0.3 and seed == args.seeds[0] and args.unbatched) else [8]):
                     cfg = PipelineConfig(out_dir=str(out), seed=seed, episodes_in_flight=bs)
-                    tasks = _tasks(cfg, split)
+                    tasks = task_split(cfg, split)
                     t0 = time.perf_counter()
-                    recs = _run(cfg, tasks, _policy_path(cfg), out / f"{split}_T{temp}_s{seed}_b{bs}.jsonl", repeats=1,
-                                temperature=temp, desc=f"{split} T={temp} seed={seed} batch={bs}")
+                    recs = run_episodes(cfg, tasks, base_policy(cfg), out / f"{split}_T{temp}_s{seed}_b{bs}.jsonl",
+                                        repeats=1, temperature=temp, desc=f"{split} T={temp} seed={seed} batch={bs}")
                     m = summarize(recs)
                     rows.append({"split": split, "temperature": temp, "seed": seed, "batch_size": bs,
                                  "episodes": m["count"], "tests_passed_pct": m["tests_passed_pct"],

@@ -74,7 +74,7 @@ def build(out: str | Path, *, family: str = "rate", n: int = 32, ask_fraction: f
           policy: str = "smollm2", seed: int = 0, difficulty: int = 1) -> dict:
     """Demonstrations on ``n`` generated training tasks, SFT, ``OUT/model``; returns the settings,
     the demonstrations' counts and the training metrics (also in ``OUT/warm_start.json``)."""
-    from benchmarks.pipeline import PipelineConfig, _policy_path, _train
+    from benchmarks.pipeline import PipelineConfig, base_policy, train_method
     from colbench_env.generator import generate_tasks
     from colbench_env.trajectories import atomic_write_jsonl
 
@@ -90,7 +90,7 @@ def build(out: str | Path, *, family: str = "rate", n: int = 32, ask_fraction: f
     cfg = PipelineConfig(out_dir=str(out), policy=policy, family=family, difficulty=difficulty,
                          prompt_style=prompt_style, max_turns=max_turns, max_new_tokens=max_new_tokens, seed=seed,
                          methods=("rft",), trainer_overrides=overrides)
-    info = _train(cfg, "rft", _policy_path(cfg), demos, out)
+    info = train_method(cfg, "rft", base_policy(cfg), demos, out)
     model = out / "models" / "rft"
     asked = sum(1 for r in demos if len(r["dialogue_history"]) > 1)
     report = {"family": family, "difficulty": difficulty, "n": n, "ask_fraction": ask_fraction, "seed": seed,

@@ -10,7 +10,7 @@ import pytest
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
-from benchmarks.pipeline import PRESETS, PipelineConfig, _tasks, run_pipeline
+from benchmarks.pipeline import PRESETS, PipelineConfig, task_split, run_pipeline
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs
 from colbench_env.trajectories import append_jsonl, read_trajectories
@@ -48,7 +48,7 @@ def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
                                             "mt-dpo": {"max_length": 512}, "ppo": {"max_length": 512},
                                             "grpo": {"max_length": 512}})
     # one successful rollout already in the file (as if collected before an interruption)
-    train = _tasks(cfg, "train")
+    train = task_split(cfg, "train")
     spec = episode_specs(4, n_tasks=2, repeats=2)[0]
     with BackendEvaluator(workers=1) as ev:
         append_jsonl(tmp_path / "p" / "rollouts.jsonl", [oracle_record(cfg, train[spec.options["task_index"]],
@@ -119,7 +119,7 @@ def test_small_preset_is_what_the_readme_says():
     assert cfg.max_turns == 3 and 0 < cfg.rollout_temperature < 1
     small = PRESETS["small"]["trainer_overrides"]
     assert small["ppo"]["update_epochs"] == 1 and small["sweet-rl"]["pairs_per_state"] == 2
-    assert all(t.task_id.startswith("gen-rate-d1-") and t.split == "test" for t in _tasks(cfg, "test"))
+    assert all(t.task_id.startswith("gen-rate-d1-") and t.split == "test" for t in task_split(cfg, "test"))
     paper = PipelineConfig(**{k: v for k, v in PRESETS["paper"].items()})
     assert (paper.prompt_style, paper.max_turns, paper.tasks) == ("paper", 10, "default")
     with pytest.raises(ValueError, match="family must be one of"):
@@ -305,7 +305,7 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
                          rollouts_per_task=2, max_turns=1, max_new_tokens=4, episodes_in_flight=4, methods=("grpo",),
                          seeds=(0, 1), eval_samples=2, eval_samples_temperature=1.0, bootstrap_resamples=500,
                          trainer_overrides={"grpo": {"max_length": 512}})
-    train = _tasks(cfg, "train")
+    train = task_split(cfg, "train")
     spec = episode_specs(4, n_tasks=2, repeats=2)[0]
     with BackendEvaluator(workers=1) as ev:
         for s in cfg.seeds:  # one successful rollout per seed: GRPO's first group has a reward difference
@@ -362,7 +362,7 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
 
     runs = [out / f"seed-{s}" for s in cfg.seeds]
     c = analyse_runs(runs, tmp_path / "c", resamples=500, cluster="template")["modes"]["greedy"]
-    test = {t.task_id: t.extra["generator"]["template"] for t in _tasks(cfg, "test")}
+    test = {t.task_id: t.extra["generator"]["template"] for t in task_split(cfg, "test")}
     ids = sorted(test)
     assert c["clusters"] == test and c["n_clusters"] == len(set(test.values()))
     grid = [[np.mean([100 * (r["reward"] or 0.0) for r in read_trajectories(d / "eval" / "grpo.jsonl")
@@ -526,7 +526,7 @@ def test_an_invocation_with_some_methods_or_seeds_reports_the_whole_directory(tm
                           rollouts_per_task=2, max_turns=1, max_new_tokens=4, episodes_in_flight=4, seeds=(0, 1),
                           bootstrap_resamples=200, methods=("rft",),
                           trainer_overrides={m: {"max_length": 512} for m in ("rft", "grpo")})
-    train = _tasks(base, "train")
+    train = task_split(base, "train")
     spec = episode_specs(4, n_tasks=2, repeats=2)[0]
     with BackendEvaluator(workers=1) as ev:
         for s in base.seeds:  # one successful rollout per seed: RFT and GRPO have something to learn from
