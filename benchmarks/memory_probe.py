@@ -36,9 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     method = "sweet-rl" if stage == "sweet-critic" else stage
     conf = trainer_config(cfg, method, base_policy(cfg)).to_dict()
     conf.update(extra, show_progress=False)
-    from benchmarks.pipeline import _trainer_class
+    from agents.registry import trainer_class
 
-    trainer = _trainer_class(method)(conf)
+    trainer = trainer_class(method)(conf)
     built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0 = time.perf_counter()
     if stage == "sweet-critic":
