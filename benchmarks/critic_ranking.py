@@ -382,11 +382,10 @@ def _append(path: Path, rec: dict) -> None:
 
 
 def _policy_path(cfg: RankingConfig) -> str:
-    if cfg.policy == "smollm2":
-        from colbench_env.lm.smollm2 import smollm2_path
+    """The policy's loadable path, resolved as the pipeline resolves its base policy."""
+    from benchmarks.pipeline import base_policy
 
-        return smollm2_path()
-    return cfg.policy
+    return base_policy(cfg.pipeline_config())
 
 
 def split_tasks(cfg: RankingConfig) -> tuple[list, list]:
@@ -424,7 +423,7 @@ def collect(cfg: RankingConfig, out: Path, train_tasks: list) -> list[dict]:
     if not train_tasks:
         return []
     return run_episodes(cfg.pipeline_config(), train_tasks, _policy_path(cfg), out / "train_rollouts.jsonl",
-                repeats=cfg.rollouts_per_task, temperature=cfg.rollout_temperature, desc="collect")
+                        repeats=cfg.rollouts_per_task, temperature=cfg.rollout_temperature, desc="collect")
 
 
 def make_agent(cfg: RankingConfig, temperature: float, seed: int):

@@ -10,7 +10,7 @@ import pytest
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
-from benchmarks.pipeline import PRESETS, PipelineConfig, task_split, run_pipeline
+from benchmarks.pipeline import PRESETS, PipelineConfig, run_pipeline, task_split
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs
 from colbench_env.trajectories import append_jsonl, read_trajectories
