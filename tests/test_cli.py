@@ -209,6 +209,23 @@ def test_simulator_options_it_does_not_take_are_one_line(tmp_path):
                               "--simulator-kwargs", '{"volunteer": false}'))["count"] == 1
 
 
+def test_recorded_humans_options_are_checked_before_anything_is_written(tmp_path):
+    """``--simulator record``: the options of the human it records from (``inner_kwargs``) are checked
+    up front too, a wrong one is the same one-line usage error, and neither the episode file nor the
+    cache is created; the right ones record."""
+    out, cache = tmp_path / "r.jsonl", tmp_path / "cache.jsonl"
+    base = ("run", "--agent", "scripted", "--episodes", 1, "--out", out, "--simulator", "record",
+            "--simulator-cache", cache)
+    assert_user_error(colbench(*base, "--simulator-kwargs", '{"inner_kwargs": {"model": "x"}}'),
+                      "run", "--simulator-kwargs", "'record' (backend), its inner_kwargs",
+                      "'scripted' (backend) takes no 'model'", "max_facts, volunteer")
+    assert_user_error(colbench(*base, "--simulator-kwargs", '{"inner": "scripted", "inner_kwargs": [1]}'),
+                      "run", "--simulator-kwargs", "inner_kwargs must be a JSON object, got list")
+    assert not out.exists() and not cache.exists()
+    assert last_json(colbench(*base, "--json", "--simulator-kwargs", '{"inner_kwargs": {"volunteer": false}}'))["count"] == 1
+    assert cache.exists()
+
+
 SAME_LINE_ORACLE = """import json
 
 TRUTH = {}

@@ -113,3 +113,25 @@ def test_deterministic_and_bounded_on_every_embedded_task():
             assert r1 == r2 and 0 < len(r1) <= 400
             assert "def " not in r1
             assert not any(call in r1 for call in task.test_cases.values()), (task.task_id, r1)
+
+
+def test_option_check_accepts_any_name_for_a_kwargs_constructor_and_checks_inner_names(monkeypatch):
+    """``check_simulator_kwargs`` reads the constructor's signature: one that takes ``**kwargs`` takes
+    any name (it is not refused as the literal name ``kwargs``); a recorded human's inner simulator
+    must be a known name."""
+    import pytest
+
+    from colbench_env.simulators import check_simulator_kwargs, scripted_backend
+
+    with pytest.raises(ValueError, match="takes no 'anything'"):
+        check_simulator_kwargs("scripted", "backend", {"anything": 1})
+
+    class Open(scripted_backend.ScriptedBackendSimulator):
+        def __init__(self, *args, **kwargs):
+            super().__init__()
+
+    monkeypatch.setattr(scripted_backend, "ScriptedBackendSimulator", Open)
+    check_simulator_kwargs("scripted", "backend", {"anything": 1})
+    check_simulator_kwargs("record", "backend", {"path": "c.jsonl", "inner_kwargs": {"anything": 1}})
+    with pytest.raises(ValueError, match="unknown inner simulator 'nope'"):
+        check_simulator_kwargs("replay", "backend", {"path": "c.jsonl", "inner": "nope"})

@@ -15,18 +15,30 @@ SIMULATOR_NAMES = ("scripted", "hf", "smollm2", "openai", "record", "replay")
 _LLM_SIMULATOR_KEYS = ("temperature", "max_new_tokens")
 
 
-def _init_names(cls: type, skip: tuple = ()) -> set[str]:
+def _init_names(cls: type, skip: tuple = ()) -> set[str] | None:
+    """The keyword names ``cls`` takes; ``None`` when its constructor takes ``**kwargs`` (any name)."""
     import inspect
 
-    return {n for n in inspect.signature(cls.__init__).parameters if n != "self" and n not in skip}
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return None
+    return {n for n, p in params.items() if n != "self" and n not in skip
+            and p.kind is not inspect.Parameter.VAR_POSITIONAL}
+
+
+def _with(known: set[str] | None, extra: tuple) -> set[str] | None:
+    return None if known is None else known | set(extra)
 
 
 def check_simulator_kwargs(spec: Any, kind: str = "backend", kwargs: dict | None = None) -> None:
     """Raise ``ValueError`` naming the keyword arguments that :func:`make_simulator` ``(spec, kind)``
-    would not take (``model`` for the scripted human, say), before anything is built or written.
-    A :class:`Simulator` object, or a name :func:`make_simulator` does not know, is not checked here."""
+    would not take (``model`` for the scripted human, say), before anything is built or written; for
+    ``record`` / ``replay`` also the ``inner_kwargs`` their inner simulator (a name) would not take.
+    A :class:`Simulator` object, a name :func:`make_simulator` does not know, or a constructor that
+    takes ``**kwargs`` is not checked here."""
     if not isinstance(spec, str) or spec not in SIMULATOR_NAMES:
         return
+    kwargs = kwargs or {}
     if spec == "scripted":
         if kind == "backend":
             from .scripted_backend import ScriptedBackendSimulator as cls
@@ -36,16 +48,32 @@ def check_simulator_kwargs(spec: Any, kind: str = "backend", kwargs: dict | None
     elif spec == "openai":
         from ..lm.openai_compat import OpenAICompatBackend
 
-        known = _init_names(OpenAICompatBackend) | set(_LLM_SIMULATOR_KEYS)
+        known = _with(_init_names(OpenAICompatBackend), _LLM_SIMULATOR_KEYS)
     elif spec in ("hf", "smollm2"):
         from ..lm.hf import HFBackend
 
-        known = _init_names(HFBackend) | set(_LLM_SIMULATOR_KEYS)
+        known = _with(_init_names(HFBackend), _LLM_SIMULATOR_KEYS)
     else:
         from .replay import RecordReplaySimulator
 
-        known = _init_names(RecordReplaySimulator, skip=("inner", "mode")) | {"inner", "inner_kwargs"}
-    unknown = sorted(set(kwargs or {}) - known)
+        known = _with(_init_names(RecordReplaySimulator, skip=("inner", "mode")), ("inner", "inner_kwargs"))
+        inner, inner_kwargs = kwargs.get("inner"), kwargs.get("inner_kwargs") or {}
+        if not isinstance(inner_kwargs, dict):
+            raise ValueError(f"simulator {spec!r} ({kind}): inner_kwargs must be a JSON object, "
+                             f"got {type(inner_kwargs).__name__}")
+        if inner is None and spec == "record":
+            inner = "scripted"  # what make_simulator records from by default
+        if isinstance(inner, str):
+            if inner not in SIMULATOR_NAMES:
+                raise ValueError(f"simulator {spec!r} ({kind}): unknown inner simulator {inner!r}; "
+                                 f"expected one of {', '.join(SIMULATOR_NAMES)}")
+            try:
+                check_simulator_kwargs(inner, kind, inner_kwargs)
+            except ValueError as e:
+                raise ValueError(f"simulator {spec!r} ({kind}), its inner_kwargs: {e}") from None
+    if known is None:
+        return
+    unknown = sorted(set(kwargs) - known)
     if unknown:
         raise ValueError(f"simulator {spec!r} ({kind}) takes no {', '.join(map(repr, unknown))}; "
                          f"its options: {', '.join(sorted(known))}")
