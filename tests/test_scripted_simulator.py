@@ -119,8 +119,6 @@ def test_option_check_accepts_any_name_for_a_kwargs_constructor_and_checks_inner
     """``check_simulator_kwargs`` reads the constructor's signature: one that takes ``**kwargs`` takes
     any name (it is not refused as the literal name ``kwargs``); a recorded human's inner simulator
     must be a known name."""
-    import pytest
-
     from colbench_env.simulators import check_simulator_kwargs, scripted_backend
 
     with pytest.raises(ValueError, match="takes no 'anything'"):

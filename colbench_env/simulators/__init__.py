@@ -30,6 +30,12 @@ def _with(known: set[str] | None, extra: tuple) -> set[str] | None:
     return None if known is None else known | set(extra)
 
 
+def _inner_spec(spec: str, inner: Any) -> Any:
+    """The simulator a ``record`` / ``replay`` human wraps: ``record`` records from the scripted
+    human unless told otherwise; ``replay`` needs none."""
+    return (inner or "scripted") if spec == "record" else inner
+
+
 def check_simulator_kwargs(spec: Any, kind: str = "backend", kwargs: dict | None = None) -> None:
     """Raise ``ValueError`` naming the keyword arguments that :func:`make_simulator` ``(spec, kind)``
     would not take (``model`` for the scripted human, say), before anything is built or written; for
@@ -61,8 +67,7 @@ def check_simulator_kwargs(spec: Any, kind: str = "backend", kwargs: dict | None
         if not isinstance(inner_kwargs, dict):
             raise ValueError(f"simulator {spec!r} ({kind}): inner_kwargs must be a JSON object, "
                              f"got {type(inner_kwargs).__name__}")
-        if inner is None and spec == "record":
-            inner = "scripted"  # what make_simulator records from by default
+        inner = _inner_spec(spec, inner)
         if isinstance(inner, str):
             if inner not in SIMULATOR_NAMES:
                 raise ValueError(f"simulator {spec!r} ({kind}): unknown inner simulator {inner!r}; "
@@ -121,11 +126,9 @@ def make_simulator(spec: Any = "scripted", *, kind: str = "backend", **kwargs: A
     if spec in ("record", "replay"):
         from .replay import RecordReplaySimulator
 
-        inner = kwargs.pop("inner", None)
+        inner = _inner_spec(spec, kwargs.pop("inner", None))
         inner_kwargs = kwargs.pop("inner_kwargs", {}) or {}
-        if spec == "record":
-            inner = make_simulator(inner or "scripted", kind=kind, **inner_kwargs)
-        elif inner is not None:
+        if inner is not None:
             inner = make_simulator(inner, kind=kind, **inner_kwargs)
         return RecordReplaySimulator(inner, mode=spec, **kwargs)
     raise ValueError(f"unknown simulator {spec!r}; expected one of {', '.join(SIMULATOR_NAMES)} or a Simulator")
