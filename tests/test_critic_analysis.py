@@ -10,7 +10,7 @@ import json
 import pytest
 import torch
 
-from benchmarks import critic_analysis as ca
+from colbench.critics import analysis as ca
 
 KEYS = ("pairwise_accuracy_logprob_with_info", "pairwise_accuracy_logprob_without_info",
         "pairwise_accuracy_value_head_with_info")

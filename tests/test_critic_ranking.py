@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from benchmarks import critic_ranking as cr
-from benchmarks.stats import bootstrap_mean, paired_bootstrap
+from colbench.critics import ranking as cr
+from colbench.pipeline.stats import bootstrap_mean, paired_bootstrap
 
 
 # ---- pure measures -----------------------------------------------------------------------------------------
@@ -215,14 +215,14 @@ def test_extra_trajectories_of_held_out_tasks_are_refused(tmp_path, tiny_policy,
 
 
 def test_committed_results_follow_from_their_data_files():
-    """benchmarks/results/critic_ranking*/: every critic's mean ranking accuracy and best-of-N value in
+    """studies/critic_ranking*/: every critic's mean ranking accuracy and best-of-N value in
     results.json, recomputed here from continuations.jsonl and scores.jsonl alone (true value = mean
     reward of a candidate's continuations; pairs of different value, a tie 1/2; the top candidate's
     value, tied tops averaged), and the committed config passes its own resume check."""
     from collections import defaultdict
     from pathlib import Path
 
-    dirs = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "results").glob("critic_ranking*/**/results.json"))
+    dirs = sorted((Path(__file__).resolve().parents[1] / "studies").glob("critic_ranking*/**/results.json"))
     assert len(dirs) >= 3
     for path in dirs:
         d = path.parent

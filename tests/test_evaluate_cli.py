@@ -119,7 +119,7 @@ def test_missing_file(tmp_path):
 
 
 def test_cli_import_is_light():
-    code = ("import sys, colbench_env.evaluation.cli, colbench_env.evaluation; "
+    code = ("import sys, colbench.cli.evaluate, colbench_env.evaluation; "
             "print(sorted(m for m in ('torch', 'transformers', 'colbench_env.evaluation.backend') if m in sys.modules))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -129,7 +129,7 @@ def test_cli_import_is_light():
 def test_frontend_hook_missing_raises_clear_error(tmp_path, monkeypatch):
     import argparse
 
-    from colbench_env.evaluation import cli
+    from colbench.cli import evaluate as cli
 
     monkeypatch.setattr(cli, "FRONTEND_HOOK", "colbench_env.evaluation._no_frontend_scorer_here")
     src = tmp_path / "fe.jsonl"

@@ -123,7 +123,7 @@ def test_grpo_log_probs_are_the_sampling_distribution_at_the_rollout_temperature
 
 
 def test_pipeline_gives_grpo_and_ppo_the_collection_temperature():
-    from benchmarks.pipeline import PipelineConfig, trainer_config
+    from colbench.pipeline.run import PipelineConfig, trainer_config
 
     cfg = PipelineConfig(rollout_temperature=0.1)
     assert trainer_config(cfg, "grpo", "m").rollout_temperature == 0.1

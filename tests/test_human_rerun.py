@@ -1,11 +1,11 @@
-"""benchmarks.human_rerun: which recorded episodes a new human version answers differently."""
+"""studies.pipeline_rate_fixed.human_rerun: which recorded episodes a new human version answers differently."""
 from __future__ import annotations
 
 import dataclasses
 import json
 
-from benchmarks.human_rerun import changed_episodes, load_run_config
-from benchmarks.pipeline import PipelineConfig
+from studies.pipeline_rate_fixed.human_rerun import changed_episodes, load_run_config
+from colbench.pipeline.run import PipelineConfig
 from colbench_env.generator import generate_tasks
 from colbench_env.simulators import make_simulator
 
@@ -51,7 +51,7 @@ def test_the_run_config_is_read_back_from_a_seed_directory(tmp_path):
 
 
 def test_a_sampled_evaluation_is_refused_in_one_line(tmp_path, capsys):
-    from benchmarks.human_rerun import main
+    from studies.pipeline_rate_fixed.human_rerun import main
 
     cfg = PipelineConfig(out_dir="x", eval_temperature=1.0)
     (tmp_path / "eval").mkdir()

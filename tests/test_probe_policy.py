@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from benchmarks.probe_policy import (GivenFirstTurn, main, oracle_first_turns, recorded_first_turns,
+from studies.ask_family.probe_policy import (GivenFirstTurn, main, oracle_first_turns, recorded_first_turns,
                                      run_given_first_turn)
 from colbench_env.generator import generate_tasks
 from colbench_env.protocol import ANSWER_MARKER

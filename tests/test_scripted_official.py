@@ -3,7 +3,7 @@ ground-truth code: it tells what the code means in plain words, never reads it o
 question asked, and reveals the numbers and strings that matter.
 
 Official-style records are the embedded and generated tasks with ``hidden_information`` set to the
-ground truth (``benchmarks.offline_human.official_style``); leaks and literals are measured there
+ground truth (``studies.offline_human.measure.official_style``); leaks and literals are measured there
 independently of the simulator (tokenizer masking, an AST walk over the code).
 """
 import re
@@ -12,7 +12,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from benchmarks.offline_human import (LEAK_CHARS, QUESTIONS, informative_literals, literal_revealed,
+from studies.offline_human.measure import (LEAK_CHARS, QUESTIONS, informative_literals, literal_revealed,
                                       longest_shared_span, masked_code, measure, official_style)
 from colbench_env.simulators import make_simulator
 from colbench_env.simulators.code_words import code_facts, humanise
@@ -82,7 +82,7 @@ def test_measuring_helpers_on_hand_made_cases():
 
 
 # ---------------------------------------------------------------------------------------------
-# No code read out; literals revealed (the figures in the README come from benchmarks.offline_human)
+# No code read out; literals revealed (the figures in the README come from studies.offline_human.measure)
 # ---------------------------------------------------------------------------------------------
 
 def test_no_reply_reads_the_code_out(official_tasks):
@@ -292,7 +292,7 @@ def test_same_replies_in_a_fresh_process_with_another_hash_seed():
     import subprocess
     import sys
 
-    code = ("import json\nfrom benchmarks.offline_human import measure\nfrom colbench_env.tasks import default_tasks\n"
+    code = ("import json\nfrom studies.offline_human.measure import measure\nfrom colbench_env.tasks import default_tasks\n"
             "r = measure(default_tasks('backend')[:40])\n"
             "print(json.dumps([d['dialogue'] for d in r['dialogues']]))\n")
     outs = []

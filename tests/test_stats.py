@@ -1,11 +1,11 @@
-"""benchmarks.stats against independent computations: a plain fixed-seed numpy loop, scipy's
+"""colbench.pipeline.stats against independent computations: a plain fixed-seed numpy loop, scipy's
 percentile bootstrap, and cases whose bootstrap distribution is known by hand."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from benchmarks.stats import as_grid, bootstrap_indices, bootstrap_mean, paired_bootstrap
+from colbench.pipeline.stats import as_grid, bootstrap_indices, bootstrap_mean, paired_bootstrap
 
 
 def loop_bootstrap(a, resamples, seed, level=0.95):

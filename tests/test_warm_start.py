@@ -5,7 +5,7 @@ import json
 import pytest
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
-from benchmarks.warm_start import build, demonstrations, main
+from studies.ask_family.warm_start import build, demonstrations, main
 from colbench_env.generator import generate_tasks
 
 

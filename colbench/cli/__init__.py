@@ -22,14 +22,14 @@ __all__ = ["COMMANDS", "main"]
 #: subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("colbench.cli.run", "run episodes with an agent; write trajectories (jsonl) and print metrics"),
-    "evaluate": ("colbench_env.evaluation.cli", "score trajectories in the official format; print metrics"),
-    "render": ("colbench_env.evaluation.render_cli", "render an HTML page to a PNG in headless Chromium"),
-    "train": ("agents.cli", "train an agent: sweet-rl, mt-dpo, ppo or rft"),
+    "evaluate": ("colbench.cli.evaluate", "score trajectories in the official format; print metrics"),
+    "render": ("colbench.cli.render", "render an HTML page to a PNG in headless Chromium"),
+    "train": ("colbench.cli.train", "train an agent: sweet-rl, mt-dpo, ppo or rft"),
     "table": ("colbench.cli.table", "agents x envs -> the paper's table (Markdown, CSV, PNG)"),
-    "pipeline": ("benchmarks.pipeline", "the SWEET-RL pipeline end to end: rollouts, training, evaluation"),
-    "critic-analysis": ("benchmarks.critic_analysis",
+    "pipeline": ("colbench.pipeline.run", "the SWEET-RL pipeline end to end: rollouts, training, evaluation"),
+    "critic-analysis": ("colbench.critics.analysis",
                         "held-out ranking accuracy of critics: log-prob ratio with/without training-time info vs value head"),
-    "critic-ranking": ("benchmarks.critic_ranking",
+    "critic-ranking": ("colbench.critics.ranking",
                        "real rollouts: critics ranking N candidate first actions by true value (continuations)"),
     "bench": ("benchmarks.bench", "performance benchmarks, measured side by side; prints ratios"),
     "demo": ("colbench.cli.demo", "a first look in ~2 minutes: one dialogue turn by turn, then lower bound vs "

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from colbench.cli.run import RunConfig, add_common_arguments, run
 from colbench.errors import UsageError
-from colbench_env.evaluation.frontend_cli import win_rate
+from colbench_env.evaluation.trajectory_scoring import win_rate
 
 __all__ = ["TableConfig", "add_arguments", "main", "parse_agent_spec", "table", "write_table", "win_rate"]
 

@@ -7,10 +7,10 @@ Reads trajectories in the official format (``{task, dialogue_history, answer}``,
 * backend trajectories (the task has ``test_cases``): sandboxed unit tests
   (:class:`~colbench_env.evaluation.backend.BackendEvaluator`); metrics ``tests_passed_pct`` (mean
   fraction of tests passed, in %), ``success_rate`` (fraction of answers passing every test);
-* frontend trajectories: handed to ``colbench_env.evaluation.frontend_cli.score_frontend(records,
-  args)``, which must return the records (same order) with ``reward`` (and optionally ``success``)
-  set; its optional ``add_arguments(parser)`` adds its options here. A clear error is raised when a
-  frontend record is found and that module is not installed.
+* frontend trajectories: similarity of the final page to the target, rendered in headless Chromium
+  (:func:`colbench_env.evaluation.trajectory_scoring.score_frontend`; ``--similarity``,
+  ``--clip-model``, ``--render-pool``); ``--compare A.jsonl B.jsonl`` prints the win rate of A over B.
+  A clear error is raised when a frontend record is found and that scorer is not installed.
 
 ``--semantics reference`` (default) scores as the reference scorer did (comparable with published
 ColBench numbers); ``--semantics python`` runs answers as plain Python modules (correct Python, not
@@ -23,7 +23,8 @@ half-written). ``--explain FILE[:LINE]`` prints a per-test table for each record
 on LINE): the stored ``eval_tests`` of a file written by ``--out``, else it scores the record. With ``--json`` the last stdout line is one JSON
 object with the metrics. A malformed line is an error naming the file and line (exit status 2).
 
-This module is light: importing it does not import torch.
+The scoring itself is :mod:`colbench_env.evaluation.trajectory_scoring` (typed functions); this
+module only parses the options. It is light: importing it does not import torch.
 """
 from __future__ import annotations
 
@@ -32,14 +33,16 @@ import importlib
 import json
 import sys
 
-from ..errors import UsageError
-from ..tasks import BackendTask, task_from_record
-from ..trajectories import atomic_write_jsonl, read_jsonl, validate_trajectory
+from colbench_env.errors import UsageError
+from colbench_env.evaluation.similarity import DEFAULT_CLIP_MODEL
+from colbench_env.evaluation.trajectory_scoring import load_records
+from colbench_env.tasks import BackendTask
+from colbench_env.trajectories import atomic_write_jsonl
 
-__all__ = ["add_arguments", "main", "load_records", "score_backend", "FRONTEND_HOOK"]
+__all__ = ["add_arguments", "main", "FRONTEND_HOOK"]
 
-#: module providing ``score_frontend(records, args)`` (and optionally ``add_arguments(parser)``)
-FRONTEND_HOOK = "colbench_env.evaluation.frontend_cli"
+#: module providing ``score_frontend(records, **options)`` and ``compare_files(a, b, **options)``
+FRONTEND_HOOK = "colbench_env.evaluation.trajectory_scoring"
 
 
 def _frontend_module():
@@ -65,48 +68,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-mb", type=int, default=512, help="address-space limit per sandbox (MiB)")
     parser.add_argument("--json", action="store_true", help="print the metrics as one JSON object (last line)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    fe = _frontend_module()
-    if fe is not None and hasattr(fe, "add_arguments"):
-        fe.add_arguments(parser)
+    g = parser.add_argument_group("frontend trajectories")
+    g.add_argument("--similarity", default="visual", choices=("visual", "clip"),
+                   help="visual (offline default) or clip (transformers CLIPModel; --clip-model)")
+    g.add_argument("--clip-model", default=DEFAULT_CLIP_MODEL, help="CLIP name or local path")
+    g.add_argument("--render-pool", type=int, default=2, help="Chromium drivers rendering in parallel")
+    g.add_argument("--compare", nargs=2, metavar=("A.jsonl", "B.jsonl"), default=None,
+                   help="print the win rate of A over B (per task, higher similarity to the target wins)")
 
 
-def load_records(path: str) -> list[tuple[int, dict, object]]:
-    """``(line, record, task)`` for each trajectory; raises naming file and line on bad input."""
-    out = []
-    for line, rec in read_jsonl(path):
-        validate_trajectory(rec, source=path, line=line)
-        task = task_from_record(rec["task"], source=path, line=line)
-        out.append((line, rec, task))
-    return out
+def _frontend_options(args: argparse.Namespace) -> dict:
+    """The frontend scorer's keyword arguments from the parsed options."""
+    return {"similarity": args.similarity, "clip_model": args.clip_model, "render_pool": args.render_pool,
+            "progress": not args.no_progress}
 
 
-def score_backend(items: list[tuple[int, dict, BackendTask]], args: argparse.Namespace) -> list:
-    """Score backend records in place (``reward``, ``success``, ``eval_semantics``, ``eval_tests``,
-    ``eval_reason``); returns the scores."""
-    from tqdm import tqdm
+def _score_backend(items: list, args: argparse.Namespace) -> list:
+    """:func:`~colbench_env.evaluation.trajectory_scoring.score_backend` with the parsed options; keeps
+    the evaluator's isolation report in ``args._isolation``."""
+    from colbench_env.evaluation.trajectory_scoring import score_backend
 
-    from .backend import BackendEvaluator
-
-    if not items:
-        return []
-    bar = tqdm(total=len(items), desc="evaluate", unit="answer", file=sys.stderr,
-               disable=getattr(args, "no_progress", False))
-    try:
-        with BackendEvaluator(workers=args.workers, timeout_s=args.timeout, memory_mb=args.memory_mb,
-                              semantics=getattr(args, "semantics", "reference")) as ev:
-            scores = ev.score_many([(t, r.get("answer")) for _, r, t in items], callback=lambda i, s: bar.update(1))
-            isolation = ev.isolation
-    finally:
-        bar.close()
-    for (_, rec, _), s in zip(items, scores):
-        rec["reward"] = s.reward
-        rec["success"] = s.success
-        rec["eval_semantics"] = s.semantics
-        rec["eval_tests"] = [t.as_dict() for t in s.tests]
-        rec.pop("eval_reason", None)
-        if s.reward < 1 and s.reason is not None:
-            rec["eval_reason"] = s.reason
-    args._isolation = isolation
+    scores, args._isolation = score_backend(items, workers=args.workers, timeout_s=args.timeout,
+                                            memory_mb=args.memory_mb, semantics=args.semantics,
+                                            progress=not args.no_progress)
     return scores
 
 
@@ -121,7 +105,7 @@ def _existing(path: str, load=None):
 
 def _compare(args: argparse.Namespace) -> int:
     fe = _frontend_module()
-    result = _existing(args.compare[0], lambda a: fe.compare_files(a, args.compare[1], args))
+    result = _existing(args.compare[0], lambda a: fe.compare_files(a, args.compare[1], **_frontend_options(args)))
     print(f"win rate of {args.compare[0]} over {args.compare[1]}: {100 * result['win_rate']:.1f}% "
           f"({result['wins']} wins, {result['losses']} losses, {result['ties']} ties over {result['tasks']} tasks)")
     if args.json:
@@ -130,7 +114,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from .backend import TestOutcome, explain_table
+    from colbench_env.evaluation.backend import TestOutcome, explain_table
 
     spec = args.explain
     path, line = spec, None
@@ -143,7 +127,7 @@ def _explain(args: argparse.Namespace) -> int:
         if not items:
             raise UsageError(f"{path}: no record on line {line}")
     todo = [it for it in items if isinstance(it[2], BackendTask) and not isinstance(it[1].get("eval_tests"), list)]
-    fresh = dict(zip([it[0] for it in todo], score_backend(todo, args))) if todo else {}
+    fresh = dict(zip([it[0] for it in todo], _score_backend(todo, args))) if todo else {}
     for n, rec, task in items:
         print(f"{path}:{n}" + (f" ({task.task_id})" if getattr(task, "task_id", None) else ""))
         if not isinstance(task, BackendTask):
@@ -186,10 +170,10 @@ def main(args: argparse.Namespace) -> int:
             raise RuntimeError(
                 f"{args.trajectories}:{frontend[0][0]}: frontend trajectory found, but the frontend scorer "
                 f"({FRONTEND_HOOK}.score_frontend) is not installed; install colbench with frontend support")
-    scores = score_backend(backend, args)
+    scores = _score_backend(backend, args)
     metrics: dict = {"count": len(items), "backend_count": len(backend), "frontend_count": len(frontend)}
     if backend:
-        from ..metrics import summarize
+        from colbench_env.metrics import summarize
 
         m = summarize(r for _, r, _ in backend)
         metrics["tests_passed_pct"], metrics["success_rate"] = m["tests_passed_pct"], m["success_rate"]
@@ -198,12 +182,12 @@ def main(args: argparse.Namespace) -> int:
         metrics["isolation"] = {k: v for k, v in args._isolation.items()
                                 if k in ("netns", "pidns", "uid_drop", "landlock_abi", "seccomp")}
     if frontend:
-        recs = fe.score_frontend([r for _, r, _ in frontend], args)
+        recs = fe.score_frontend([r for _, r, _ in frontend], **_frontend_options(args))
         for (_, rec, _), new in zip(frontend, recs):
             if new is not rec:
                 rec.clear()
                 rec.update(new)
-        from ..metrics import summarize
+        from colbench_env.metrics import summarize
 
         metrics["frontend_mean_reward"] = summarize(r for _, r, _ in frontend)["similarity"]
     if args.out:

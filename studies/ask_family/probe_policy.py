@@ -5,8 +5,8 @@ answer is the task's whole hidden information, and must answer. The tests passed
 bound of what asking can buy this policy -- the check to run before choosing a difficulty for the
 pipeline (a policy that scores 0 here cannot reach any success rate by collaborating).
 
-    python -m benchmarks.probe_policy --model smollm2 --difficulty 1 --n 12
-    python -m benchmarks.probe_policy --model smollm2 --family rate --prompt-style compact --n 16
+    python -m studies.ask_family.probe_policy --model smollm2 --difficulty 1 --n 12
+    python -m studies.ask_family.probe_policy --model smollm2 --family rate --prompt-style compact --n 16
 
 ``--first-turn K`` asks the other question a family needs answered first: does the policy *ask*? For
 ``n`` tasks it samples ``K`` first turns each (no dialogue yet) and hands each to the offline scripted
@@ -15,7 +15,7 @@ answer at once, that ask something at all, and that draw a hidden fact from the 
 such as ``"ask"`` can separate training methods only if the last count is above zero, since every
 method learns from the policy's own rollouts:
 
-    python -m benchmarks.probe_policy --first-turn 8 --family ask --prompt-style compact --n 16 --temperature 1.0
+    python -m studies.ask_family.probe_policy --first-turn 8 --family ask --prompt-style compact --n 16 --temperature 1.0
 
 ``--oracle-first-turn`` bounds what *learning to ask* can buy: whole episodes through the real env
 and scripted human in which the first turn is the perfect question (each hidden fact's own question
@@ -24,8 +24,8 @@ to ask can at best reach this score; if it is no better than zero-shot, the fami
 methods by their credit assignment. ``--continue-from ROLLOUTS...`` does the same with the policy's
 own recorded first turns that drew a hidden fact (e.g. a pipeline's ``rollouts.jsonl``):
 
-    python -m benchmarks.probe_policy --oracle-first-turn --family rate --prompt-style compact --split test --n 48
-    python -m benchmarks.probe_policy --continue-from OUT/seed-*/rollouts.jsonl --prompt-style compact
+    python -m studies.ask_family.probe_policy --oracle-first-turn --family rate --prompt-style compact --split test --n 48
+    python -m studies.ask_family.probe_policy --continue-from OUT/seed-*/rollouts.jsonl --prompt-style compact
 """
 from __future__ import annotations
 

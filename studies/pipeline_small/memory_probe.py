@@ -1,16 +1,16 @@
 """Peak memory of one training stage of ``colbench pipeline --small``, in a process of its own.
 
-Reproduces a stage on the committed rollouts (``benchmarks/results/pipeline_small/rollouts.jsonl``)
+Reproduces a stage on the committed rollouts (``studies/pipeline_small/rollouts.jsonl``)
 with the ``--small`` preset's trainer config (plus optional JSON overrides), so that the stage's peak
 resident memory can be measured alone::
 
-    /usr/bin/time -v python -m benchmarks.memory_probe ppo 8
-    /usr/bin/time -v python -m benchmarks.memory_probe ppo 8 '{"gradient_checkpointing": false}'
+    /usr/bin/time -v python -m studies.pipeline_small.memory_probe ppo 8
+    /usr/bin/time -v python -m studies.pipeline_small.memory_probe ppo 8 '{"gradient_checkpointing": false}'
 
 Stages: ``rft``, ``mt-dpo``, ``ppo`` (the first ``N`` rollouts), ``sweet-critic`` (SWEET-RL's
 critic update on the rollouts of tasks with a success, at most ``N``). Prints ``PROBE ... peak_rss=``
 (``ru_maxrss``) at the end. Used to find where the 16.4 GB of the first ``--small`` run went
-(``benchmarks/results/pipeline_small/README.md``).
+(``studies/pipeline_small/README.md``).
 """
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ ROLLOUTS = Path(__file__).resolve().parent / "results" / "pipeline_small" / "rol
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.pipeline import PRESETS, PipelineConfig, base_policy, trainer_config
+    from colbench.pipeline.run import PRESETS, PipelineConfig, base_policy, trainer_config
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 2 or argv[0] not in ("rft", "mt-dpo", "ppo", "sweet-critic"):
-        raise SystemExit("usage: python -m benchmarks.memory_probe {rft,mt-dpo,ppo,sweet-critic} N [JSON overrides]")
+        raise SystemExit("usage: python -m studies.pipeline_small.memory_probe {rft,mt-dpo,ppo,sweet-critic} N [JSON overrides]")
     stage, n = argv[0], int(argv[1])
     extra = json.loads(argv[2]) if len(argv) > 2 else {}
     recs = [json.loads(line) for line in ROLLOUTS.read_text().splitlines() if line.strip()]

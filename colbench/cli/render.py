@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..protocol import extract_html
+from colbench_env.protocol import extract_html
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,8 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from .offline_assets import AssetsMissingError
-    from .render import BrowserNotFoundError, RenderError, Renderer
+    from colbench_env.evaluation.offline_assets import AssetsMissingError
+    from colbench_env.evaluation.render import BrowserNotFoundError, RenderError, Renderer
 
     if str(args.page) == "-":
         html = sys.stdin.read()

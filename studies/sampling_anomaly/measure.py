@@ -1,7 +1,7 @@
 """Is the temperature-0.3 collapse of the ``--small`` pipeline's rollouts the policy or the sampler?
 
-Three measurements (``python -m benchmarks.sampling_anomaly {check,sweep,margins}``); the findings
-are written up in ``benchmarks/results/sampling_anomaly/README.md``.
+Three measurements (``python -m studies.sampling_anomaly.measure {check,sweep,margins}``); the findings
+are written up in ``studies/sampling_anomaly/README.md``.
 
 * ``check`` -- the sampling path against a hand-written sampler. For real pipeline states (the
   agent prompts of the committed zero-shot evaluation), a plain loop (one unpadded prompt, KV
@@ -27,8 +27,8 @@ import sys
 import time
 from pathlib import Path
 
-RESULTS = Path("benchmarks/results/sampling_anomaly")
-PIPELINE = Path("benchmarks/results/pipeline_small")
+RESULTS = Path("studies/sampling_anomaly")
+PIPELINE = Path("studies/pipeline_small")
 
 
 def _states(limit: int) -> list[list[dict]]:
@@ -133,7 +133,7 @@ def check(args: argparse.Namespace) -> dict:
 
 
 def sweep(args: argparse.Namespace) -> dict:
-    from benchmarks.pipeline import PipelineConfig, base_policy, run_episodes, task_split
+    from colbench.pipeline.run import PipelineConfig, base_policy, run_episodes, task_split
     from colbench_env.metrics import summarize
 
     out = Path(args.out_dir)
@@ -203,7 +203,7 @@ def margins(args: argparse.Namespace) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.sampling_anomaly", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m studies.sampling_anomaly.measure", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("check")
     c.add_argument("--temperature", type=float, default=0.3)

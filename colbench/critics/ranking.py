@@ -10,7 +10,7 @@ Stages, each resumable (a rerun skips finished work; episode files are appended 
 finished episode):
 
 1. **collect** -- ``k`` rollouts per TRAIN task at ``--rollout-temperature`` ->
-   ``train_rollouts.jsonl`` (the pipeline's collection code, :func:`benchmarks.pipeline.run_episodes`).
+   ``train_rollouts.jsonl`` (the pipeline's collection code, :func:`colbench.pipeline.run.run_episodes`).
    ``--extra-trajectories`` adds already collected training rollouts (e.g. a pipeline's
    ``rollouts.jsonl``); their tasks must be training tasks, never held-out ones.
 2. **candidates** -- for each held-out TEST task, the state before the agent's first action; ``N``
@@ -31,7 +31,7 @@ finished episode):
      (:meth:`~agents.sweet_rl.SweetRL.score_actions`), ``c`` the task's ground truth.
    * ``sweet_without_info`` -- the same with ``use_training_info=False``.
    * ``value_head_with_info`` -- a PPO-style Q critic: a scalar head on the critic LM's last hidden
-     state (:class:`benchmarks.critic_analysis.ValueHeadCritic`), with the training-time information
+     state (:class:`colbench.critics.analysis.ValueHeadCritic`), with the training-time information
      in its context, regressed (MSE) on the final reward from the state *after* each agent action of
      the training rollouts that make the SWEET critics' pairs (the same rollouts); a candidate's
      score is the value of the state after it. Its head starts at zero, as PPO's value head
@@ -42,10 +42,10 @@ finished episode):
    values differ (a critic tie counts one half), and the true value / success of its top-ranked
    candidate (best-of-N; tied top candidates are averaged: a random tie-break in expectation); the
    oracle (best true value) and the mean candidate as bounds. Means with 95 % percentile bootstrap
-   intervals over held-out tasks (:mod:`benchmarks.stats`), and paired bootstraps of
+   intervals over held-out tasks (:mod:`colbench.pipeline.stats`), and paired bootstraps of
    ``sweet_with_info`` against each other critic -> ``results.json``, ``results.md``, ``results.png``.
 
-Run: ``python -m benchmarks.critic_ranking --out-dir DIR`` (``colbench critic-ranking``).
+Run: ``python -m colbench.critics.ranking --out-dir DIR`` (``colbench critic-ranking``).
 """
 from __future__ import annotations
 
@@ -157,8 +157,8 @@ class RankingConfig:
         generated_spec(1, self.difficulty, self.family)  # the generator's checks
 
     def pipeline_config(self):
-        """The :class:`benchmarks.pipeline.PipelineConfig` whose episode settings this run shares."""
-        from benchmarks.pipeline import PipelineConfig
+        """The :class:`colbench.pipeline.run.PipelineConfig` whose episode settings this run shares."""
+        from colbench.pipeline.run import PipelineConfig
 
         return PipelineConfig(out_dir=self.out_dir, policy=self.policy, difficulty=self.difficulty, family=self.family,
                               prompt_style=self.prompt_style, max_turns=self.max_turns,
@@ -235,7 +235,7 @@ def summarize_critics(states: list[dict], scores: dict[str, dict[str, list[float
     """
     import numpy as np
 
-    from benchmarks.stats import bootstrap_mean, paired_bootstrap
+    from colbench.pipeline.stats import bootstrap_mean, paired_bootstrap
 
     by_task: dict[str, list[dict]] = {}
     for st in states:
@@ -383,7 +383,7 @@ def _append(path: Path, rec: dict) -> None:
 
 def _policy_path(cfg: RankingConfig) -> str:
     """The policy's loadable path, resolved as the pipeline resolves its base policy."""
-    from benchmarks.pipeline import base_policy
+    from colbench.pipeline.run import base_policy
 
     return base_policy(cfg.pipeline_config())
 
@@ -418,7 +418,7 @@ def load_extra(paths: Sequence[str], test_ids: set) -> list[dict]:
 
 
 def collect(cfg: RankingConfig, out: Path, train_tasks: list) -> list[dict]:
-    from benchmarks.pipeline import run_episodes
+    from colbench.pipeline.run import run_episodes
 
     if not train_tasks:
         return []
@@ -630,7 +630,7 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
     else:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from benchmarks.critic_analysis import ValueHeadCritic
+        from colbench.critics.analysis import ValueHeadCritic
 
         tok = AutoTokenizer.from_pretrained(base)
         torch.manual_seed(cfg.seed)
@@ -798,7 +798,7 @@ def check_resume(cfg: RankingConfig) -> None:
     invocation says what made them: a ValueError naming it, the field and the file; nothing is
     changed. Free to change: the critics and stages, more held-out tasks or continuations (until
     critics have scored), the batch size and the bootstrap resamples."""
-    from benchmarks.pipeline import _read_json_object, changed_fields
+    from colbench.pipeline.run import _read_json_object, changed_fields
 
     out = Path(cfg.out_dir)
     path = out / "config.json"
@@ -816,7 +816,7 @@ def check_resume(cfg: RankingConfig) -> None:
 
 def run(cfg: RankingConfig) -> dict:
     """Run (or resume) every stage; returns the result written to ``results.json``."""
-    from benchmarks.pipeline import _release_memory
+    from colbench.pipeline.run import _release_memory
     from colbench_env.lm.heap import limit_heap_retention
 
     limit_heap_retention()
@@ -963,6 +963,6 @@ def main(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    p = argparse.ArgumentParser(prog="python -m benchmarks.critic_ranking", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m colbench.critics.ranking", description=__doc__.splitlines()[0])
     add_arguments(p)
     sys.exit(main(p.parse_args()))

@@ -17,7 +17,7 @@ would be replayed word for word. This tool finds the others and re-runs only the
 
 The collected rollouts (and so the training data) stay those of the old human; the summary says so.
 
-    python -m benchmarks.human_rerun benchmarks/results/pipeline_rate_fixed/seed-1 --method rft --out /work/runs/rerun-s1
+    python -m studies.pipeline_rate_fixed.human_rerun studies/pipeline_rate_fixed/seed-1 --method rft --out /work/runs/rerun-s1
 """
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ __all__ = ["changed_episodes", "load_run_config", "main"]
 
 
 def load_run_config(seed_dir: Path, out_dir: Path):
-    """The :class:`~benchmarks.pipeline.PipelineConfig` a seed directory was made with (its
+    """The :class:`~colbench.pipeline.run.PipelineConfig` a seed directory was made with (its
     ``config.json``; fields this version does not know are dropped), writing to ``out_dir``."""
-    from benchmarks.pipeline import PipelineConfig
+    from colbench.pipeline.run import PipelineConfig
 
     stored = json.loads((seed_dir / "config.json").read_text())
     known = {f.name for f in dataclasses.fields(PipelineConfig)}
@@ -60,13 +60,13 @@ def changed_episodes(records: list[dict], tasks_by_id: dict, human) -> tuple[lis
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.pipeline import base_policy, episodes_in_file, run_episodes, task_split, train_method
+    from colbench.pipeline.run import base_policy, episodes_in_file, run_episodes, task_split, train_method
     from colbench_env.metrics import summarize
     from colbench_env.simulators import make_simulator
     from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION, VERSION
     from wrappers.recorder import latest_records, read_trajectories
 
-    p = argparse.ArgumentParser(prog="python -m benchmarks.human_rerun", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m studies.pipeline_rate_fixed.human_rerun", description=__doc__.split("\n\n")[0])
     p.add_argument("seed_dir", type=Path, help="a pipeline seed directory (config.json, rollouts.jsonl, eval/)")
     p.add_argument("--method", required=True, help="the evaluated method (zero-shot, rft, ...)")
     p.add_argument("--out", type=Path, required=True, help="where the model (if retrained) and the new file go")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from colbench_env.errors import UsageError
 
-from .registry import TRAINERS as ALGORITHMS, trainer_class
+from agents.registry import TRAINERS as ALGORITHMS, trainer_class
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +59,7 @@ def parse_config_json(value: str | None) -> dict:
 
 
 def main(args: argparse.Namespace) -> int:
-    from .trainer_base import ConfigError, config_from_dict, merge_config_dicts
+    from agents.trainer_base import ConfigError, config_from_dict, merge_config_dicts
 
     cls = trainer_class(args.algorithm)
     given = parse_config_json(args.config_json)
@@ -74,7 +74,7 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if args.updates < 1:
         raise UsageError(f"--updates must be >= 1, got {args.updates}")
-    from .trainer_base import load_trajectories
+    from agents.trainer_base import load_trajectories
 
     if not os.path.isfile(args.trajectories):
         raise UsageError(f"--trajectories {args.trajectories}: no such file")

@@ -15,7 +15,7 @@ human is asked the same five generic questions (:data:`QUESTIONS`) in one dialog
 * ``same_reply_pairs``: asked one at a time (no dialogue), the share of pairs of different questions
   that get the identical reply.
 
-``python -m benchmarks.offline_human [--json]``
+``python -m studies.offline_human.measure [--json]``
 """
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ held out, the others train; pairs are every (higher-reward, lower-reward) pair o
 task. The agent context is the real agent prompt (``--prompt-style``, ``--max-turns``: those the
 trajectories were collected with), the training-time information the task's ground truth.
 
-Run: ``python -m benchmarks.critic_analysis [--train-tasks 12 --test-tasks 6 --epochs 8] [--json]
+Run: ``python -m colbench.critics.analysis [--train-tasks 12 --test-tasks 6 --epochs 8] [--json]
 [--out DIR] [--model PATH|smollm2] [--trajectories FILE]`` (``colbench critic-analysis``). The
 default model is a tiny random 2-layer Llama with SmolLM2's tokenizer, built in-process (no
 download); ``--model`` takes a local model directory (its own tokenizer) or ``smollm2`` (the
@@ -461,6 +461,6 @@ def main(args: argparse.Namespace) -> int:
 if __name__ == "__main__":  # pragma: no cover
     import sys
 
-    p = argparse.ArgumentParser(prog="python -m benchmarks.critic_analysis", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m colbench.critics.analysis", description=__doc__.splitlines()[0])
     add_arguments(p)
     sys.exit(main(p.parse_args()))

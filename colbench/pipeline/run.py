@@ -84,7 +84,7 @@ class PipelineConfig(metaclass=_AliasedConfig):
         seed: seeds collection and training (and the sampling of every episode).
         seeds: several seeds: one whole run (collection, training, evaluation) per seed in
             ``out_dir/seed-<s>/``, then ``stats.*`` in ``out_dir`` over tasks and seeds
-            (:mod:`benchmarks.pipeline_stats`); empty: one run with ``seed`` in ``out_dir``.
+            (:mod:`colbench.pipeline.analysis`); empty: one run with ``seed`` in ``out_dir``.
         eval_temperature: temperature of the evaluation episodes (``eval/<method>.jsonl``, one per
             held-out task): 0, greedy (``--small``); the reference's
             ``scripts/simulate_interactions.py`` samples at 1.0 (``--paper``).
@@ -110,7 +110,7 @@ class PipelineConfig(metaclass=_AliasedConfig):
     max_turns: int = 3
     max_new_tokens: int = 96
     # 0.1, not 0.3: this 135M policy's successes hang on ~35 low-margin tokens each; at 0.3 it solved
-    # 0/16 held-out tasks vs 5/16 greedy and 7/16 at 0.1 (benchmarks/results/sampling_anomaly/)
+    # 0/16 held-out tasks vs 5/16 greedy and 7/16 at 0.1 (studies/sampling_anomaly/)
     rollout_temperature: float = 0.1
     eval_temperature: float = 0.0
     episodes_in_flight: int = 8
@@ -172,7 +172,7 @@ class PipelineConfig(metaclass=_AliasedConfig):
 
 
 # Gradient checkpointing bounds the activations: without it one PPO minibatch (4 x ~600 tokens)
-# held > 3 GB of SmolLM2 activations (measured: benchmarks/results/pipeline_small/README.md).
+# held > 3 GB of SmolLM2 activations (measured: studies/pipeline_small/README.md).
 _SMALL_TRAINING = {"policy": {"learning_rate": 1e-4}, "max_length": 2048, "gradient_checkpointing": True}
 # Sized to the 45-minute budget on 2 cores (measured: PPO's second update epoch cost 3.7 min and
 # SWEET-RL's 4 pairs per state 13 min of DPO): one PPO update epoch, 2 pairs per SWEET-RL state.
@@ -484,7 +484,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
         _log(note)
     if not cfg.seeds:
         return _run_one_seed(cfg, preset=preset)
-    from benchmarks.pipeline_stats import analyse_runs
+    from colbench.pipeline.analysis import analyse_runs
 
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -740,7 +740,7 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "config": dataclasses.asdict(cfg)}
     _write_report(rows, out, meta)
-    from benchmarks.pipeline_stats import analyse_runs
+    from colbench.pipeline.analysis import analyse_runs
 
     stats = analyse_runs([out], out, methods=["zero-shot", *methods], resamples=cfg.bootstrap_resamples,
                          title=f"{preset}: {cfg.policy}")

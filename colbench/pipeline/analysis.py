@@ -1,15 +1,15 @@
 """The pipeline's evaluation files -> per-method means with 95 % bootstrap intervals over tasks and
-seeds, paired comparisons, and a plot with the intervals (:mod:`benchmarks.stats` does the statistics).
+seeds, paired comparisons, and a plot with the intervals (:mod:`colbench.pipeline.stats` does the statistics).
 
 Input: one pipeline output directory per seed (each with ``eval/<method>.jsonl``, greedy, one
 episode per held-out task, and optionally ``eval/<method>.sampled.jsonl``, ``k`` sampled episodes
 per task). A method enters the analysis when every seed's directory has its evaluation on the same
 tasks. Output in ``out``: ``stats.json``, ``stats.md``, ``stats.png``.
 
-Also usable on an existing run: ``python -m benchmarks.pipeline_stats RUN_DIR [RUN_DIR ...] --out DIR``.
+Also usable on an existing run: ``python -m colbench.pipeline.analysis RUN_DIR [RUN_DIR ...] --out DIR``.
 
 ``--cluster template`` (generated tasks only) adds, next to every interval, the one with whole
-templates resampled instead of tasks (:mod:`benchmarks.stats`): tasks of one template move together,
+templates resampled instead of tasks (:mod:`colbench.pipeline.stats`): tasks of one template move together,
 so the task bootstrap alone overstates what a few templates show.
 """
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _per_task(path: Path) -> dict[str, dict[str, float]]:
 def _never_evaluated(run_dirs: list[Path], method: str, mode: str) -> str:
     """Why no run has ``method``'s evaluation: the pipeline's reason when no run trained it (every
     run's ``models/<method>/pipeline_done.json`` says it was skipped, with one reason), else none."""
-    from .pipeline import training_outcome
+    from .run import training_outcome
 
     reasons = set()
     for d in run_dirs:
@@ -110,7 +110,7 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     ``cluster``: also the intervals with whole clusters of tasks resampled (a key of :data:`CLUSTERS`)."""
     run_dirs = [Path(d) for d in run_dirs]
     if methods is None:
-        from .pipeline import METHODS
+        from .run import METHODS
 
         methods = ["zero-shot", *METHODS]
     out = Path(out)
@@ -219,7 +219,7 @@ def _plot(report: dict, path: Path, title: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.pipeline_stats", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m colbench.pipeline.analysis", description=__doc__.split("\n")[0])
     p.add_argument("runs", nargs="+", help="pipeline output directories, one per seed")
     p.add_argument("--out", required=True)
     p.add_argument("--resamples", type=int, default=10000)

@@ -1,5 +1,7 @@
-"""Frontend scoring for ``colbench evaluate``: similarity of each final page to its target, and the
-win rate of one set of trajectories over another (``--compare A.jsonl B.jsonl``).
+"""Scoring trajectory files (what ``colbench evaluate`` runs): :func:`load_records` reads and checks
+a file in the official format, :func:`score_backend` runs backend answers' hidden tests in the
+sandbox, :func:`score_frontend` scores frontend pages by similarity, :func:`win_rate` /
+:func:`compare_files` compare two sets of frontend trajectories (``--compare A.jsonl B.jsonl``).
 
 The answer of a frontend trajectory is its final HTML (``<html>…</html>``, else ``<body>…</body>``,
 picsum images normalised to id 48, as the reference extracts it). Both pages are rendered in
@@ -10,46 +12,84 @@ ViT-B/32 cosine when its weights are available locally). An answer with no page 
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import sys
 from typing import Any, Sequence
 
 from ..protocol import extract_html
+from ..tasks import BackendTask, task_from_record
+from ..trajectories import read_jsonl, validate_trajectory
 from .similarity import DEFAULT_CLIP_MODEL
 
-__all__ = ["add_arguments", "score_frontend", "win_rate", "compare_files"]
+__all__ = ["load_records", "score_backend", "score_frontend", "win_rate", "compare_files"]
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("frontend trajectories")
-    g.add_argument("--similarity", default="visual", choices=("visual", "clip"),
-                   help="visual (offline default) or clip (transformers CLIPModel; --clip-model)")
-    g.add_argument("--clip-model", default=DEFAULT_CLIP_MODEL, help="CLIP name or local path")
-    g.add_argument("--render-pool", type=int, default=2, help="Chromium drivers rendering in parallel")
-    g.add_argument("--compare", nargs=2, metavar=("A.jsonl", "B.jsonl"), default=None,
-                   help="print the win rate of A over B (per task, higher similarity to the target wins)")
+def load_records(path: str) -> list[tuple[int, dict, object]]:
+    """``(line, record, task)`` for each trajectory; raises naming file and line on bad input."""
+    out = []
+    for line, rec in read_jsonl(path):
+        validate_trajectory(rec, source=path, line=line)
+        task = task_from_record(rec["task"], source=path, line=line)
+        out.append((line, rec, task))
+    return out
 
 
-def _similarity(args: argparse.Namespace):
+def score_backend(items: Sequence[tuple[int, dict, BackendTask]], *, workers: int | None = None,
+                  timeout_s: float = 10.0, memory_mb: int = 512, semantics: str = "reference",
+                  progress: bool = True) -> tuple[list, dict]:
+    """Score backend records (``(line, record, task)`` as :func:`load_records` gives them) in place:
+    ``reward``, ``success``, ``eval_semantics``, ``eval_tests`` and, below reward 1, ``eval_reason``.
+    Returns the scores and the evaluator's isolation report (``{}`` when ``items`` is empty)."""
+    from tqdm import tqdm
+
+    from .backend import BackendEvaluator
+
+    if not items:
+        return [], {}
+    bar = tqdm(total=len(items), desc="evaluate", unit="answer", file=sys.stderr, disable=not progress)
+    try:
+        with BackendEvaluator(workers=workers, timeout_s=timeout_s, memory_mb=memory_mb, semantics=semantics) as ev:
+            scores = ev.score_many([(t, r.get("answer")) for _, r, t in items], callback=lambda i, s: bar.update(1))
+            isolation = ev.isolation
+    finally:
+        bar.close()
+    for (_, rec, _), s in zip(items, scores):
+        rec["reward"] = s.reward
+        rec["success"] = s.success
+        rec["eval_semantics"] = s.semantics
+        rec["eval_tests"] = [t.as_dict() for t in s.tests]
+        rec.pop("eval_reason", None)
+        if s.reward < 1 and s.reason is not None:
+            rec["eval_reason"] = s.reason
+    return scores, isolation
+
+
+def _similarity(similarity: str, clip_model: str):
     from .similarity import make_similarity
 
-    if getattr(args, "similarity", "visual") == "clip":
-        return make_similarity("clip", model_name_or_path=getattr(args, "clip_model", DEFAULT_CLIP_MODEL))
+    if similarity == "clip":
+        return make_similarity("clip", model_name_or_path=clip_model)
     return make_similarity("visual")
 
 
-def score_frontend(records: Sequence[dict], args: argparse.Namespace) -> list[dict]:
+def score_frontend(records: Sequence[dict], *, similarity: str = "visual", clip_model: str = DEFAULT_CLIP_MODEL,
+                   render_pool: int = 2, progress: bool = True) -> list[dict]:
     """Records (same order) with ``reward`` = similarity of the answer's page to the target page
-    (no ``success``: ColBench's frontend has no pass/fail), ``eval_reason`` when 0."""
+    (no ``success``: ColBench's frontend has no pass/fail), ``eval_reason`` when 0.
+
+    Args:
+        similarity: ``"visual"`` (offline) or ``"clip"`` (the paper's CLIP ViT-B/32 cosine, ``clip_model``).
+        render_pool: Chromium drivers rendering in parallel.
+        progress: show a tqdm bar.
+    """
     from tqdm import tqdm
 
     from .render import Renderer
 
-    sim = _similarity(args)
+    sim = _similarity(similarity, clip_model)
     out = [dict(r) for r in records]
     targets: dict[str, Any] = {}
-    with Renderer(pool_size=max(1, int(getattr(args, "render_pool", 2)))) as renderer:
+    with Renderer(pool_size=max(1, int(render_pool))) as renderer:
         todo = []
         for i, rec in enumerate(out):
             html = extract_html(rec.get("answer") or "")
@@ -61,7 +101,7 @@ def score_frontend(records: Sequence[dict], args: argparse.Namespace) -> list[di
         uniq = {hashlib.sha256(t.encode()).hexdigest(): t for _, _, t in todo}
         keys = list(uniq)
         bar = tqdm(total=len(keys) + len(todo), desc="render", unit="page", file=sys.stderr,
-                   disable=getattr(args, "no_progress", False))
+                   disable=not progress)
         for k, img in zip(keys, renderer.render_many([uniq[k] for k in keys], return_exceptions=True)):
             targets[k] = img
             bar.update(1)
@@ -101,15 +141,13 @@ def win_rate(a: Sequence[dict], b: Sequence[dict]) -> dict:
             "win_rate": wins / len(common) if common else 0.0}
 
 
-def compare_files(path_a: str, path_b: str, args: argparse.Namespace) -> dict:
+def compare_files(path_a: str, path_b: str, **frontend_options: Any) -> dict:
     """Win rate of the trajectories in ``path_a`` over ``path_b``; records without ``reward`` are
-    scored first."""
-    from .cli import load_records
-
+    scored first (:func:`score_frontend` with ``frontend_options``)."""
     sides = []
     for path in (path_a, path_b):
         recs = [r for _, r, _ in load_records(path)]
         if any("reward" not in r for r in recs):
-            recs = score_frontend(recs, args)
+            recs = score_frontend(recs, **frontend_options)
         sides.append(recs)
     return win_rate(*sides)

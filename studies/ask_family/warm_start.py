@@ -2,7 +2,7 @@
 which a chosen fraction of the tasks is solved by asking first.
 
 The embedded 135M policy rarely asks, and even when handed a perfect first question it does not then
-write the function (``benchmarks/results/ask_family/``): on a family where the human tells a fact
+write the function (``studies/ask_family/``): on a family where the human tells a fact
 only when asked, every method learns from nothing. This module builds a policy that has both
 behaviours, so that the first turn decides and the methods have something to separate:
 
@@ -16,7 +16,7 @@ Every demonstration is a real episode through the env, the offline scripted huma
 env's. They are then learned with RFT at ``success_threshold=0`` (plain SFT on all of them, the
 failed direct answers included), LoRA merged into the base:
 
-    python -m benchmarks.warm_start --family rate --n 32 --ask-fraction 0.25 --epochs 8 --out runs/warm_start
+    python -m studies.ask_family.warm_start --family rate --n 32 --ask-fraction 0.25 --epochs 8 --out runs/warm_start
 
 ``OUT/models/rft`` is a transformers model directory for ``--policy`` / ``--model`` (pipeline, probes,
 ``colbench run --agent hf --agent-model``); ``OUT/demos.jsonl`` the demonstrations and
@@ -44,7 +44,7 @@ def _fenced(code: str) -> str:
 def demonstrations(tasks: list, ask_fraction: float, *, seed: int = 0, max_turns: int = 3) -> list[dict]:
     """The demonstration episodes (trajectory records, the env's rewards) of generated ``tasks``:
     ``round(ask_fraction * len(tasks))`` of them, drawn with ``seed``, ask first (module docstring)."""
-    from benchmarks.probe_policy import oracle_first_turns, run_given_first_turn
+    from studies.ask_family.probe_policy import oracle_first_turns, run_given_first_turn
 
     if not 0.0 <= ask_fraction <= 1.0:
         raise ValueError(f"ask_fraction must be in [0, 1], got {ask_fraction!r}")
@@ -74,7 +74,7 @@ def build(out: str | Path, *, family: str = "rate", n: int = 32, ask_fraction: f
           policy: str = "smollm2", seed: int = 0, difficulty: int = 1) -> dict:
     """Demonstrations on ``n`` generated training tasks, SFT, ``OUT/model``; returns the settings,
     the demonstrations' counts and the training metrics (also in ``OUT/warm_start.json``)."""
-    from benchmarks.pipeline import PipelineConfig, base_policy, train_method
+    from colbench.pipeline.run import PipelineConfig, base_policy, train_method
     from colbench_env.generator import generate_tasks
     from colbench_env.trajectories import atomic_write_jsonl
 
