@@ -1,27 +1,16 @@
-"""``colbench bench``: the performance benchmarks, each measured side by side in one run, as ratios.
-
-* env steps/s with the scripted agent and simulator (goal >= 1,000 on one core);
-* sandboxed evaluator vs the in-process ``exec`` evaluator, answers/s ratio (goal >= 1.0x);
-* Chromium driver pool vs one sequential driver, pages/s ratio (goal >= 2x);
-* batched (8) vs one-at-a-time SmolLM2 generation, tokens/s ratio (goal >= 3x);
-* 4-bit vs full-precision critic training step, peak memory ratio: a 1.07B random Llama (goal
-  <= 0.35x), and SmolLM2-135M beside it (``critic_4bit_peak_memory_ratio_smollm2``);
-* rollout runner with SmolLM2: episodes/minute batched (8) vs one at a time.
-
-``--json`` prints one JSON object as the last line with the keys ``env_steps_per_s``,
-``evaluator_ratio_vs_inprocess``, ``render_pool_ratio``, ``batched_generation_ratio``,
-``critic_4bit_peak_memory_ratio`` (and each benchmark's details).
+"""The performance benchmarks side by side (``colbench bench``, :mod:`colbench.cli.bench`): each one
+module of this package with a ``run() -> dict``; :data:`BENCHES` says which number of its result is
+the headline and the goal it is measured against.
 """
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
 import sys
 import time
 import traceback
+from typing import Sequence
 
-__all__ = ["add_arguments", "main", "BENCHES"]
+__all__ = ["BENCHES", "run_benchmarks"]
 
 #: name -> (module, key of the headline number, goal text)
 BENCHES = {
@@ -34,16 +23,13 @@ BENCHES = {
 }
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--only", nargs="*", choices=sorted(BENCHES), help="run only these benchmarks")
-    p.add_argument("--json", action="store_true", help="one JSON object as the last line")
-    p.add_argument("--out", default=None, help="also write the JSON object to this file")
-
-
-def main(args: argparse.Namespace) -> int:
+def run_benchmarks(only: Sequence[str] | None = None) -> tuple[dict, list[str]]:
+    """Run the benchmarks of :data:`BENCHES` (all, or those named in ``only``), one after the other,
+    each headline printed as it is measured; returns every result merged into one dict (a failed
+    benchmark's headline ``None`` and ``<name>_error``, its traceback on stderr) and the failed names."""
     results: dict = {}
     failed = []
-    for name in (args.only or list(BENCHES)):
+    for name in (only or list(BENCHES)):
         module, key, goal = BENCHES[name]
         t0 = time.perf_counter()
         print(f"[{name}] running ...", file=sys.stderr, flush=True)
@@ -60,10 +46,4 @@ def main(args: argparse.Namespace) -> int:
         results.update({k: v for k, v in r.items() if k != key})
         results[key] = r[key]
         print(f"[{name}] {key} = {r[key]:.3f}  (goal {goal}; {time.perf_counter() - t0:.0f} s)", flush=True)
-    if args.out:
-        from pathlib import Path
-
-        Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
-    if args.json:
-        print(json.dumps(results))
-    return 1 if failed else 0
+    return results, failed

@@ -281,15 +281,24 @@ def run(dtype_1b: str | None = None) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["--child"]:
+    if argv[:1] == ["--child"]:  # one measured setting, in the fresh process :func:`_measure` starts
         print(json.dumps(_child(argv[1], model_dir=argv[2] if len(argv) > 2 else None,
                                 dtype=argv[3] if len(argv) > 3 else None)))
         return 0
-    out = argv[argv.index("--out") + 1] if "--out" in argv[:-1] else None
-    if argv[:1] == ["--smollm2-only"]:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_critic_memory", description=__doc__.splitlines()[0])
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--smollm2-only", action="store_true", help="measure the SmolLM2-135M pair alone")
+    g.add_argument("--1b-only", nargs="?", const="", default=None, metavar="DTYPE", dest="only_1b",
+                   help="measure the 1.07B pair alone; DTYPE: its full precision (default: float32 on a CPU)")
+    p.add_argument("--out", default=None, help="also write the result (JSON) to this file")
+    args = p.parse_args(argv)
+    out = args.out
+    if args.smollm2_only:
         r = run_smollm2()
-    elif argv[:1] == ["--1b-only"]:
-        r = run_1b(argv[1] if len(argv) > 1 and argv[1] != "--out" else None)
+    elif args.only_1b is not None:
+        r = run_1b(args.only_1b or None)
     else:
         r = run()
     if out:

@@ -1,5 +1,6 @@
-"""Alias kept for old command lines (``python -m benchmarks.cli ...``): the ``colbench`` command is
-:mod:`colbench.cli` (``python -m colbench ...``)."""
+"""Deprecated alias, kept for one release: the ``colbench`` command is :mod:`colbench.cli`
+(``colbench ...`` or ``python -m colbench ...``). ``python -m benchmarks.cli ...`` still runs it; this
+module goes in the release after 0.1.0."""
 import sys
 
 from colbench.cli import main

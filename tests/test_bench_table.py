@@ -8,7 +8,7 @@ from colbench.cli.table import parse_agent_spec
 
 
 def colbench(*args, timeout=600):
-    p = subprocess.run([sys.executable, "-m", "benchmarks.cli", *args], capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run([sys.executable, "-m", "colbench", *args], capture_output=True, text=True, timeout=timeout)
     assert p.returncode == 0, p.stderr[-3000:]
     return p
 

@@ -10,6 +10,7 @@ import json
 import pytest
 import torch
 
+from colbench.cli import critic_analysis as ca_cli
 from colbench.critics import analysis as ca
 
 KEYS = ("pairwise_accuracy_logprob_with_info", "pairwise_accuracy_logprob_without_info",
@@ -102,10 +103,10 @@ def test_zero_head_regression_first_step_is_adams_sign_step():
 
 def test_main_json_and_out(tmp_path, capsys):
     parser = argparse.ArgumentParser()
-    ca.add_arguments(parser)
+    ca_cli.add_arguments(parser)
     args = parser.parse_args(["--train-tasks", "2", "--test-tasks", "1", "--epochs", "1", "--value-head-epochs", "2", "--json",
                               "--out", str(tmp_path)])
-    assert ca.main(args) == 0
+    assert ca_cli.main(args) == 0
     out = capsys.readouterr().out.strip().splitlines()
     data = json.loads(out[-1])
     assert data["n_test_pairs"] == 2 and data["value_head_epochs"] == 2 and data["epochs"] == 1
@@ -115,7 +116,7 @@ def test_main_json_and_out(tmp_path, capsys):
     assert json.loads((tmp_path / "critic_analysis.json").read_text())[KEYS[0]] == data[KEYS[0]]
     assert "pairwise accuracy" in (tmp_path / "critic_analysis.md").read_text()
     bad = parser.parse_args(["--epochs", "0"])
-    assert ca.main(bad) == 2
+    assert ca_cli.main(bad) == 2
 
 
 def test_trajectory_split_holds_out_whole_tasks():
@@ -137,10 +138,10 @@ def test_main_on_a_trajectory_file(tmp_path, capsys):
     path = tmp_path / "rollouts.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for g in ca.colour_data(range(6), 0) for r in g))
     parser = argparse.ArgumentParser()
-    ca.add_arguments(parser)
+    ca_cli.add_arguments(parser)
     args = parser.parse_args(["--trajectories", str(path), "--epochs", "1", "--prompt-style", "compact",
                               "--max-turns", "3", "--max-length", "512", "--json"])
-    assert ca.main(args) == 0
+    assert ca_cli.main(args) == 0
     out = capsys.readouterr().out.strip().splitlines()
     data = json.loads(out[-1])
     assert (data["n_train_tasks"], data["n_test_tasks"], data["n_test_pairs"]) == (4, 2, 4)
@@ -148,5 +149,5 @@ def test_main_on_a_trajectory_file(tmp_path, capsys):
     assert all(0.0 <= data[k] <= 1.0 for k in KEYS) and f"Data: {path}" in out[0]
     with open(path, "a") as f:
         f.write('{"task": {"problem_description": "x"}, "dialogue_history": []}\n')
-    assert ca.main(args) == 2
+    assert ca_cli.main(args) == 2
     assert f"{path}:19" in capsys.readouterr().out  # the bad record is named by file and line

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from colbench.cli import critic_ranking as cr_cli
 from colbench.critics import ranking as cr
 from colbench.pipeline.stats import bootstrap_mean, paired_bootstrap
 
@@ -111,7 +112,7 @@ def test_forced_episodes_play_the_given_action_then_the_policy():
 # ---- end to end --------------------------------------------------------------------------------------------
 def _args(out, policy, extra, **kw):
     p = argparse.ArgumentParser()
-    cr.add_arguments(p)
+    cr_cli.add_arguments(p)
     return p.parse_args(_argv(out, policy, extra, **kw))
 
 
@@ -150,7 +151,7 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
     torch.set_num_threads(1)
     extra = _extra_file(tmp_path / "extra.jsonl")
     out = tmp_path / "run"
-    assert cr.main(_args(out, tiny_policy, extra)) == 0
+    assert cr_cli.main(_args(out, tiny_policy, extra)) == 0
     for name in ("train_rollouts.jsonl", "candidates.jsonl", "continuations.jsonl", "scores.jsonl", "results.json",
                  "results.md", "results.png", "config.json"):
         assert (out / name).exists(), name
@@ -172,15 +173,15 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
     assert all(len(v) == 2 for s in scores for v in s["scores"].values())
     sizes = {n: (out / n).read_text() for n in ("train_rollouts.jsonl", "candidates.jsonl", "continuations.jsonl",
                                                   "scores.jsonl")}
-    assert cr.main(_args(out, tiny_policy, extra)) == 0  # rerun: every stage is found finished
+    assert cr_cli.main(_args(out, tiny_policy, extra)) == 0  # rerun: every stage is found finished
     assert {n: (out / n).read_text() for n in sizes} == sizes
     log = [json.loads(x) for x in (out / "invocations.jsonl").read_text().splitlines()]  # colbench.provenance
     assert [x["command"] for x in log] == ["critic-ranking"] * 2
     capsys.readouterr()
     p = argparse.ArgumentParser()
-    cr.add_arguments(p)
+    cr_cli.add_arguments(p)
     only = p.parse_args([*_argv(out, tiny_policy, extra), "--stages", "continue"])
-    assert cr.main(only) == 0  # a stage without the report stage says so instead of crashing
+    assert cr_cli.main(only) == 0  # a stage without the report stage says so instead of crashing
     assert capsys.readouterr().out.strip().endswith("no report (run --stages report)")
     assert {n: (out / n).read_text() for n in sizes} == sizes
     assert json.loads((out / "results.json").read_text())["summary"]["rows"] == res["summary"]["rows"]
@@ -193,7 +194,7 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
                             ({"rollout_temperature": 0.5}, "rollout_temperature", "train_rollouts.jsonl"),
                             ({"value_head_epochs": 3}, "value_head_epochs", "scores.jsonl")):
         capsys.readouterr()
-        assert cr.main(_args(out, tiny_policy, extra, **kw)) == 2, kw
+        assert cr_cli.main(_args(out, tiny_policy, extra, **kw)) == 2, kw
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and f"config.json: field '{field}'" in err[0] and f"{made} was made with" in err[0], err
     assert {p: p.read_bytes() for p in out.iterdir()} == before
@@ -208,7 +209,7 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
 
 def test_extra_trajectories_of_held_out_tasks_are_refused(tmp_path, tiny_policy, capsys):
     extra = _extra_file(tmp_path / "leak.jsonl", task_split="test")
-    assert cr.main(_args(tmp_path / "run", tiny_policy, extra)) == 2
+    assert cr_cli.main(_args(tmp_path / "run", tiny_policy, extra)) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("colbench critic-ranking: error: ")
     assert "leak.jsonl:1: field 'task.task_id'" in err[0] and "held-out" in err[0]

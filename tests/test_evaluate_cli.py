@@ -22,7 +22,7 @@ def traj(answer):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "benchmarks.cli", "evaluate", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "colbench", "evaluate", *args], capture_output=True, text=True,
                           timeout=150)
 
 

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 
 
 def colbench(*args):
-    return subprocess.run([sys.executable, "-m", "benchmarks.cli", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "colbench", *args], capture_output=True, text=True, timeout=300)
 
 
 def traj(task, answer):

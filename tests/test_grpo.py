@@ -79,7 +79,7 @@ def test_grpo_config_names_the_field():
 
 
 def test_cli_train_grpo_and_resume(model_dir, tmp_path, capsys):
-    from benchmarks.cli import main
+    from colbench.cli import main
 
     path = tmp_path / "rollouts.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in (WIN, LOSE, WIN, LOSE)) + "\n")
@@ -123,7 +123,7 @@ def test_grpo_log_probs_are_the_sampling_distribution_at_the_rollout_temperature
 
 
 def test_pipeline_gives_grpo_and_ppo_the_collection_temperature():
-    from colbench.pipeline.run import PipelineConfig, trainer_config
+    from colbench.pipeline import PipelineConfig, trainer_config
 
     cfg = PipelineConfig(rollout_temperature=0.1)
     assert trainer_config(cfg, "grpo", "m").rollout_temperature == 0.1

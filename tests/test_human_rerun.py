@@ -5,7 +5,7 @@ import dataclasses
 import json
 
 from studies.pipeline_rate_fixed.human_rerun import changed_episodes, load_run_config
-from colbench.pipeline.run import PipelineConfig
+from colbench.pipeline import PipelineConfig
 from colbench_env.generator import generate_tasks
 from colbench_env.simulators import make_simulator
 

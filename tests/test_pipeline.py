@@ -10,7 +10,7 @@ import pytest
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
-from colbench.pipeline.run import PRESETS, PipelineConfig, run_pipeline, task_split
+from colbench.pipeline import PRESETS, PipelineConfig, run_pipeline, task_split
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs
 from colbench_env.trajectories import append_jsonl, read_trajectories
@@ -23,7 +23,7 @@ def tiny_model(tmp_path_factory):
 
 def pipeline_cli(*argv) -> int:
     """``colbench pipeline ARGV``'s exit status, in this process (its stderr in capsys)."""
-    from colbench.pipeline.run import add_arguments, main
+    from colbench.cli.pipeline import add_arguments, main
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)
@@ -133,7 +133,7 @@ def test_paper_preset_is_the_reference_setting():
     is generated from the same preset."""
     from pathlib import Path
 
-    from colbench.pipeline.run import PAPER_SETTINGS, paper_settings_table, resolve_setting, trainer_config
+    from colbench.pipeline import PAPER_SETTINGS, paper_settings_table, resolve_setting, trainer_config
 
     cfg = PipelineConfig(**PRESETS["paper"])
     trainers = {m: trainer_config(cfg, m, cfg.policy) for m in cfg.methods}
@@ -160,7 +160,7 @@ def test_paper_settings_cite_flags_that_exist_in_the_reference():
     import re
     import subprocess
 
-    from colbench.pipeline.run import PAPER_SETTINGS
+    from colbench.pipeline import PAPER_SETTINGS
 
     repos = {"facebookresearch/sweet_rl": "/work/.mirror/facebookresearch+sweet_rl/repo",
              "YifeiZhou02/collab_openrlhf": "/work/.mirror/YifeiZhou02+collab_openrlhf/repo"}
@@ -186,7 +186,7 @@ def test_simulator_options_are_checked_before_anything_is_written(tmp_path, monk
     """The human's options are checked when the config is made (the human itself is built only
     when the first episode runs), and ``--simulator X`` with a preset made for another human does
     not hand X that human's options (``--paper``'s model name to the scripted human)."""
-    import colbench.pipeline.run as pipeline
+    import colbench.cli.pipeline as pipeline
 
     with pytest.raises(ValueError, match=r"simulator_kwargs: simulator 'scripted' \(backend\) takes no 'model'; "
                                          r"its options: max_facts, volunteer"):
@@ -279,7 +279,7 @@ def test_trainer_overrides_merge_field_by_field_and_old_keys_get_new_names():
     other critic settings stay); old keys are stored under their new names, for that trainer only."""
     from agents.config import merge_config_dicts
     from agents.sweet_rl import SweetRLConfig
-    from colbench.pipeline.run import trainer_config
+    from colbench.pipeline import trainer_config
 
     preset = PRESETS["small"]["trainer_overrides"]["sweet-rl"]
     merged = merge_config_dicts(SweetRLConfig, preset, {"critic": {"lora_r": 4}, "critic_batch_size": 3,
@@ -299,7 +299,7 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     tasks and seeds whose means are the plain means of the evaluation files."""
     import numpy as np
 
-    from colbench.pipeline.stats import bootstrap_mean
+    from colbench.pipeline import bootstrap_mean
 
     cfg = PipelineConfig(out_dir=str(tmp_path / "s"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
                          rollouts_per_task=2, max_turns=1, max_new_tokens=4, episodes_in_flight=4, methods=("grpo",),
@@ -357,8 +357,8 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     assert {r["seed"] for r in report["rows"]} == {0, 1}
 
     # --cluster template: the same grids with whole templates resampled; labels from the task generator
-    from colbench.pipeline.analysis import analyse_runs
-    from colbench.pipeline.analysis import main as stats_main
+    from colbench.cli import main as colbench_main
+    from colbench.pipeline import analyse_runs
 
     runs = [out / f"seed-{s}" for s in cfg.seeds]
     c = analyse_runs(runs, tmp_path / "c", resamples=500, cluster="template")["modes"]["greedy"]
@@ -379,7 +379,7 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
         r["task"].pop("generator", None)
     append_jsonl(bare / "zero-shot.jsonl", recs)
     capsys.readouterr()
-    assert stats_main([str(bare.parent), "--out", str(tmp_path / "b"), "--cluster", "template"]) == 2
+    assert colbench_main(["pipeline-stats", str(bare.parent), "--out", str(tmp_path / "b"), "--cluster", "template"]) == 2
     err = capsys.readouterr().err
     assert "zero-shot.jsonl: task" in err and "has no template" in err and len(err.strip().splitlines()) == 1
 
@@ -443,7 +443,7 @@ def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys)
     """Every stage resumes what it finds: resuming an out-dir with another rollout temperature (or
     policy, family, ...) would train and report on the old setting's episodes under the new one's
     name. The earlier config.json decides; one line naming it and the field, exit 2, nothing written."""
-    from colbench.pipeline.run import check_resume
+    from colbench.pipeline import check_resume
     from colbench_env.simulators.scripted_backend import VERSION
 
     out = tmp_path / "r"

@@ -380,7 +380,7 @@ def test_cli_render(tmp_path):
     page.write_text(f'Here you go. I WANT TO ANSWER: <html><head>{CDN_LINK}</head><body class="bg-green-500 m-0">'
                     '<img style="display:block" src="https://picsum.photos/id/3/200/100"></body></html> Thanks!')
     out = tmp_path / "shot.png"
-    res = subprocess.run([sys.executable, "-m", "benchmarks.cli", "render", str(page), "--out", str(out),
+    res = subprocess.run([sys.executable, "-m", "colbench", "render", str(page), "--out", str(out),
                           "--extract", "--width", "1000", "--height", "600"],
                          capture_output=True, text=True, timeout=60, cwd=REPO)
     assert res.returncode == 0, res.stderr
@@ -390,6 +390,6 @@ def test_cli_render(tmp_path):
         assert im.size == (1000, 600) and im.getpixel((640, 500)) == GREEN_500
         expect = Image.open(io.BytesIO(placeholder_png(200, 100))).convert("RGB")
         assert im.crop((0, 0, 200, 100)).tobytes() == expect.tobytes()
-    res = subprocess.run([sys.executable, "-m", "benchmarks.cli", "render", str(tmp_path / "nope.html"),
+    res = subprocess.run([sys.executable, "-m", "colbench", "render", str(tmp_path / "nope.html"),
                           "--out", str(out)], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert res.returncode == 2 and "no such file" in res.stderr

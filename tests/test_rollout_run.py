@@ -89,7 +89,7 @@ def test_recorder_appends_official_format_and_resumes(tmp_path, evaluator):
 
 def colbench(*args, check=True):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    p = subprocess.run([sys.executable, "-m", "benchmarks.cli", *args], capture_output=True, text=True, env=env,
+    p = subprocess.run([sys.executable, "-m", "colbench", *args], capture_output=True, text=True, env=env,
                        timeout=300)
     if check and p.returncode != 0:
         raise AssertionError(p.stderr[-3000:])

@@ -61,7 +61,7 @@ def test_server_down_mid_run_is_recorded_and_resumable(tmp_path):
     server = OpenAITestServer().start()
     url = server.url
     def cmd(n):
-        return [sys.executable, "-m", "benchmarks.cli", "run", "--agent", "scripted", "--split", "test",
+        return [sys.executable, "-m", "colbench", "run", "--agent", "scripted", "--split", "test",
                 "--episodes", str(n), "--batch-size", "1", "--simulator", "openai", "--simulator-base-url", url,
                 "--simulator-model", "echo", "--out", str(out), "--json"]
 

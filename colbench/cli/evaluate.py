@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import sys
 
 from colbench_env.errors import UsageError
 from colbench_env.evaluation.similarity import DEFAULT_CLIP_MODEL
@@ -170,7 +169,7 @@ def main(args: argparse.Namespace) -> int:
             raise RuntimeError(
                 f"{args.trajectories}:{frontend[0][0]}: frontend trajectory found, but the frontend scorer "
                 f"({FRONTEND_HOOK}.score_frontend) is not installed; install colbench with frontend support")
-    scores = _score_backend(backend, args)
+    _score_backend(backend, args)
     metrics: dict = {"count": len(items), "backend_count": len(backend), "frontend_count": len(frontend)}
     if backend:
         from colbench_env.metrics import summarize

@@ -10,7 +10,7 @@ Stages, each resumable (a rerun skips finished work; episode files are appended 
 finished episode):
 
 1. **collect** -- ``k`` rollouts per TRAIN task at ``--rollout-temperature`` ->
-   ``train_rollouts.jsonl`` (the pipeline's collection code, :func:`colbench.pipeline.run.run_episodes`).
+   ``train_rollouts.jsonl`` (the pipeline's collection code, :func:`colbench.pipeline.run_stage_episodes`).
    ``--extra-trajectories`` adds already collected training rollouts (e.g. a pipeline's
    ``rollouts.jsonl``); their tasks must be training tasks, never held-out ones.
 2. **candidates** -- for each held-out TEST task, the state before the agent's first action; ``N``
@@ -45,11 +45,11 @@ finished episode):
    intervals over held-out tasks (:mod:`colbench.pipeline.stats`), and paired bootstraps of
    ``sweet_with_info`` against each other critic -> ``results.json``, ``results.md``, ``results.png``.
 
-Run: ``python -m colbench.critics.ranking --out-dir DIR`` (``colbench critic-ranking``).
+Run: ``colbench critic-ranking --out-dir DIR`` (:mod:`colbench.cli.critic_ranking`), or :func:`run` with a
+:class:`RankingConfig`.
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import functools
 import json
@@ -57,17 +57,16 @@ import os
 import random
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 __all__ = ["RankingConfig", "pairwise_ranking", "best_of_n", "candidate_values", "task_metrics", "summarize_critics",
-           "run_forced_episodes", "check_resume", "run", "add_arguments", "main"]
+           "run_forced_episodes", "check_resume", "run", "markdown", "CRITICS", "STAGES"]
 
 CRITICS = ("random", "sweet_with_info", "sweet_without_info", "value_head_with_info")
 BASELINES = ("oracle", "mean_candidate")
 STAGES = ("collect", "candidates", "continue", "critics", "report")
-PROG = "colbench critic-ranking"
 
 
 @dataclass
@@ -157,8 +156,8 @@ class RankingConfig:
         generated_spec(1, self.difficulty, self.family)  # the generator's checks
 
     def pipeline_config(self):
-        """The :class:`colbench.pipeline.run.PipelineConfig` whose episode settings this run shares."""
-        from colbench.pipeline.run import PipelineConfig
+        """The :class:`colbench.pipeline.PipelineConfig` whose episode settings this run shares."""
+        from colbench.pipeline import PipelineConfig
 
         return PipelineConfig(out_dir=self.out_dir, policy=self.policy, difficulty=self.difficulty, family=self.family,
                               prompt_style=self.prompt_style, max_turns=self.max_turns,
@@ -383,7 +382,7 @@ def _append(path: Path, rec: dict) -> None:
 
 def _policy_path(cfg: RankingConfig) -> str:
     """The policy's loadable path, resolved as the pipeline resolves its base policy."""
-    from colbench.pipeline.run import base_policy
+    from colbench.pipeline import base_policy
 
     return base_policy(cfg.pipeline_config())
 
@@ -418,11 +417,11 @@ def load_extra(paths: Sequence[str], test_ids: set) -> list[dict]:
 
 
 def collect(cfg: RankingConfig, out: Path, train_tasks: list) -> list[dict]:
-    from colbench.pipeline.run import run_episodes
+    from colbench.pipeline import run_stage_episodes
 
     if not train_tasks:
         return []
-    return run_episodes(cfg.pipeline_config(), train_tasks, _policy_path(cfg), out / "train_rollouts.jsonl",
+    return run_stage_episodes(cfg.pipeline_config(), train_tasks, _policy_path(cfg), out / "train_rollouts.jsonl",
                         repeats=cfg.rollouts_per_task, temperature=cfg.rollout_temperature, desc="collect")
 
 
@@ -798,14 +797,14 @@ def check_resume(cfg: RankingConfig) -> None:
     invocation says what made them: a ValueError naming it, the field and the file; nothing is
     changed. Free to change: the critics and stages, more held-out tasks or continuations (until
     critics have scored), the batch size and the bootstrap resamples."""
-    from colbench.pipeline.run import _read_json_object, changed_fields
+    from colbench.pipeline import changed_fields, read_json_object
 
     out = Path(cfg.out_dir)
     path = out / "config.json"
     made = [name for name in MADE_WITH if (out / name).exists() and (out / name).stat().st_size]
     if not path.exists() or not made:
         return
-    old, want = _read_json_object(path), dataclasses.asdict(cfg)
+    old, want = read_json_object(path), dataclasses.asdict(cfg)
     for name in made:
         diffs = changed_fields(old, want, MADE_WITH[name])
         if diffs:
@@ -816,7 +815,7 @@ def check_resume(cfg: RankingConfig) -> None:
 
 def run(cfg: RankingConfig) -> dict:
     """Run (or resume) every stage; returns the result written to ``results.json``."""
-    from colbench.pipeline.run import _release_memory
+    from colbench.pipeline import release_memory
     from colbench_env.lm.heap import limit_heap_retention
 
     limit_heap_retention()
@@ -855,7 +854,7 @@ def run(cfg: RankingConfig) -> dict:
         t0 = time.perf_counter()
         conts = continue_candidates(cfg, out, test_tasks, cands, waves=(0,))
         times["continue_wave_0"] = time.perf_counter() - t0
-        _release_memory()
+        release_memory()
     states = critic_states(cfg, test_tasks, cands)
     critic_train = critic_training_records(cfg, train)
     scores_path = out / "scores.jsonl"
@@ -871,7 +870,7 @@ def run(cfg: RankingConfig) -> dict:
             have[critic] = info
             times[f"critic_{critic}"] = time.perf_counter() - t0
             _log(f"critic {critic}: done in {info['seconds']:.0f} s")
-            _release_memory()
+            release_memory()
         if can_report:
             result = report(cfg, out, test_tasks, conts, have, critic_train, extra, own, times,
                             [c for c in cfg.critics if c in have])
@@ -884,85 +883,3 @@ def run(cfg: RankingConfig) -> dict:
                         [c for c in cfg.critics if c in have])
         _log(f"report: {out / 'results.md'}")
     return result
-
-
-# ---- command line ------------------------------------------------------------------------------------------
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    d = RankingConfig()
-    p.add_argument("--out-dir", default=d.out_dir, help=f"where every stage writes and resumes from ({d.out_dir})")
-    p.add_argument("--policy", default=d.policy, help="policy and critic base: smollm2 or a local model directory")
-    p.add_argument("--n-train-tasks", type=int, default=d.n_train_tasks, help="training tasks collected here")
-    p.add_argument("--train-offset", type=int, default=d.train_offset,
-                   help="skip the first training tasks (the pipeline's; pass its rollouts with --extra-trajectories)")
-    p.add_argument("--rollouts-per-task", type=int, default=d.rollouts_per_task, help="k rollouts per training task")
-    p.add_argument("--rollout-temperature", type=float, default=d.rollout_temperature,
-                   help="sampling temperature of the training rollouts collected here")
-    p.add_argument("--extra-trajectories", nargs="*", default=[], help="scored training rollouts to add (jsonl)")
-    p.add_argument("--n-test-tasks", type=int, default=d.n_test_tasks, help="held-out tasks (one state each)")
-    p.add_argument("--n-candidates", type=int, default=d.n_candidates, help="N candidate actions per state")
-    p.add_argument("--candidate-temperature", type=float, default=d.candidate_temperature,
-                   help="sampling temperature of the N candidate first actions")
-    p.add_argument("--n-continuations", type=int, default=d.n_continuations, help="M continuations per candidate")
-    p.add_argument("--continue-temperature", type=float, default=d.continue_temperature,
-                   help="the policy's temperature when it finishes a candidate's episode")
-    p.add_argument("--batch-size", type=int, default=d.batch_size, help="episodes in flight")
-    p.add_argument("--critic-epochs", type=int, default=d.critic_epochs, help="training epochs of every critic")
-    p.add_argument("--value-head-epochs", type=int, default=None,
-                   help="the value head's regression epochs (default: --critic-epochs; a regression head from "
-                        "zero needs more steps than a Bradley-Terry LoRA)")
-    p.add_argument("--critic-learning-rate", type=float, default=d.critic_learning_rate,
-                   help="AdamW learning rate of every critic")
-    p.add_argument("--critic-lora-r", type=int, default=d.critic_lora_r, help="LoRA rank of every critic (alpha = 2r)")
-    p.add_argument("--critic-batch-size", type=int, default=d.critic_batch_size,
-                   help="trajectory pairs per SWEET critic step (the value head takes twice as many single examples)")
-    p.add_argument("--critic-pairs", default=d.critic_pairs, choices=("all_ordered", "best_vs_lower"),
-                   help="which rollout pairs train the SWEET critics (agents.sweet_rl.critic_pairs)")
-    p.add_argument("--critic-turns", default=d.critic_turns, choices=("all", "first"),
-                   help="train the critics on whole rollouts or on each rollout's first action (final reward)")
-    p.add_argument("--critic-context", default=d.critic_context, choices=("agent", "short"),
-                   help="critics' context: the agent's prompt, or a one-line instruction (fewer tokens)")
-    p.add_argument("--beta", type=float, default=d.beta, help="SWEET advantage scale beta")
-    p.add_argument("--max-length", type=int, default=d.max_length, help="longest critic context")
-    p.add_argument("--critics", nargs="+", default=list(CRITICS), choices=CRITICS, help="critics to train and compare")
-    p.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES,
-                   help="run only these stages (the others' outputs are read from --out-dir)")
-    p.add_argument("--max-turns", type=int, default=d.max_turns, help="agent turns per episode")
-    p.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens, help="tokens per agent turn")
-    p.add_argument("--seed", type=int, default=d.seed, help="seeds sampling, critic training and the random critic")
-    p.add_argument("--bootstrap-resamples", type=int, default=d.bootstrap_resamples,
-                   help="bootstrap replicates of the 95 %% intervals over tasks")
-
-
-def main(args: argparse.Namespace) -> int:
-    try:
-        cfg = RankingConfig(out_dir=args.out_dir, policy=args.policy, n_train_tasks=args.n_train_tasks,
-                            train_offset=args.train_offset, rollouts_per_task=args.rollouts_per_task,
-                            rollout_temperature=args.rollout_temperature,
-                            extra_trajectories=tuple(args.extra_trajectories), n_test_tasks=args.n_test_tasks,
-                            n_candidates=args.n_candidates, candidate_temperature=args.candidate_temperature,
-                            n_continuations=args.n_continuations, continue_temperature=args.continue_temperature,
-                            batch_size=args.batch_size, critic_epochs=args.critic_epochs,
-                            value_head_epochs=args.value_head_epochs,
-                            critic_learning_rate=args.critic_learning_rate, critic_lora_r=args.critic_lora_r,
-                            critic_batch_size=args.critic_batch_size, critic_pairs=args.critic_pairs, beta=args.beta,
-                            critic_turns=args.critic_turns, critic_context=args.critic_context,
-                            max_length=args.max_length, critics=tuple(args.critics), stages=tuple(args.stages), max_turns=args.max_turns,
-                            max_new_tokens=args.max_new_tokens, seed=args.seed,
-                            bootstrap_resamples=args.bootstrap_resamples)
-        if cfg.policy != "smollm2" and not Path(cfg.policy).is_dir():
-            raise ValueError(f"--policy: {cfg.policy!r} is neither 'smollm2' nor a local model directory")
-        result = run(cfg)
-    except (ValueError, OSError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
-    if result:
-        print(markdown(result))
-    else:  # stages without a report (e.g. ``--stages continue``): their files are written
-        print(f"{PROG}: stages {', '.join(cfg.stages)} done in {cfg.out_dir}; no report (run --stages report)")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    p = argparse.ArgumentParser(prog="python -m colbench.critics.ranking", description=__doc__.splitlines()[0])
-    add_arguments(p)
-    sys.exit(main(p.parse_args()))

@@ -1,10 +1,31 @@
 """The SWEET-RL pipeline (``colbench pipeline``): rollouts -> RFT / multi-turn DPO / PPO / GRPO /
-SWEET-RL -> held-out evaluation -> report, with bootstrap statistics over tasks and seeds."""
+SWEET-RL -> held-out evaluation -> report, with bootstrap statistics over tasks and seeds.
+
+By job, with no import circle (each imports only those before it):
+
+* :mod:`.config` -- :class:`PipelineConfig`, the ``--small`` / ``--paper`` :data:`PRESETS`,
+  :data:`PAPER_SETTINGS` (each reference value with its source) and :func:`trainer_config`;
+* :mod:`.stages` -- the run's tasks and base policy, :func:`run_stage_episodes` (episodes into a
+  resumed file), :func:`train_method` and the stage markers (:func:`training_outcome`);
+* :mod:`.resume` -- what a resumed out-dir may not change (:func:`check_resume`,
+  :func:`check_sampled_files`);
+* :mod:`.stats` -- the bootstrap over tasks and seeds (pure numpy); :mod:`.analysis` -- the
+  evaluation files -> ``stats.{json,md,png}`` (:func:`analyse_runs`);
+* :mod:`.run` -- :func:`run_pipeline`: every stage of every seed, and the report.
+
+The command lines are :mod:`colbench.cli.pipeline` (``colbench pipeline``) and
+:mod:`colbench.cli.pipeline_stats` (``colbench pipeline-stats``).
+"""
 from .analysis import analyse_runs
-from .run import (PAPER_SETTINGS, PRESETS, PipelineConfig, base_policy, paper_settings_table, run_pipeline,
-                  task_split, trainer_config)
+from .config import METHODS, PAPER_SETTINGS, PRESETS, PipelineConfig, paper_settings_table, resolve_setting, trainer_config
+from .resume import changed_fields, check_resume, check_sampled_files, read_json_object
+from .run import run_pipeline
+from .stages import (base_policy, episodes_in_file, finished_methods, release_memory, run_stage_episodes, task_split,
+                     train_method, training_outcome)
 from .stats import Comparison, Interval, bootstrap_mean, paired_bootstrap
 
-__all__ = ["PAPER_SETTINGS", "PRESETS", "PipelineConfig", "analyse_runs", "base_policy", "paper_settings_table",
-           "run_pipeline", "task_split", "trainer_config", "Comparison", "Interval", "bootstrap_mean",
-           "paired_bootstrap"]
+__all__ = ["METHODS", "PAPER_SETTINGS", "PRESETS", "PipelineConfig", "paper_settings_table", "resolve_setting",
+           "trainer_config", "base_policy", "episodes_in_file", "finished_methods", "release_memory",
+           "run_stage_episodes", "task_split", "train_method", "training_outcome", "changed_fields", "check_resume",
+           "check_sampled_files", "read_json_object", "run_pipeline", "analyse_runs", "Comparison", "Interval",
+           "bootstrap_mean", "paired_bootstrap"]

@@ -6,7 +6,7 @@ episode per held-out task, and optionally ``eval/<method>.sampled.jsonl``, ``k``
 per task). A method enters the analysis when every seed's directory has its evaluation on the same
 tasks. Output in ``out``: ``stats.json``, ``stats.md``, ``stats.png``.
 
-Also usable on an existing run: ``python -m colbench.pipeline.analysis RUN_DIR [RUN_DIR ...] --out DIR``.
+Also usable on an existing run: ``colbench pipeline-stats RUN_DIR [RUN_DIR ...] --out DIR``.
 
 ``--cluster template`` (generated tasks only) adds, next to every interval, the one with whole
 templates resampled instead of tasks (:mod:`colbench.pipeline.stats`): tasks of one template move together,
@@ -14,12 +14,12 @@ so the task bootstrap alone overstates what a few templates show.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 
+from .config import METHODS
 from .stats import bootstrap_mean, paired_bootstrap
+from .stages import training_outcome
 
 __all__ = ["method_grids", "task_clusters", "analyse_runs", "COMPARISONS", "CLUSTERS"]
 
@@ -52,8 +52,6 @@ def _per_task(path: Path) -> dict[str, dict[str, float]]:
 def _never_evaluated(run_dirs: list[Path], method: str, mode: str) -> str:
     """Why no run has ``method``'s evaluation: the pipeline's reason when no run trained it (every
     run's ``models/<method>/pipeline_done.json`` says it was skipped, with one reason), else none."""
-    from .run import training_outcome
-
     reasons = set()
     for d in run_dirs:
         try:
@@ -110,8 +108,6 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     ``cluster``: also the intervals with whole clusters of tasks resampled (a key of :data:`CLUSTERS`)."""
     run_dirs = [Path(d) for d in run_dirs]
     if methods is None:
-        from .run import METHODS
-
         methods = ["zero-shot", *METHODS]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -152,7 +148,7 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
 
 def _markdown(report: dict) -> str:
     lines = [f"Means with 95 % percentile bootstrap intervals over {report['n_seeds']} seed(s) and the held-out "
-             f"tasks ({report['resamples']} resamples; `benchmarks/stats.py`).", ""]
+             f"tasks ({report['resamples']} resamples; `colbench/pipeline/stats.py`).", ""]
     by = report.get("cluster")
     if by:
         lines += [f"Columns marked *{by}s resampled*: the same bootstrap drawing whole {by}s (every task of a "
@@ -216,29 +212,3 @@ def _plot(report: dict, path: Path, title: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m colbench.pipeline.analysis", description=__doc__.split("\n")[0])
-    p.add_argument("runs", nargs="+", help="pipeline output directories, one per seed")
-    p.add_argument("--out", required=True)
-    p.add_argument("--resamples", type=int, default=10000)
-    p.add_argument("--title", default="")
-    p.add_argument("--cluster", choices=sorted(CLUSTERS), default=None,
-                   help="also resample whole clusters of tasks (template: generated tasks' template)")
-    args = p.parse_args(argv)
-    for d in args.runs:
-        if not (Path(d) / "eval").is_dir():
-            print(f"pipeline_stats: {d}: no eval/ directory (not a pipeline output directory)", file=sys.stderr)
-            return 2
-    try:
-        analyse_runs(args.runs, args.out, resamples=args.resamples, title=args.title, cluster=args.cluster)
-    except ValueError as e:
-        print(f"pipeline_stats: {e}", file=sys.stderr)
-        return 2
-    print((Path(args.out) / "stats.md").read_text())
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,7 @@
 """One-off analysis behind section 5b's note on PPO and GRPO (not library code; run from the repo root; results in warm_start/pipeline/):
 
     python -m studies.ask_family.first_token_margins \
-        /work/runs/p3_ws12/out/seed-1 /work/runs/ws/ask25/models/rft ppo grpo mt-dpo rft
+        runs/p3_ws12/out/seed-1 runs/ws/ask25/models/rft ppo grpo mt-dpo rft
 
 For every held-out task where a method's greedy first turn differs from the warm start's (zero-shot's),
 that turn is fed to the warm start token by token; at the first token where the warm start's own

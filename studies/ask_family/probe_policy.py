@@ -170,7 +170,7 @@ def recorded_first_turns(paths: list[str]) -> list[list[tuple]]:
     task's hidden facts, from trajectory files, with their tasks (read from the records), as rounds
     of ``(task, turn)``: round ``j`` holds the ``j``-th such turn of each problem description, so that
     no two episodes of a round look the same to the policy. Bad JSON or a record that is not a
-    trajectory raises ``TrajectoryFormatError`` / ``TaskFormatError`` (``ValueError``\ s) naming the
+    trajectory raises ``TrajectoryFormatError`` / ``TaskFormatError`` (both ``ValueError``) naming the
     file and line."""
     from colbench_env.records import task_from_record
     from colbench_env.simulators.scripted_backend import extract_facts

@@ -74,7 +74,7 @@ def build(out: str | Path, *, family: str = "rate", n: int = 32, ask_fraction: f
           policy: str = "smollm2", seed: int = 0, difficulty: int = 1) -> dict:
     """Demonstrations on ``n`` generated training tasks, SFT, ``OUT/model``; returns the settings,
     the demonstrations' counts and the training metrics (also in ``OUT/warm_start.json``)."""
-    from colbench.pipeline.run import PipelineConfig, base_policy, train_method
+    from colbench.pipeline import PipelineConfig, base_policy, train_method
     from colbench_env.generator import generate_tasks
     from colbench_env.trajectories import atomic_write_jsonl
 

@@ -17,7 +17,7 @@ would be replayed word for word. This tool finds the others and re-runs only the
 
 The collected rollouts (and so the training data) stay those of the old human; the summary says so.
 
-    python -m studies.pipeline_rate_fixed.human_rerun studies/pipeline_rate_fixed/seed-1 --method rft --out /work/runs/rerun-s1
+    python -m studies.pipeline_rate_fixed.human_rerun studies/pipeline_rate_fixed/seed-1 --method rft --out runs/rerun-s1
 """
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ __all__ = ["changed_episodes", "load_run_config", "main"]
 
 
 def load_run_config(seed_dir: Path, out_dir: Path):
-    """The :class:`~colbench.pipeline.run.PipelineConfig` a seed directory was made with (its
+    """The :class:`~colbench.pipeline.PipelineConfig` a seed directory was made with (its
     ``config.json``; fields this version does not know are dropped), writing to ``out_dir``."""
-    from colbench.pipeline.run import PipelineConfig
+    from colbench.pipeline import PipelineConfig
 
     stored = json.loads((seed_dir / "config.json").read_text())
     known = {f.name for f in dataclasses.fields(PipelineConfig)}
@@ -60,7 +60,7 @@ def changed_episodes(records: list[dict], tasks_by_id: dict, human) -> tuple[lis
 
 
 def main(argv: list[str] | None = None) -> int:
-    from colbench.pipeline.run import base_policy, episodes_in_file, run_episodes, task_split, train_method
+    from colbench.pipeline import base_policy, episodes_in_file, run_stage_episodes, task_split, train_method
     from colbench_env.metrics import summarize
     from colbench_env.simulators import make_simulator
     from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION, VERSION
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             model = str(args.out / "models" / args.method)
         control = next((str(r["episode_id"]) for r in records if str(r["episode_id"]) not in diffs), None)
         new_file = args.out / "eval" / f"{args.method}.rerun.jsonl"
-        rerun = run_episodes(cfg, test_tasks, model, new_file, repeats=1, temperature=cfg.eval_temperature,
+        rerun = run_stage_episodes(cfg, test_tasks, model, new_file, repeats=1, temperature=cfg.eval_temperature,
                              desc=f"rerun {args.method}", only={*ids, *([control] if control else [])})
         rerun = {str(r["episode_id"]): r for r in rerun}
         old = {str(r["episode_id"]): r for r in records}

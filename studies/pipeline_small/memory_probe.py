@@ -24,7 +24,7 @@ ROLLOUTS = Path(__file__).resolve().parent / "results" / "pipeline_small" / "rol
 
 
 def main(argv: list[str] | None = None) -> int:
-    from colbench.pipeline.run import PRESETS, PipelineConfig, base_policy, trainer_config
+    from colbench.pipeline import PRESETS, PipelineConfig, base_policy, trainer_config
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 2 or argv[0] not in ("rft", "mt-dpo", "ppo", "sweet-critic"):

@@ -1,1 +1,1 @@
-"""See README.md in this folder."""
+"""The temperature-0.3 collection anomaly: policy, not sampler. Script: measure.py; see README.md."""

@@ -133,7 +133,7 @@ def check(args: argparse.Namespace) -> dict:
 
 
 def sweep(args: argparse.Namespace) -> dict:
-    from colbench.pipeline.run import PipelineConfig, base_policy, run_episodes, task_split
+    from colbench.pipeline import PipelineConfig, base_policy, run_stage_episodes, task_split
     from colbench_env.metrics import summarize
 
     out = Path(args.out_dir)
@@ -146,7 +146,7 @@ def sweep(args: argparse.Namespace) -> dict:
                     cfg = PipelineConfig(out_dir=str(out), seed=seed, episodes_in_flight=bs)
                     tasks = task_split(cfg, split)
                     t0 = time.perf_counter()
-                    recs = run_episodes(cfg, tasks, base_policy(cfg), out / f"{split}_T{temp}_s{seed}_b{bs}.jsonl",
+                    recs = run_stage_episodes(cfg, tasks, base_policy(cfg), out / f"{split}_T{temp}_s{seed}_b{bs}.jsonl",
                                         repeats=1, temperature=temp, desc=f"{split} T={temp} seed={seed} batch={bs}")
                     m = summarize(recs)
                     rows.append({"split": split, "temperature": temp, "seed": seed, "batch_size": bs,

@@ -1,0 +1,141 @@
+"""``colbench pipeline``: the SWEET-RL pipeline end to end, with its baselines, in one table and plot.
+
+Stages (each resumable: a finished stage leaves its output and is skipped when rerun; rollout and
+evaluation files are appended episode by episode and resume mid-stage): **collect** ``k`` sampled
+rollouts per training task with the base policy -> ``rollouts.jsonl``; **train** RFT, multi-turn DPO,
+PPO, GRPO and SWEET-RL on them -> ``ckpt/<method>/`` and ``models/<method>/`` (LoRA merged);
+**evaluate** zero-shot and every trained policy on the held-out split -> ``eval/<method>.jsonl``
+(``--eval-samples k``: also ``eval/<method>.sampled.jsonl``); **report** ``results.{md,csv,png,json}``
+and, over tasks and seeds, ``stats.{md,json,png}``.
+
+Presets: ``--small`` (default) SmolLM2-135M on CPU, generated "rate" tasks, the scripted human,
+sized for 2 cores in <= 45 minutes; ``--paper`` the reference implementation's setting for GPUs
+(Llama-3.1-8B policy and critic, a 70B human behind an OpenAI-compatible server; every value and its
+source in ``colbench.pipeline.PAPER_SETTINGS``). Every option below defaults to the preset's value.
+
+Python: :func:`colbench.pipeline.run_pipeline` with a :class:`colbench.pipeline.PipelineConfig`;
+this module only parses the command line into one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from agents.config import merge_config_dicts
+from agents.registry import trainer_class
+from colbench.pipeline.config import METHODS, PRESETS, PipelineConfig
+from colbench.pipeline.resume import check_resume, check_sampled_files
+from colbench.pipeline.run import run_pipeline
+from colbench_env.prompting import PROMPT_STYLES
+
+__all__ = ["add_arguments", "main"]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--small", action="store_true", help="CPU preset (default); every option below defaults to the preset's value")
+    g.add_argument("--paper", action="store_true", help="the paper's 8B/70B setting (GPUs, vLLM)")
+    p.add_argument("--out-dir", default=None, help="where every stage writes and resumes from (preset's default)")
+    p.add_argument("--policy", default=None, help="base policy (smollm2, a local path or hub id)")
+    p.add_argument("--tasks", default=None,
+                   help="'generated' (procedural, see --difficulty/--family), 'default' or a task file")
+    p.add_argument("--difficulty", type=int, default=None, help="generated tasks' difficulty, 1..4")
+    from colbench_env.generator import FAMILIES
+
+    p.add_argument("--family", default=None, help=f"generated tasks' template family ({', '.join(FAMILIES)}; "
+                   "ask: pair it with --simulator-kwargs '{\"volunteer\": false}')")
+    p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES,
+                   help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
+    p.add_argument("--rollout-temperature", type=float, default=None, help="sampling temperature of the collection")
+    p.add_argument("--n-train-tasks", type=int, default=None, help="training tasks")
+    p.add_argument("--n-test-tasks", type=int, default=None, help="held-out evaluation tasks")
+    p.add_argument("--rollouts-per-task", type=int, default=None, help="k sampled rollouts per training task")
+    p.add_argument("--max-turns", type=int, default=None,
+                   help="agent turns per episode (the last one is taken as the answer)")
+    p.add_argument("--methods", nargs="+", choices=METHODS, default=None, help="trainers to run (default: all)")
+    p.add_argument("--simulator", default=None, help="the human: scripted (offline) or openai (a served LLM)")
+    p.add_argument("--simulator-base-url", default=None, help="LLM simulator's OpenAI-compatible base URL")
+    p.add_argument("--simulator-model", default=None, help="LLM simulator's model (served name)")
+    p.add_argument("--simulator-kwargs", default=None,
+                   help='JSON object of simulator options, e.g. \'{"volunteer": false}\' for the scripted human')
+    p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
+    p.add_argument("--max-new-tokens", type=int, default=None, help="LM agents' tokens per turn")
+    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=None, dest="episodes_in_flight",
+                   help="episodes run side by side, one batched agent call per turn (--batch-size: old name)")
+    p.add_argument("--seeds", type=int, nargs="+", default=None,
+                   help="one whole run per seed (out-dir/seed-<s>/), then bootstrap intervals over tasks and seeds")
+    p.add_argument("--eval-samples", type=int, default=None,
+                   help="k more sampled episodes per held-out task (besides the evaluation episode)")
+    p.add_argument("--eval-samples-temperature", type=float, default=None,
+                   help="temperature of those episodes (default 1.0)")
+    p.add_argument("--eval-temperature", type=float, default=None,
+                   help="temperature of the evaluation episodes (--small: 0, greedy; --paper: 1.0)")
+    p.add_argument("--bootstrap-resamples", type=int, default=None, help="bootstrap resamples for the intervals")
+    p.add_argument("--semantics", choices=("reference", "python"), default=None,
+                   help="backend scoring: reference (default, comparable with published numbers) or python")
+
+
+def main(args: argparse.Namespace) -> int:
+    preset = "paper" if args.paper else "small"
+    conf = dict(PRESETS[preset])
+    if args.simulator is not None and args.simulator != conf.get("simulator", "scripted"):
+        conf.pop("simulator_kwargs", None)  # the preset's options are its own human's (a model name, ...)
+    for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
+                 "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
+                 "max_new_tokens", "episodes_in_flight", "semantics", "seeds", "eval_samples", "eval_temperature",
+                 "eval_samples_temperature",
+                 "bootstrap_resamples"):
+        v = getattr(args, name, None)
+        if v is not None:
+            conf[name] = v
+    if args.simulator_base_url or args.simulator_model:
+        sim = dict(conf.get("simulator_kwargs", {}))  # the preset's simulator model unless one is given
+        sim.update({k: v for k, v in (("base_url", args.simulator_base_url), ("model", args.simulator_model)) if v})
+        conf["simulator_kwargs"] = sim
+    if args.simulator_kwargs:
+        try:
+            extra = json.loads(args.simulator_kwargs)
+        except json.JSONDecodeError as e:
+            print(f"colbench pipeline: error: --simulator-kwargs: invalid JSON ({e.msg} at column {e.colno})",
+                  file=sys.stderr)
+            return 2
+        if not isinstance(extra, dict):
+            print("colbench pipeline: error: --simulator-kwargs: must be a JSON object", file=sys.stderr)
+            return 2
+        conf["simulator_kwargs"] = {**conf.get("simulator_kwargs", {}), **extra}
+    if args.trainer_overrides:
+        merged = {k: dict(v) for k, v in conf.get("trainer_overrides", {}).items()}
+        try:
+            given = json.loads(args.trainer_overrides)
+        except json.JSONDecodeError as e:
+            print(f"colbench pipeline: error: --trainer-overrides: invalid JSON ({e.msg} at column {e.colno})",
+                  file=sys.stderr)
+            return 2
+        if not isinstance(given, dict) or not all(isinstance(v, dict) for v in given.values()):
+            print("colbench pipeline: error: --trainer-overrides: must be a JSON object {method: {field: value}}",
+                  file=sys.stderr)
+            return 2
+        try:  # over the preset's, nested configs field by field (an unknown method: PipelineConfig says so)
+            for k, v in given.items():
+                merged[k] = merge_config_dicts(trainer_class(k).config_class, merged.get(k, {}), v,
+                                               source=f"--trainer-overrides[{k!r}]") if k in METHODS else v
+        except ValueError as e:
+            print(f"colbench pipeline: error: {e}", file=sys.stderr)
+            return 2
+        conf["trainer_overrides"] = merged
+    try:
+        cfg = PipelineConfig(**conf)
+        check_sampled_files(cfg)
+        check_resume(cfg)
+    except ValueError as e:
+        print(f"colbench pipeline: error: {e}", file=sys.stderr)
+        return 2
+    report = run_pipeline(cfg, preset=preset)
+    out = Path(cfg.out_dir)
+    if not cfg.seeds:
+        print((out / "results.md").read_text())
+    print((out / "stats.md").read_text())
+    print(json.dumps({"rows": report["rows"]}))
+    return 0

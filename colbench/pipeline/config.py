@@ -1,0 +1,284 @@
+"""The pipeline's settings: :class:`PipelineConfig`, the presets and the trainer config of each method.
+
+Presets:
+
+* ``--small``: the embedded SmolLM2-135M-Instruct as policy (and critic), the offline scripted
+  simulator, generated tasks of the ``"rate"`` family at difficulty 1 (the argument times one hidden
+  number: the one kind of task this 135M policy solves sometimes -- about a third zero-shot with the
+  ``"compact"`` prompt, so a change is measurable), short episodes (``max_turns`` 3, 96 tokens),
+  rollouts sampled at temperature 0.1, LoRA on CPU. Sized for 2 CPU cores in <= 45 minutes.
+* ``--paper``: the reference implementation's setting, for GPUs (every value and its source file in
+  :data:`PAPER_SETTINGS`, rendered in the README by :func:`paper_settings_table`):
+  Llama-3.1-8B-Instruct policy and critic, both fully fine-tuned (lr 2e-7, AdamW betas (0.9, 0.95),
+  cosine to 0.1x with 3 % warm-up, 8 pairs per step), Llama-3.1-70B simulator behind an
+  OpenAI-compatible server (``--simulator-base-url``), 5000 train tasks x k = 3 rollouts (15k
+  trajectories; the embedded tasks, or an official file via ``--tasks``), 10 turns of 1024 tokens,
+  N = 16 candidates at temperature 1.0, evaluation sampled at temperature 1.0 on 1000 tasks. Run the
+  training stages under ``accelerate launch`` with ``configs/accelerate/deepspeed_zero3.yaml``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from agents.config import _AliasedConfig, merge_config_dicts
+from agents.registry import TRAINERS, trainer_class
+from colbench_env.prompting import PROMPT_STYLES
+
+__all__ = ["METHODS", "PipelineConfig", "PRESETS", "PAPER_SETTINGS", "paper_settings_table", "resolve_setting",
+           "trainer_config"]
+
+#: the training methods, in report order (:data:`agents.registry.TRAINERS`)
+METHODS = tuple(TRAINERS)
+
+
+@dataclass
+class PipelineConfig(metaclass=_AliasedConfig):
+    """One pipeline run.
+
+    Attributes:
+        out_dir: where every stage writes (and resumes from).
+        policy: base policy model: ``"smollm2"`` or a local path / hub id.
+        tasks: task spec for training and test tasks (see :func:`colbench_env.tasks.load_tasks`);
+            ``"generated"`` uses ``difficulty``, ``family`` and the two counts below.
+        difficulty: generated tasks' difficulty (hidden facts that matter).
+        family: generated tasks' template family (:data:`colbench_env.generator.FAMILIES`).
+        prompt_style: the agent prompt (``"paper"`` / ``"compact"``), for collection, training
+            and evaluation alike.
+        n_train_tasks / n_test_tasks: how many tasks of each split (``None``: all of the split).
+        rollouts_per_task: ``k`` sampled rollouts per training task.
+        max_turns: agent turns per episode.
+        max_new_tokens: tokens per agent turn.
+        rollout_temperature: sampling temperature of the collection policy.
+        episodes_in_flight: episodes run side by side, one batched generation per turn (old name:
+            ``batch_size``, accepted as an alias).
+        simulator / simulator_kwargs: the human (``"scripted"`` offline; ``"openai"`` for vLLM).
+        methods: which trainers to run.
+        trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4,
+            "critic": {"learning_rate": 1e-4}}}``), checked by ``config_from_dict`` (old keys
+            accepted, and stored under their new names).
+        seed: seeds collection and training (and the sampling of every episode).
+        seeds: several seeds: one whole run (collection, training, evaluation) per seed in
+            ``out_dir/seed-<s>/``, then ``stats.*`` in ``out_dir`` over tasks and seeds
+            (:mod:`colbench.pipeline.analysis`); empty: one run with ``seed`` in ``out_dir``.
+        eval_temperature: temperature of the evaluation episodes (``eval/<method>.jsonl``, one per
+            held-out task): 0, greedy (``--small``); the reference's
+            ``scripts/simulate_interactions.py`` samples at 1.0 (``--paper``).
+        eval_samples: ``k`` more episodes per held-out task at ``eval_samples_temperature`` for
+            every policy (``eval/<method>.sampled.jsonl``); 0: none.
+        eval_samples_temperature: sampling temperature of those ``k`` episodes (> 0).
+        bootstrap_resamples: bootstrap replicates of the intervals in ``stats.*``.
+        semantics: backend scoring semantics (``"reference"``: comparable with published numbers;
+            ``"python"``: plain Python modules), see :mod:`colbench_env.evaluation.backend`.
+    """
+
+    _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
+
+    out_dir: str = "benchmarks/results/pipeline_small"
+    policy: str = "smollm2"
+    tasks: str = "generated"
+    difficulty: int = 1
+    family: str = "rate"
+    prompt_style: str = "compact"
+    n_train_tasks: int | None = 16
+    n_test_tasks: int | None = 16
+    rollouts_per_task: int = 4
+    max_turns: int = 3
+    max_new_tokens: int = 96
+    # 0.1, not 0.3: this 135M policy's successes hang on ~35 low-margin tokens each; at 0.3 it solved
+    # 0/16 held-out tasks vs 5/16 greedy and 7/16 at 0.1 (studies/sampling_anomaly/)
+    rollout_temperature: float = 0.1
+    eval_temperature: float = 0.0
+    episodes_in_flight: int = 8
+    simulator: str = "scripted"
+    simulator_kwargs: dict = field(default_factory=dict)
+    methods: tuple = METHODS
+    trainer_overrides: dict = field(default_factory=dict)
+    seed: int = 0
+    seeds: tuple = ()
+    eval_samples: int = 0
+    eval_samples_temperature: float = 1.0
+    bootstrap_resamples: int = 10000
+    semantics: str = "reference"
+
+    def __post_init__(self) -> None:
+        if self.semantics not in ("reference", "python"):
+            raise ValueError(f"semantics must be 'reference' or 'python', got {self.semantics!r}")
+        bad = [m for m in self.methods if m not in METHODS]
+        if bad:
+            raise ValueError(f"methods: unknown {bad}; choose from {METHODS}")
+        for name in ("rollouts_per_task", "max_turns", "max_new_tokens", "episodes_in_flight"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        for name in ("rollout_temperature", "eval_temperature"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        from colbench_env.tasks import generated_spec
+
+        generated_spec(1, self.difficulty, self.family)  # the generator's checks of difficulty and family
+        if self.prompt_style not in PROMPT_STYLES:
+            raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
+        self.methods = tuple(self.methods)
+        from agents.config import canonical_config_dict, config_from_dict
+
+        checked = {}
+        for method, overrides in self.trainer_overrides.items():  # the same validation as `colbench train`
+            if method not in METHODS:
+                raise ValueError(f"trainer_overrides: unknown method {method!r}; choose from {METHODS}")
+            cls, source = trainer_class(method).config_class, f"trainer_overrides[{method!r}]"
+            config_from_dict(cls, dict(overrides), source=source)
+            checked[method] = canonical_config_dict(cls, dict(overrides), source=source)  # old keys renamed
+        self.trainer_overrides = checked
+        self.seeds = tuple(self.seeds)
+        if any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in self.seeds) \
+                or len(set(self.seeds)) != len(self.seeds):
+            raise ValueError(f"seeds must be distinct non-negative integers, got {list(self.seeds)}")
+        if isinstance(self.eval_samples, bool) or not isinstance(self.eval_samples, int) or self.eval_samples < 0:
+            raise ValueError(f"eval_samples must be an integer >= 0, got {self.eval_samples!r}")
+        if not self.eval_samples_temperature > 0:
+            raise ValueError(f"eval_samples_temperature must be > 0, got {self.eval_samples_temperature!r}")
+        if self.bootstrap_resamples < 1:
+            raise ValueError(f"bootstrap_resamples must be >= 1, got {self.bootstrap_resamples!r}")
+        from colbench_env.simulators import check_simulator_kwargs
+
+        try:  # before anything is written: the human is built only when the first episode runs
+            check_simulator_kwargs(self.simulator, "backend", self.simulator_kwargs)
+        except ValueError as e:
+            raise ValueError(f"simulator_kwargs: {e}") from None
+
+
+# Gradient checkpointing bounds the activations: without it one PPO minibatch (4 x ~600 tokens)
+# held > 3 GB of SmolLM2 activations (measured: studies/pipeline_small/README.md).
+_SMALL_TRAINING = {"policy": {"learning_rate": 1e-4}, "max_length": 2048, "gradient_checkpointing": True}
+# Sized to the 45-minute budget on 2 cores (measured: PPO's second update epoch cost 3.7 min and
+# SWEET-RL's 4 pairs per state 13 min of DPO): one PPO update epoch, 2 pairs per SWEET-RL state.
+PRESETS: dict[str, dict] = {
+    "small": {"trainer_overrides": {
+        "rft": dict(_SMALL_TRAINING, epochs=2), "mt-dpo": dict(_SMALL_TRAINING, epochs=2),
+        "ppo": dict(_SMALL_TRAINING, update_epochs=1),  # PPO's and GRPO's passes are update_epochs
+        "grpo": dict(_SMALL_TRAINING, update_epochs=1),
+        "sweet-rl": dict(_SMALL_TRAINING, epochs=2, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
+                         critic={"learning_rate": 1e-4, "epochs": 2})}},
+    # The reference's settings (facebookresearch/sweet_rl README + scripts, and the OpenRLHF fork's
+    # train_dpo.py); each value is pinned, with its source, by PAPER_SETTINGS below.
+    "paper": {
+        "out_dir": "benchmarks/results/pipeline_paper", "policy": "meta-llama/Llama-3.1-8B-Instruct",
+        "tasks": "default", "family": "all", "prompt_style": "paper", "n_train_tasks": 5000, "n_test_tasks": 1000,
+        "rollouts_per_task": 3, "max_turns": 10, "max_new_tokens": 1024, "rollout_temperature": 1.0,
+        "eval_temperature": 1.0, "episodes_in_flight": 64, "simulator": "openai",
+        "simulator_kwargs": {"model": "meta-llama/Llama-3.1-70B-Instruct", "temperature": 0.0, "max_new_tokens": 4096},
+        "trainer_overrides": {"sweet-rl": {
+            # critic (README: the first train_dpo run, --mean_log_prob)
+            "critic": {"model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "full_finetune": True,
+                       "learning_rate": 2e-7, "epochs": 4, "pairs_per_batch": 1, "max_length": 8192},
+            "beta": 0.1,
+            # step-level pairs (sample_best_of_n.py, generate_random_pairs_from_ranks.py)
+            "n_candidates": 16, "candidate_temperature": 1.0, "candidate_max_new_tokens": 1024,
+            "state_selection": "first_trajectories", "state_fraction": 0.1, "pairs_per_state": 4,
+            # policy DPO (README: the second train_dpo run)
+            "policy": {"full_finetune": True, "learning_rate": 2e-7}, "epochs": 1, "pairs_per_batch": 1, "dpo_beta": 0.1,
+            "nll_coef": 0.01, "max_length": 16384,
+            # both runs: --train_batch_size 8 --micro_train_batch_size 1, and train_dpo.py's optimiser
+            "gradient_accumulation_steps": 8, "adam_betas": (0.9, 0.95), "weight_decay": 0.0, "max_grad_norm": 1.0,
+            "lr_scheduler": "cosine", "warmup_ratio": 0.03, "min_lr_ratio": 0.1,
+            "mixed_precision": "bf16", "gradient_checkpointing": True}},
+    },
+}
+
+_SR = "facebookresearch/sweet_rl"
+_ORLHF = "YifeiZhou02/collab_openrlhf"
+#: ``--paper`` against the reference: ``(setting, reference value, reference file, colbench key)``.
+#: A key is ``pipeline.<PipelineConfig field>`` or ``<method>.<trainer config field>`` (the trainer's
+#: resolved config, as :func:`trainer_config` builds it); ``a*b`` multiplies two keys.
+#: ``tests/test_pipeline.py`` checks every row against the resolved preset and that the README
+#: table is :func:`paper_settings_table`'s output.
+PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
+    ("policy model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "pipeline.policy"),
+    ("critic model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "sweet-rl.critic.model_name_or_path"),
+    ("human simulator", "meta-llama/Llama-3.1-70B-Instruct", f"{_SR} README.md (vllm server), scripts/simulate_interactions.py",
+     "pipeline.simulator_kwargs.model"),
+    ("human simulator temperature", 0, f"{_SR} sweet_rl/environments/human_interaction_env.py (temperature=0)",
+     "pipeline.simulator_kwargs.temperature"),
+    ("human simulator tokens per reply (then cut to 400 characters)", 4096,
+     f"{_SR} sweet_rl/environments/human_interaction_env.py (max_tokens, HUMAN_RESPONSE_CHARACTER_LIMIT)",
+     "pipeline.simulator_kwargs.max_new_tokens"),
+    ("offline trajectories per task (k)", 3, f"{_SR} README.md (evaluate_code.py --k 3)", "pipeline.rollouts_per_task"),
+    ("offline trajectories (15k = 5000 tasks x 3)", 15000, f"{_SR} README.md (colbench_code_offline_15k_llama8b.jsonl)",
+     "pipeline.n_train_tasks*pipeline.rollouts_per_task"),
+    ("rollout sampling temperature", 1.0, f"{_SR} scripts/simulate_interactions.py (temperature)", "pipeline.rollout_temperature"),
+    ("agent turns per episode", 10, f"{_SR} scripts/simulate_interactions.py (max_steps)", "pipeline.max_turns"),
+    ("tokens per agent turn", 1024, f"{_SR} sweet_rl/models/vllm_agent.py (max_tokens)", "pipeline.max_new_tokens"),
+    ("evaluation sampling temperature", 1.0, f"{_SR} scripts/simulate_interactions.py (temperature)", "pipeline.eval_temperature"),
+    ("backend scoring semantics", "reference", f"{_SR} sweet_rl/utils/code_utils.py (exec inside a function)",
+     "pipeline.semantics"),
+    ("evaluation tasks", 1000, f"{_SR} README.md (simulate_interactions.py --num_tasks 1000)", "pipeline.n_test_tasks"),
+    ("critic: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.critic.full_finetune"),
+    ("critic learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.critic.learning_rate"),
+    ("critic epochs", 4, f"{_SR} README.md (--max_epochs)", "sweet-rl.critic.epochs"),
+    ("critic pairs per optimiser step", 8, f"{_SR} README.md (--train_batch_size 8 --micro_train_batch_size 1)",
+     "sweet-rl.critic.pairs_per_batch*sweet-rl.gradient_accumulation_steps"),
+    ("critic max length", 8192, f"{_SR} README.md (--max_len)", "sweet-rl.critic.max_length"),
+    ("critic beta", 0.1, f"{_SR} README.md (--beta)", "sweet-rl.beta"),
+    ("candidates per state", 16, f"{_SR} scripts/sample_best_of_n.py (best_of_n)", "sweet-rl.n_candidates"),
+    ("candidate temperature", 1.0, f"{_SR} scripts/sample_best_of_n.py (temperature)", "sweet-rl.candidate_temperature"),
+    ("candidate tokens", 1024, f"{_SR} scripts/sample_best_of_n.py (max_tokens)", "sweet-rl.candidate_max_new_tokens"),
+    ("states: all turns of the first trajectories", "first_trajectories",
+     f"{_SR} scripts/sample_best_of_n.py (data[: int(len(data) * data_fraction)])", "sweet-rl.state_selection"),
+    ("data fraction for states", 0.1, f"{_SR} README.md (sample_best_of_n.py --data_fraction)", "sweet-rl.state_fraction"),
+    ("pairs per state", 4, f"{_SR} README.md (generate_random_pairs_from_ranks.py --num_pairs)", "sweet-rl.pairs_per_state"),
+    ("policy: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.policy.full_finetune"),
+    ("policy learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.policy.learning_rate"),
+    ("policy epochs", 1, f"{_SR} README.md (--max_epochs)", "sweet-rl.epochs"),
+    ("policy pairs per optimiser step", 8, f"{_SR} README.md (--train_batch_size 8 --micro_train_batch_size 1)",
+     "sweet-rl.pairs_per_batch*sweet-rl.gradient_accumulation_steps"),
+    ("policy DPO beta", 0.1, f"{_SR} README.md (--beta)", "sweet-rl.dpo_beta"),
+    ("policy NLL coefficient", 0.01, f"{_SR} README.md (--nll_loss_coef)", "sweet-rl.nll_coef"),
+    ("policy max length", 16384, f"{_SR} README.md (--max_len)", "sweet-rl.max_length"),
+    ("AdamW betas", (0.9, 0.95), f"{_ORLHF} openrlhf/cli/train_dpo.py (--adam_betas)", "sweet-rl.adam_betas"),
+    ("weight decay", 0.0, f"{_ORLHF} openrlhf/cli/train_dpo.py (--l2)", "sweet-rl.weight_decay"),
+    ("gradient clipping norm", 1.0, f"{_ORLHF} openrlhf/cli/train_dpo.py (--max_norm)", "sweet-rl.max_grad_norm"),
+    ("learning-rate schedule", "cosine", f"{_ORLHF} openrlhf/cli/train_dpo.py (cosine_with_min_lr)", "sweet-rl.lr_scheduler"),
+    ("warm-up fraction", 0.03, f"{_ORLHF} openrlhf/cli/train_dpo.py (--lr_warmup_ratio)", "sweet-rl.warmup_ratio"),
+    ("final / initial learning rate", 0.1, f"{_ORLHF} openrlhf/cli/train_dpo.py (min_lr = 0.1 x lr)", "sweet-rl.min_lr_ratio"),
+    ("precision", "bf16", f"{_SR} README.md (--bf16)", "sweet-rl.mixed_precision"),
+    ("gradient checkpointing", True, f"{_SR} README.md (--gradient_checkpointing)", "sweet-rl.gradient_checkpointing"),
+]
+
+
+def resolve_setting(key: str, cfg: "PipelineConfig", trainer_configs: dict[str, Any]) -> Any:
+    """The value of a :data:`PAPER_SETTINGS` key in a resolved pipeline config."""
+    if "*" in key:
+        a, b = key.split("*")
+        return resolve_setting(a, cfg, trainer_configs) * resolve_setting(b, cfg, trainer_configs)
+    head, *path = key.split(".")
+    obj: Any = cfg if head == "pipeline" else trainer_configs[head]
+    for name in path:
+        obj = obj[name] if isinstance(obj, dict) else getattr(obj, name)
+    return obj
+
+
+def paper_settings_table(preset: str = "paper") -> str:
+    """The Markdown table ``setting | reference value | reference file | colbench`` of a preset
+    (``colbench``: the key and its resolved value, e.g. ``sweet-rl.critic.epochs = 4``)."""
+    cfg = PipelineConfig(**PRESETS[preset])
+    trainers = {m: trainer_config(cfg, m, cfg.policy) for m in cfg.methods}
+    fmt = lambda v: json.dumps(list(v) if isinstance(v, tuple) else v)  # noqa: E731
+    lines = ["| setting | reference value | reference file | colbench |", "|---|---|---|---|"]
+    for setting, ref, source, key in PAPER_SETTINGS:
+        lines.append(f"| {setting} | {fmt(ref)} | {source} | `{key}` = {fmt(resolve_setting(key, cfg, trainers))} |")
+    return "\n".join(lines) + "\n"
+
+
+def trainer_config(cfg: PipelineConfig, method: str, base: str):
+    """The resolved trainer config of ``method`` in a pipeline run (the preset's overrides over the
+    fields the pipeline sets for every trainer)."""
+    from agents.config import config_from_dict
+
+    cls, source = trainer_class(method).config_class, f"trainer_overrides[{method!r}]"
+    conf = {"policy": {"model_name_or_path": base}, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens,
+            "show_progress": True, "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
+    if method in ("ppo", "grpo"):
+        conf["rollout_temperature"] = cfg.rollout_temperature  # the behaviour policy sampled at it
+    conf = merge_config_dicts(cls, conf, cfg.trainer_overrides.get(method, {}), source=source)
+    return config_from_dict(cls, conf, source=source)

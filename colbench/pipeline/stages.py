@@ -1,0 +1,164 @@
+"""The pipeline's stages: the run's tasks and base policy, running episodes into a file (resumed),
+training one method (resumed through its marker ``models/<method>/pipeline_done.json``)."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.registry import trainer_class
+
+from .config import METHODS, PipelineConfig, trainer_config
+
+__all__ = ["base_policy", "episodes_in_file", "finished_methods", "log", "mark_finished", "release_memory",
+           "run_stage_episodes", "task_split", "train_method", "training_outcome"]
+
+
+def log(msg: str) -> None:
+    print(f"[pipeline {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def task_split(cfg: PipelineConfig, split: str) -> list:
+    """The run's training (``split="train"``) or held-out (``"test"``) tasks, as every stage sees them."""
+    from colbench_env.tasks import generated_spec, load_tasks
+
+    n = cfg.n_train_tasks if split == "train" else cfg.n_test_tasks
+    if cfg.tasks == "generated":
+        return load_tasks(generated_spec(n or 20, cfg.difficulty, cfg.family), kind="backend", split=split)
+    tasks = load_tasks(cfg.tasks, kind="backend", split=split)
+    return tasks[:n] if n else tasks
+
+
+def base_policy(cfg: PipelineConfig) -> str:
+    """The base policy's loadable path (``smollm2``: the embedded model's converted weights)."""
+    if cfg.policy == "smollm2":
+        from colbench_env.lm.smollm2 import smollm2_path
+
+        return smollm2_path()
+    return cfg.policy
+
+
+def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int,
+                 temperature: float, desc: str, only: set[str] | None = None) -> list[dict]:
+    """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times; ``only``: just the episodes of
+    these ids), appended to ``out`` (resumes)."""
+    import gymnasium as gym
+
+    import colbench_env  # noqa: F401
+    from agents.base import LMAgent
+    from colbench.cli.run import run_to_file
+    from colbench_env.lm.base import SamplingParams
+    from colbench_env.evaluation.backend import BackendEvaluator
+    from colbench_env.simulators import make_simulator
+
+    specs = [s for s in _specs(cfg, tasks, repeats) if only is None or s.episode_id in only]
+
+    def make_agent():
+        return LMAgent("hf", model=model_path, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
+                       sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
+                                               seed=cfg.seed if temperature > 0 else None))
+
+    sim = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
+    try:
+        with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
+            return run_to_file(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
+                                                max_turns=cfg.max_turns),
+                               make_agent, specs, out, batch_size=cfg.episodes_in_flight, desc=desc)
+    finally:
+        sim.close()
+        release_memory()
+
+
+def _specs(cfg: PipelineConfig, tasks: list, repeats: int) -> list:
+    from colbench_env.rollout import episode_specs
+
+    return episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
+
+
+def episodes_in_file(cfg: PipelineConfig, tasks: list, path: Path, *, repeats: int) -> tuple[list[dict], int]:
+    """The episodes of ``tasks`` x ``repeats`` already in ``path`` (as :func:`run_stage_episodes` would return them,
+    running nothing) and how many of them are missing."""
+    from wrappers.recorder import recorded_episodes
+
+    records, missing = recorded_episodes(path, {s.episode_id for s in _specs(cfg, tasks, repeats)})
+    return records, len(missing)
+
+
+def finished_methods(out: Path) -> list[str]:
+    """The methods whose training finished in the run directory ``out`` (trained, or found to have
+    nothing to learn from), in :data:`METHODS` order."""
+    return [m for m in METHODS if _done_marker(out, m).exists()]
+
+
+def _done_marker(out: Path, method: str) -> Path:
+    return Path(out) / "models" / method / "pipeline_done.json"
+
+
+def training_outcome(out: Path, method: str) -> dict | None:
+    """What ``method``'s training stage left in the run directory ``out``: its metrics and seconds,
+    or ``skipped``, why it was not trained; ``None`` while the stage has not finished."""
+    marker = _done_marker(out, method)
+    return json.loads(marker.read_text()) if marker.exists() else None
+
+
+
+def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
+    """Train ``method`` on the rollouts; save the checkpoint and the merged policy (``out/ckpt/<method>``,
+    ``out/models/<method>``). Resumes: a stage marked done returns its recorded outcome, trains nothing."""
+    ckpt, model_dir = out / "ckpt" / method, out / "models" / method
+    done = training_outcome(out, method)
+    if done is not None:
+        return done
+    cls = trainer_class(method)
+    conf = trainer_config(cfg, method, base)
+    log(f"train {method}: {len(rollouts)} rollouts, config {conf.to_dict()}")
+    t0 = time.perf_counter()
+    trainer = cls(conf)
+    try:
+        metrics = trainer.update(rollouts)
+    except ValueError as e:  # the rollouts hold nothing this method can learn from (e.g. no success)
+        info = {"method": method, "skipped": str(e), "train_seconds": time.perf_counter() - t0}
+        log(f"{method} skipped: {e}")
+    else:
+        trainer.save(ckpt)
+        _export_merged(trainer, model_dir)
+        info = {"method": method, "metrics": metrics, "train_seconds": time.perf_counter() - t0}
+    finally:
+        del trainer
+        release_memory()
+    return mark_finished(out, method, info)
+
+
+def mark_finished(out: Path, method: str, info: dict) -> dict:
+    """Mark ``method``'s training stage done (``models/<method>/pipeline_done.json`` = ``info``: its
+    metrics, or why it was not trained; :func:`training_outcome` reads it); returns ``info``."""
+    marker = _done_marker(out, method)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    tmp = marker.with_suffix(".tmp")
+    tmp.write_text(json.dumps(info, indent=2, default=str))
+    os.replace(tmp, marker)
+    return info
+
+
+def release_memory() -> None:
+    """Free a finished stage's models now (not at the next garbage collection) and hand the freed
+    heap back to the OS (glibc ``malloc_trim``), so stages do not stack up in the process's RSS."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+def _export_merged(trainer: Any, model_dir: Path) -> None:
+    """The trained policy as a plain transformers model directory (LoRA merged into the base)."""
+    model_dir.mkdir(parents=True, exist_ok=True)
+    merged = trainer.policy.merged_model()
+    merged.save_pretrained(model_dir)
+    trainer.tokenizer.save_pretrained(model_dir)
