@@ -31,13 +31,11 @@ Regenerate the packaged file after editing a task::
 """
 from __future__ import annotations
 
-import re
-import textwrap
 from pathlib import Path
 from typing import Sequence
 
 from ...records import split_of  # every fifth task (1-based) is test
-from . import jsonl_text, write_cli, write_text
+from . import SIGNATURE_SENTENCE, backend_task, jsonl_text, signature_of, write_cli, write_text
 
 __all__ = ["DEFAULT_PATH", "SIGNATURE_PREFIX", "TASKS", "task_id", "split_of", "signature_of",
            "render_jsonl", "write_jsonl", "main"]
@@ -45,10 +43,7 @@ __all__ = ["DEFAULT_PATH", "SIGNATURE_PREFIX", "TASKS", "task_id", "split_of", "
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "backend" / "part_a.jsonl"
 """Where :func:`write_jsonl` writes by default: part A of the packaged embedded backend set."""
 
-SIGNATURE_PREFIX = "The signature of the function is: "
-"""The sentence that ends every ColBench backend problem description, followed by the def line."""
-
-_DEF_LINE = re.compile(r"^def [A-Za-z_][A-Za-z0-9_]*\(.*\):\s*$", re.M)
+SIGNATURE_PREFIX = SIGNATURE_SENTENCE  # its name in this module before the authoring schema was shared
 
 
 def task_id(number: int) -> str:
@@ -56,41 +51,9 @@ def task_id(number: int) -> str:
     return f"a{number:03d}"
 
 
-def signature_of(source: str) -> str:
-    """The first ``def`` line of ``source`` without its colon, e.g. ``"def tip(bill, service)"``.
-
-    Raises:
-        ValueError: ``source`` has no top-level ``def`` line.
-    """
-    match = _DEF_LINE.search(source)
-    if match is None:
-        raise ValueError(f"no top-level 'def name(...):' line in source starting {source[:60]!r}")
-    return match.group(0).rstrip()[:-1]
-
-
-def _code(source: str) -> str:
-    return textwrap.dedent(source).strip("\n")
-
-
-def _words(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _task(number: int, *, description: str, ground_truth: str, tests: Sequence[str], hidden: str,
-          generic: str) -> dict:
-    """One record; the signature sentence is appended to ``description`` from the ground truth."""
-    if len(tests) != 10:
-        raise ValueError(f"task {task_id(number)}: needs exactly 10 tests, got {len(tests)}")
-    gt = _code(ground_truth)
-    return {
-        "task_id": task_id(number),
-        "split": split_of(number),
-        "problem_description": f"{_words(description)} {SIGNATURE_PREFIX}{signature_of(gt)}",
-        "ground_truth": gt,
-        "test_cases": {f"test{i}": call for i, call in enumerate(tests, 1)},
-        "hidden_information": _words(hidden),
-        "generic_solution": _code(generic),
-    }
+def _task(number: int, **fields) -> dict:
+    """Task ``number`` (1-based) of part A: :func:`~colbench_env.data.authoring.backend_task`'s record."""
+    return backend_task(task_id=task_id(number), split=split_of(number), **fields)
 
 
 TASKS: list[dict] = [

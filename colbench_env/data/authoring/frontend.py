@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...records import split_of as _split_every
-from . import jsonl_text, write_cli, write_text
+from . import jsonl_text, words, write_cli, write_text
 
 __all__ = ["TAILWIND_CDN", "DEFAULT_PATH", "AuthoredPage", "PAGES", "task_id", "split_of", "records",
            "render_jsonl", "write_jsonl", "main"]
@@ -79,15 +79,10 @@ class AuthoredPage:
         )
 
 
-def _p(text: str) -> str:
-    """A description written across several source lines, as one paragraph."""
-    return " ".join(text.split())
-
-
 PAGES: tuple[AuthoredPage, ...] = (
     # f001 -- bakery: warm, split hero, product cards, hours
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I own a small family bakery in our town's old market square and I'd like a website for it.
             It should feel warm and homely, like walking in first thing in the morning when the bread
             comes out of the oven. I want a welcoming top part that says who we are with a nice photo,
@@ -148,7 +143,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f002 -- law firm: navy, serif, practice areas, partners, contact band
     AuthoredPage(
-        description=_p("""
+        description=words("""
             We're a mid-sized law firm that handles business disputes, employment law and property
             matters for companies and private clients. Our current site looks like it was made in 2005.
             I want something that feels serious, established and trustworthy, the kind of page that
@@ -206,7 +201,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f003 -- yoga studio: soft green, centred hero, schedule, three plans
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I teach yoga and recently opened my own small studio. I'd love a calm, airy website that
             feels like taking a deep breath: lots of space, gentle and natural, nothing loud. It should
             welcome beginners, show our weekly class timetable so people can plan their week, and list
@@ -251,7 +246,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f004 -- SaaS analytics: gradient hero, logo strip, features, pricing, 4-column footer
     AuthoredPage(
-        description=_p("""
+        description=words("""
             We're a startup with an analytics product that helps online shops understand where their
             revenue comes from. I need a landing page that feels modern, confident and techy, aimed at
             e-commerce founders and marketing teams. It should say what the product does in one punchy
@@ -302,7 +297,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f005 -- dental clinic: light blue, hero with appointment card, four services, testimonial
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I run a family dental practice and a lot of our patients are nervous about the dentist.
             I want a clean, reassuring website that feels fresh and gentle rather than clinical. People
             should be able to request an appointment straight from the top of the page, see the
@@ -358,7 +353,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f006 -- bike repair: black and yellow, bold uppercase, price list
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I've got a bike repair workshop under a railway arch. Our customers are commuters,
             couriers and weekend riders. I want a website with attitude: bold, gritty and loud, like
             our shop, not some polished corporate thing. Put our name up front big, list our service
@@ -404,7 +399,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f007 -- architecture firm: minimal white, big type, asymmetric project gallery
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I'm a partner in a small architecture practice that designs houses, libraries and
             workplaces. Our website should feel like our buildings: minimal, precise, restrained,
             with plenty of empty space and the work doing the talking. I'd like a short statement of
@@ -449,7 +444,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f008 -- charity: hero image with overlay, stats, donation tiers, stories
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I volunteer for a charity that builds wells and water filters for villages that don't
             have clean drinking water. We need a website that moves people to give. It should open
             with a powerful image and our mission, show a few numbers about what we've achieved,
@@ -500,7 +495,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f009 -- coffee roaster: dark, product cards with origins, subscription band
     AuthoredPage(
-        description=_p("""
+        description=words("""
             We roast specialty coffee in small batches and sell beans online and to local cafés. I'd
             like a website that feels rich, dark and a bit luxurious, like the smell of fresh roasting.
             It should introduce the roastery, show our current single-origin coffees with tasting notes
@@ -549,7 +544,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f010 -- travel agency: full-bleed hero with search, destination cards, newsletter
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I run a boutique travel agency that plans tailor-made holidays for couples and families.
             The website should make people want to pack their bags straight away: bright, sunny,
             adventurous but still premium. I'd like a big inspiring opening with a way to search for
@@ -600,7 +595,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f011 -- plumbing: emergency bar, services, reasons, giant phone CTA
     AuthoredPage(
-        description=_p("""
+        description=words("""
             My company does plumbing and heating for homes and small businesses around the city, and
             a lot of our calls are emergencies like burst pipes or a dead boiler. The website needs to
             be practical and to the point: the phone number impossible to miss, a list of the jobs we
@@ -658,7 +653,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f012 -- bookshop: left sidebar with genres, staff picks list, events
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I own an independent bookshop with a café corner and a cat. I want our website to feel
             cosy, bookish and a little bit quirky, like browsing our shelves on a rainy afternoon. I'd
             like visitors to be able to browse by genre from a menu down the side, see this week's
@@ -707,7 +702,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f013 -- photographer portfolio: black, tight gallery, minimal text
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I'm a documentary and portrait photographer. I want a portfolio website that lets the
             photos speak and stays out of their way: dark, moody, elegant, almost no text. Visitors
             should land straight on my work, be able to jump between a few series, read a couple of
@@ -749,7 +744,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f014 -- real estate: search hero, listing cards with specs, agent strip
     AuthoredPage(
-        description=_p("""
+        description=words("""
             We're a local real-estate agency selling and letting homes in the suburbs. I'd like our
             website to feel professional, fresh and easy to use, aimed at young families and first-time
             buyers. Visitors should be able to search for a property right away, see some featured
@@ -804,7 +799,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f015 -- music school: purple, instrument tiles, teachers, enrolment steps
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I run a community music school that teaches kids and adults piano, guitar, violin, drums
             and singing. I'd like a website that's joyful, creative and encouraging, so parents trust
             us and adult beginners don't feel silly signing up. It should show the instruments we
@@ -857,7 +852,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f016 -- vet clinic: green, services with icons, hours table, emergency panel, team
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I'm the practice manager at a veterinary clinic for cats, dogs and small pets. Our
             website should feel caring, friendly and calm, and it should reassure worried owners. I
             want it to explain the services we provide, show our opening times clearly, make it very
@@ -918,7 +913,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f017 -- food truck: playful pink and yellow, menu board, weekly locations
     AuthoredPage(
-        description=_p("""
+        description=words("""
             My partner and I run a taco food truck that moves around the city during the week. We
             want a website that's fun, colourful and full of energy, a bit like a street party. The
             most important thing is where the truck is each day and at what times. Besides that,
@@ -967,7 +962,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f018 -- co-working space: amenities checklist, membership plans, FAQ
     AuthoredPage(
-        description=_p("""
+        description=words("""
             We've opened a co-working space in a converted warehouse for freelancers, remote workers
             and small startups. The website should feel creative, sociable and productive, not like
             a grey office. I'd like to show the space, list what's included (fast wifi, coffee,
@@ -1023,7 +1018,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f019 -- florist: soft pink, serif, bouquet gallery, occasions, delivery info
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I'm a florist with a little shop and a delivery service. I want a website as pretty and
             romantic as our flowers, soft, feminine and elegant but not over the top. Customers should
             see a selection of our bouquets with prices, be able to shop by occasion like birthdays,
@@ -1074,7 +1069,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f020 -- tech conference: dark indigo, date blocks, speakers, schedule timeline, tickets
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I'm organising a two-day developer conference about web and cloud engineering. The
             website needs to feel exciting, modern and a bit futuristic, for software engineers who
             are used to slick tech brands. It should announce the dates and city loud and clear,
@@ -1130,7 +1125,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f021 -- craft brewery: dark wood feel, beer list with ABV, taproom, events
     AuthoredPage(
-        description=_p("""
+        description=words("""
             We're a craft brewery with a taproom attached, in an old iron foundry. I want a website
             with character, a bit industrial and rugged but welcoming, for beer lovers and people
             looking for a good night out. It should show our core beers with their style and
@@ -1182,7 +1177,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f022 -- hiking club: forest green, upcoming hikes with difficulty badges, membership
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I'm on the committee of a volunteer-run hiking club. We do day walks every weekend and a
             few longer trips each year. We'd like a website that feels outdoorsy and friendly, that
             makes newcomers feel welcome whatever their fitness. Please include a list of our upcoming
@@ -1228,7 +1223,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f023 -- language school: blue and red, language cards, level ladder, pricing table
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I run a language school offering evening and weekend courses in Spanish, French,
             German, Italian, Japanese and Mandarin for adults. I want a website that feels
             international, lively and well-organised, so professionals trust that they'll actually
@@ -1285,7 +1280,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f024 -- cleaning service: light, three packages, how-it-works steps, testimonial cards
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I started a home cleaning company with a small team of trusted cleaners. Our customers
             are busy families and professionals. I'd like a website that feels fresh, bright and
             spotless, and makes booking feel effortless. It should explain our cleaning packages with
@@ -1334,7 +1329,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f025 -- museum exhibition: black and gold, centred serif, exhibit rooms, visit info
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I work at a city museum and we're launching a temporary exhibition about ancient Egypt,
             with objects on loan from several collections. The exhibition needs its own web page that
             feels grand, mysterious and scholarly, like walking into a tomb by torchlight. It should
@@ -1381,7 +1376,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f026 -- car rental: booking widget hero, fleet cards, perks row
     AuthoredPage(
-        description=_p("""
+        description=words("""
             We're a regional car rental company with branches at the airport and downtown. I need a
             website where people can quickly start a booking, with pick-up place and dates, and then
             browse our cars by type with a daily price and the key details like seats and gearbox. It
@@ -1433,7 +1428,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f027 -- wedding planner: white and blush, elegant, services list, gallery, quote
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I'm a wedding planner who organises everything from intimate elopements to big country
             house weddings. My site should feel elegant, romantic and calm, so that stressed couples
             feel they can hand everything over to me. I'd like a lovely opening with a photo, a
@@ -1487,7 +1482,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f028 -- barber shop: charcoal with red, price list two columns, barbers, booking band
     AuthoredPage(
-        description=_p("""
+        description=words("""
             I own an old-school barber shop: hot towel shaves, skin fades, beard trims, a bit of
             banter. I'd like a website that feels classic and masculine with a vintage edge but still
             modern. It should show our services and prices, introduce the barbers with their
@@ -1535,7 +1530,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f029 -- climbing gym: bold diagonal-free energy, red on charcoal, prices, classes, hours
     AuthoredPage(
-        description=_p("""
+        description=words("""
             We run an indoor bouldering and climbing gym. Our members are a mix of students, young
             professionals and families. I want a website with a lot of energy, sporty, punchy and
             confident. It should explain what first-timers need to know, show the prices for day
@@ -1590,7 +1585,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f030 -- podcast: purple gradient, episode list with durations, hosts, subscribe buttons
     AuthoredPage(
-        description=_p("""
+        description=words("""
             My friend and I host a weekly science podcast where we ask experts the questions people
             are too embarrassed to ask. We need a website for the show that feels curious, playful
             and smart. It should introduce the show with the cover art, list the latest episodes with
@@ -1638,7 +1633,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f031 -- farm shop: rustic green and yellow, in-season produce, veg box scheme, farm story
     AuthoredPage(
-        description=_p("""
+        description=words("""
             Our family farm has a shop at the farm gate selling our own vegetables, eggs, meat and
             local cheeses, and we also deliver weekly veg boxes. I'd like a website that feels
             earthy, wholesome and honest, like a sunny Saturday at the farm. It should show what's
@@ -1684,7 +1679,7 @@ PAGES: tuple[AuthoredPage, ...] = (
     ),
     # f032 -- indie game studio: dark with neon accents, featured game, games row, jobs
     AuthoredPage(
-        description=_p("""
+        description=words("""
             We're a five-person indie game studio making story-driven pixel-art games. Our website
             should feel like us: dark, a little retro, with neon energy, aimed at players, press and
             people who might want to join the team. I want a big showcase of our upcoming game with a
