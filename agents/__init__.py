@@ -1,6 +1,7 @@
 """Agents and trainers: zero-shot LM agents, rejection fine-tuning, multi-turn DPO, PPO, GRPO, SWEET-RL.
 
-Names are imported lazily so that ``import agents`` stays light (no torch until a trainer is used).
+Names are imported lazily so that ``import agents`` stays light (no torch until a trainer is used);
+the configs (``RFTConfig``, ...) come from their torch-free ``*_config`` modules.
 """
 from __future__ import annotations
 
@@ -13,16 +14,16 @@ _EXPORTS = {
     "LMAgent": "agents.base",
     "as_agent": "agents.base",
     "RejectionFineTuning": "agents.rft",
-    "RFTConfig": "agents.rft",
+    "RFTConfig": "agents.rft_config",
     "MultiTurnDPO": "agents.mt_dpo",
-    "MultiTurnDPOConfig": "agents.mt_dpo",
+    "MultiTurnDPOConfig": "agents.mt_dpo_config",
     "PPO": "agents.ppo",
-    "PPOConfig": "agents.ppo",
+    "PPOConfig": "agents.ppo_config",
     "SweetRL": "agents.sweet_rl",
-    "SweetRLConfig": "agents.sweet_rl",
+    "SweetRLConfig": "agents.sweet_rl_config",
     "GRPO": "agents.grpo",
-    "GRPOConfig": "agents.grpo",
-    "CriticConfig": "agents.sweet_rl",
+    "GRPOConfig": "agents.grpo_config",
+    "CriticConfig": "agents.sweet_rl_config",
     "ModelConfig": "agents.config",
     "ConfigError": "agents.config",
     "config_from_dict": "agents.config",

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 
 from colbench_env.protocol import MAX_TURNS
 
-__all__ = ["ConfigError", "ModelConfig", "TrainerConfig", "Removed", "config_from_dict", "merge_config_dicts",
-           "canonical_config_dict"]
+__all__ = ["AliasedConfig", "ConfigError", "ModelConfig", "TrainerConfig", "Removed", "config_from_dict",
+           "merge_config_dicts", "canonical_config_dict"]
 
 
 class ConfigError(ValueError):
@@ -47,7 +47,7 @@ class Removed:
         self.accepted, self.why = accepted, why
 
 
-class _AliasedConfig(type):
+class AliasedConfig(type):
     """Metaclass of the configs: every construction (``Cls(**kwargs)``, :func:`config_from_dict`,
     ``dataclasses.replace``) first maps the class's documented old keys (``_aliases``) onto the
     fields they now are (:func:`canonical_config_dict`), so old dicts, checkpoints and call sites
@@ -55,6 +55,9 @@ class _AliasedConfig(type):
 
     def __call__(cls, *args, **kwargs):
         return super().__call__(*args, **canonical_config_dict(cls, kwargs))
+
+
+_AliasedConfig = AliasedConfig  # the name it had before it was public
 
 
 def _nested_fields(cls: type) -> dict[str, type]:
@@ -231,7 +234,7 @@ POLICY_ALIASES: dict[str, str] = {"model": "policy.model_name_or_path",
 
 
 @dataclass
-class TrainerConfig(metaclass=_AliasedConfig):
+class TrainerConfig(metaclass=AliasedConfig):
     """Fields shared by every trainer. Subclasses add the algorithm's own (among them what one
     micro-batch counts: ``sequences_per_batch``, ``pairs_per_batch`` or ``trajectories_per_batch``).
 

@@ -7,44 +7,14 @@ masked out); the loss is the mean negative log-likelihood per trained token.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
-
 import torch
 
 from .losses import masked_sum
+from .rft_config import RFTConfig
 from .tokenize import tokenize_trajectory
-from .trainer_base import LMTrainer, TrainerConfig, _check, _check_positive_ints, load_trajectories, trajectory_reward
+from .trainer_base import LMTrainer, load_trajectories, trajectory_reward
 
 __all__ = ["RFTConfig", "RejectionFineTuning", "successful"]
-
-
-@dataclass
-class RFTConfig(TrainerConfig):
-    """Rejection fine-tuning settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
-
-    Attributes:
-        success_threshold: a trajectory is kept when its reward is ``>=`` this (``success`` is used
-            when ``reward`` is absent).
-        sequences_per_batch: tokenised sequences per micro-batch (one per kept trajectory, or one
-            per agent turn of a trajectory longer than ``max_length``). Old name: ``batch_size``.
-        epochs: passes over the kept trajectories per ``update``.
-
-    The policy's learning rate (``policy.learning_rate``, default 2e-5) is the reference SFT's with
-    LoRA-free 8B models; LoRA tolerates larger.
-    """
-
-    _aliases: ClassVar[dict[str, Any]] = {**TrainerConfig._aliases, "batch_size": "sequences_per_batch"}
-
-    success_threshold: float = 1.0
-    sequences_per_batch: int = 4
-    epochs: int = 1
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_positive_ints(self, "sequences_per_batch", "epochs")
-        _check(0.0 <= self.success_threshold <= 1.0, "success_threshold",
-               f"must be in [0, 1], got {self.success_threshold!r}")
 
 
 def successful(trajectories: list[dict], threshold: float = 1.0) -> list[dict]:

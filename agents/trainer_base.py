@@ -8,7 +8,8 @@
   ``accelerate launch`` config -- no code change). The *reference* model is the same network with the
   adapter disabled (``with model.disable_adapter():``), so no second copy is held in memory.
 * :class:`LMTrainer` -- the base of :class:`~agents.rft.RejectionFineTuning`,
-  :class:`~agents.mt_dpo.MultiTurnDPO`, :class:`~agents.ppo.PPO` and :class:`~agents.sweet_rl.SweetRL`:
+  :class:`~agents.mt_dpo.MultiTurnDPO`, :class:`~agents.ppo.PPO`, :class:`~agents.grpo.GRPO` and
+  :class:`~agents.sweet_rl.SweetRL`:
   ``collect(env, policy, n_episodes)``, ``update(trajectories) -> metrics``, ``act(observation) -> str``,
   ``save(dir)``, ``load(dir)`` (a classmethod; resuming continues the optimiser and update count).
 

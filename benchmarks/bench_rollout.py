@@ -31,7 +31,7 @@ def run(episodes: int = 8, batch: int = 8, max_turns: int = 2, max_new_tokens: i
         trajs = {}
         for name, b in (("one_at_a_time", 1), ("batched", batch)):
             t0 = time.perf_counter()
-            recs = run_episodes(env_fn, agent, specs, batch_size=b)
+            recs = run_episodes(env_fn, agent, specs, episodes_in_flight=b)
             dt = time.perf_counter() - t0
             out[f"{name}_episodes_per_min"] = 60 * len(recs) / dt
             trajs[name] = sorted(recs, key=lambda r: int(r["episode_id"]))

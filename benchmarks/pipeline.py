@@ -2,15 +2,10 @@
 ``PipelineConfig``, ``run_pipeline``, ``PAPER_SETTINGS``, ...) and its command line to
 :mod:`colbench.cli.pipeline` (``colbench pipeline``). This module goes in the release after 0.1.0;
 import from ``colbench.pipeline`` instead. ``run_episodes`` is now ``run_stage_episodes``."""
-import warnings
+from benchmarks._deprecated import alias
 
-from colbench.cli.pipeline import add_arguments, main
-from colbench.pipeline import *  # noqa: F401,F403
-from colbench.pipeline import __all__ as _moved
-from colbench.pipeline import run_stage_episodes as run_episodes
-from colbench.pipeline.resume import human_version_changed
+alias(globals(), "colbench.pipeline", cli="colbench.cli.pipeline")
+run_episodes = run_stage_episodes  # noqa: F821 (set by alias)
+from colbench.pipeline.resume import human_version_changed  # noqa: E402
 
-__all__ = [*_moved, "add_arguments", "main", "run_episodes", "human_version_changed"]
-
-warnings.warn("benchmarks.pipeline is deprecated: import from colbench.pipeline (the command line is "
-              "colbench.cli.pipeline); this alias goes in the next release", DeprecationWarning, stacklevel=2)
+__all__ += ["run_episodes", "human_version_changed"]  # noqa: F821

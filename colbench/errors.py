@@ -4,7 +4,7 @@ A :class:`UsageError` is bad input from the user (a file, an option, a plug-in s
 line prints it as one line ``colbench <command>: error: <message>`` and exits with status 2, never
 with a traceback; the message names the file, line and field where there is one. Library code
 raises its own exceptions (:class:`~colbench_env.tasks.TaskFormatError`, ...); the command line maps
-those that are user errors (see :data:`USER_ERRORS`).
+those that are user errors (:func:`user_error_types`).
 """
 from __future__ import annotations
 

@@ -82,7 +82,22 @@ class ColBenchEnv(gym.Env):
 
     ## Version History
 
-    * v0: initial release.
+    * v0 (the id has not changed; these changes within v0 alter episodes or scores, so compare runs
+      made on either side of one with care -- ``colbench run`` and the pipeline record the scripted
+      human's reply version and refuse to resume across it):
+
+      - the answer rule of the reference: the message is what lies between the first and a second
+        ``OUTPUT:``, the answer between the first ``I WANT TO ANSWER:`` and the next, unstripped; the
+        ``max_turns``-th turn is the answer; a frontend answer is the first page of the final message
+        (2026-12-03, ``7eeba32``);
+      - ``evaluator="reference"`` (default, the reference scorer's rules) or ``"python"``; the final
+        ``info`` carries ``eval_tests`` and ``eval_semantics`` (2026-12-03);
+      - the offline scripted human tells an official record's ground-truth code in plain words and
+        takes ``volunteer`` (2026-12-03); its replies' version 3 no longer reads a draft's code or an
+        offer as a request for code (2026-12-04, ``4c078f4``;
+        :data:`colbench_env.simulators.scripted_backend.VERSION`);
+      - agent entries record ``finish_reason`` (``"length"``: cut at the token budget; 2026-12-04,
+        ``76bf612``).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}

@@ -106,7 +106,8 @@ class ColBenchAECEnv(AECEnv):
 
     ## Version History
 
-    * v0: initial release (ColBench, arXiv 2503.15478).
+    * v0 (ColBench, arXiv 2503.15478): the changes within v0 that alter episodes or scores are listed
+      once, in :class:`colbench_env.gym_env.ColBenchEnv`'s Version History (the two envs change together).
     """
 
     metadata = {"name": "colbench_v0", "render_modes": ["ansi"], "render_fps": 1, "is_parallelizable": True}

@@ -16,11 +16,12 @@ it, exactly as in a loop of ``env.step`` calls.
 The policy is duck-typed (``colbench_env`` does not import ``agents``): an object with
 ``act_batch(observations) -> list[str]``, or ``act(observation) -> str``, or a plain callable.
 Batched policies must not keep per-episode state (decide from the observation); with
-``batch_size=1`` an object's ``reset()`` is called before each episode.
+``episodes_in_flight=1`` an object's ``reset()`` is called before each episode.
 """
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -84,9 +85,10 @@ def run_episodes(
     policy: Any,
     episodes: Sequence[EpisodeSpec] | int,
     *,
-    batch_size: int = 1,
+    episodes_in_flight: int = 1,
     on_episode: Callable[[dict], None] | None = None,
     progress: Any = None,
+    batch_size: int | None = None,
 ) -> list[dict]:
     """Run episodes and return their trajectory records (official format plus ``episode_id`` and
     ``env_id``), in completion order.
@@ -94,21 +96,28 @@ def run_episodes(
     Args:
         env_fn: makes a ColBench Gymnasium env, wrapped or not (``env.unwrapped`` a
             :class:`~colbench_env.gym_env.ColBenchEnv`; wrappers must forward the phased step, see
-            :mod:`colbench_env.phased`); called ``min(batch_size, len(episodes))`` times. The first
+            :mod:`colbench_env.phased`); called ``min(episodes_in_flight, len(episodes))`` times. The first
             env's simulator answers for all of them; the others never build theirs.
         policy: see the module docstring.
         episodes: specs, or a number ``n`` (ids ``"0".."n-1"``, seeds ``0..n-1``).
-        batch_size: episodes in flight.
+        episodes_in_flight: episodes run side by side (one batched policy call per turn).
         on_episode: called with each finished record as soon as it is finished (to write records
             to a file, wrap the env in :class:`wrappers.TrajectoryRecorder` instead).
         progress: a tqdm-like object (``update(1)``) or ``None``.
+        batch_size: the old name of ``episodes_in_flight`` (deprecated: a ``DeprecationWarning``).
     """
+    if batch_size is not None:
+        warnings.warn("run_episodes(batch_size=...) is deprecated: it is episodes_in_flight=...", DeprecationWarning,
+                      stacklevel=2)
+        if episodes_in_flight not in (1, batch_size):
+            raise TypeError("run_episodes: batch_size is the old name of episodes_in_flight; give one of them")
+        episodes_in_flight = batch_size
     if isinstance(episodes, int):
         episodes = episode_specs(episodes)
     queue = list(episodes)
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    n_envs = min(batch_size, len(queue))
+    if episodes_in_flight < 1:
+        raise ValueError(f"episodes_in_flight must be >= 1, got {episodes_in_flight}")
+    n_envs = min(episodes_in_flight, len(queue))
     envs: list = []
     slots: list[dict | None] = [None] * n_envs
     results: list[dict] = []
@@ -118,7 +127,7 @@ def run_episodes(
             slots[i] = None
             return
         spec = queue.pop(0)
-        if batch_size == 1 and hasattr(policy, "reset"):
+        if episodes_in_flight == 1 and hasattr(policy, "reset"):
             policy.reset()
         obs, _ = envs[i].reset(seed=spec.seed, options=dict(spec.options, episode_id=spec.episode_id))
         slots[i] = {"spec": spec, "obs": obs, "t0": time.perf_counter()}

@@ -368,7 +368,7 @@ def test_user_errors_one_line_exit_2(tmp_path):
          [f"{BACKEND_FILE}:1", "field 'test_cases'", "backend task, not a frontend one"]),
         (["--tasks", FRONTEND_FILE], [f"{FRONTEND_FILE}:1", "field 'test_cases' is missing", "frontend task?"]),
         (["--episodes", 0], ["--episodes must be >= 1, got 0"]),
-        (["--batch-size", 0], ["--batch-size must be >= 1, got 0"]),
+        (["--batch-size", 0], ["--episodes-in-flight must be >= 1, got 0"]),  # the old name maps to the new
         (["--env", "CartPole-v1"], ["--env CartPole-v1: unknown env id", "ColBench-Backend-v0"]),
         (["--agent-kwargs", "[1]"], ["--agent-kwargs", "must be a JSON object"]),
     ]
@@ -417,14 +417,17 @@ def test_other_commands_share_the_error_style(tmp_path):
 
 def test_version_and_help_show_defaults():
     from colbench import __version__
+    from colbench.cli.run import RunConfig
 
+    assert RunConfig(out="o.jsonl", batch_size=3).episodes_in_flight == 3  # the old field name is an alias
     p = colbench("--version")
     assert p.returncode == 0 and p.stdout.strip() == f"colbench {__version__}"
     for cmd in ("run", "table"):
         p = colbench(cmd, "--help")
         assert p.returncode == 0
         text = " ".join(p.stdout.split())
-        assert "--batch-size BATCH_SIZE episodes in flight (one batched agent call per turn) (default: 4)" in text
+        assert ("--episodes-in-flight EPISODES_IN_FLIGHT, --batch-size EPISODES_IN_FLIGHT episodes run side by side, "
+                "one batched agent call per turn (--batch-size: old name) (default: 4)") in text
         assert "--max-turns MAX_TURNS agent turns per episode (the last one is taken as the answer) (default: 10)" in text
 
 

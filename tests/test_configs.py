@@ -107,3 +107,32 @@ def test_checkpoint_written_before_the_nested_configs_loads(model_dir, tmp_path)
                                                                         "learning_rate": 5e-4}})
     assert loaded.updates == 1
     assert loaded.trajectory_score(GOOD) == pytest.approx(float(trainer.trajectory_score(GOOD)), abs=1e-5)
+
+
+def test_every_trainer_config_imports_without_torch():
+    """The configs live in torch-free modules (``agents/<method>_config.py``), so a command line or
+    the pipeline builds and checks them before any model loads: a fresh interpreter imports every
+    one (from its module and from ``agents``) and builds the pipeline's resolved trainer configs,
+    and torch is still not loaded. The trainers use the same classes."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from agents.rft_config import RFTConfig\nfrom agents.mt_dpo_config import MultiTurnDPOConfig\n"
+            "from agents.ppo_config import PPOConfig\nfrom agents.grpo_config import GRPOConfig\n"
+            "from agents.sweet_rl_config import CriticConfig, SweetRLConfig\n"
+            "import agents\n"
+            "assert (agents.RFTConfig, agents.MultiTurnDPOConfig, agents.PPOConfig, agents.GRPOConfig, agents.SweetRLConfig,"
+            " agents.CriticConfig) == (RFTConfig, MultiTurnDPOConfig, PPOConfig, GRPOConfig, SweetRLConfig, CriticConfig)\n"
+            "from colbench.pipeline import PRESETS, PipelineConfig, trainer_config\n"
+            "cfg = PipelineConfig(**PRESETS['paper'])\n"
+            "assert trainer_config(cfg, 'sweet-rl', cfg.policy).critic.learning_rate == 2e-7\n"
+            "print(sorted(m for m in ('torch', 'transformers', 'peft', 'agents.trainer_base') if m in sys.modules))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.strip() == "[]"
+    from agents.registry import TRAINERS, config_class, trainer_class
+
+    assert {m: trainer_class(m).config_class for m in TRAINERS} == {m: config_class(m) for m in TRAINERS}
+    assert (GRPOConfig, MultiTurnDPOConfig, PPOConfig, RFTConfig, SweetRLConfig) == (
+        config_class("grpo"), config_class("mt-dpo"), config_class("ppo"), config_class("rft"), config_class("sweet-rl"))

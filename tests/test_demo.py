@@ -13,7 +13,7 @@ def test_bounds_and_dialogue(tmp_path, capsys):
     tasks = demo_tasks(7)
     assert len({t.problem_description for t in tasks}) == 7
     atomic_write_jsonl(tmp_path / "tasks.jsonl", [t.to_record() for t in tasks])
-    common = dict(tasks=str(tmp_path / "tasks.jsonl"), max_turns=3, batch_size=7)
+    common = dict(tasks=str(tmp_path / "tasks.jsonl"), max_turns=3, episodes_in_flight=7)
     upper = run(RunConfig(out=str(tmp_path / "up.jsonl"), agent="colbench.cli.demo:HiddenInfoOracle", **common),
                 agent=HiddenInfoOracle(tasks))
     lower = run(RunConfig(out=str(tmp_path / "low.jsonl"), agent="scripted", **common), agent=ScriptedAgent())

@@ -394,23 +394,9 @@ def test_generated_spec_checks_each_part_and_round_trips():
 def _package_imports(path):
     """Absolute names of the ``colbench_env`` modules that the file at ``path`` imports."""
     import colbench_env
+    from source_imports import imported_modules
 
-    root = os.path.dirname(colbench_env.__file__)
-    rel = os.path.relpath(path, os.path.dirname(root))[:-3].replace(os.sep, ".")
-    package = rel.rsplit(".", 1)[0] if not rel.endswith("__init__") else rel[: -len(".__init__")]
-    names = set()
-    for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            names.add(mod)
-            names.update(f"{mod}.{a.name}" for a in node.names)
-        elif isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
+    names = imported_modules(path, os.path.dirname(os.path.dirname(colbench_env.__file__)))
     return {n for n in names if n == "colbench_env" or n.startswith("colbench_env.")}
 
 

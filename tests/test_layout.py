@@ -2,7 +2,6 @@
 command the README writes still parsing (``--help`` exits 0), so that README commands cannot rot."""
 from __future__ import annotations
 
-import ast
 import importlib
 import importlib.util
 import re
@@ -12,29 +11,14 @@ import warnings
 from pathlib import Path
 
 import pytest
+from source_imports import imported_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("colbench_env", "wrappers", "agents", "colbench", "benchmarks", "studies")
 
 
 def _imports(path: Path) -> set[str]:
-    """Every module an import statement of ``path`` names (module level and inside functions),
-    relative imports resolved against the file's package."""
-    rel = path.relative_to(ROOT).with_suffix("")
-    package = list(rel.parts[:-1]) if rel.name != "__init__" else list(rel.parts[:-1])
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            names.add(mod)
-            names.update(f"{mod}.{a.name}" for a in node.names)
-        elif isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-    return names
+    return imported_modules(path, ROOT)
 
 
 def _files(package: str) -> list[Path]:

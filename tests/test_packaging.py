@@ -123,7 +123,7 @@ def test_setup_keeps_a_verified_stylesheet_without_network(tmp_path):
 
 
 @pytest.mark.slow
-def test_wheel_holds_configs_and_data_but_not_the_authoring_scripts(tmp_path):
+def test_wheel_holds_the_library_and_benchmarks_but_not_the_authoring_scripts_or_studies(tmp_path):
     import shutil
 
     src = tmp_path / "src"  # a copy: building leaves build/ and *.egg-info behind
@@ -138,7 +138,10 @@ def test_wheel_holds_configs_and_data_but_not_the_authoring_scripts(tmp_path):
     assert "colbench/configs/accelerate/fsdp.yaml" in names
     assert "colbench_env/data/backend/part_a.jsonl" in names and "colbench_env/data/frontend/tasks.jsonl" in names
     assert "colbench/cli/run.py" in names and "agents/registry.py" in names
-    assert not [n for n in names if "authoring" in n or n.startswith("tests/")]
+    for module in ("colbench/pipeline/run.py", "colbench/pipeline/config.py", "colbench/critics/ranking.py",
+                   "colbench/cli/pipeline.py", "agents/rft_config.py", "benchmarks/bench.py", "benchmarks/pipeline.py"):
+        assert module in names, module
+    assert not [n for n in names if "authoring" in n or n.startswith(("tests/", "studies/", "benchmarks/results/"))]
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "colbench = colbench.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
 

@@ -56,10 +56,19 @@ def test_batched_rollouts_equal_sequential(evaluator):
     seq = sequential(evaluator, specs)
     streamed = []
     batched = run_episodes(lambda: gym.make("ColBench-Backend-v0", split="test", evaluator=evaluator),
-                           CallableAgent(policy), specs, batch_size=4, on_episode=streamed.append)
+                           CallableAgent(policy), specs, episodes_in_flight=4, on_episode=streamed.append)
     assert streamed == batched
     by_id = {r["episode_id"]: r for r in batched}
     assert [by_id[s.episode_id] for s in specs] == seq
+    # the old keyword still works, with a DeprecationWarning naming the new one
+    with pytest.warns(DeprecationWarning, match=r"batch_size=\.\.\.\) is deprecated: it is episodes_in_flight"):
+        old = run_episodes(lambda: gym.make("ColBench-Backend-v0", split="test", evaluator=evaluator),
+                           CallableAgent(policy), specs, batch_size=4)
+    assert sorted(old, key=lambda r: int(r["episode_id"])) == sorted(batched, key=lambda r: int(r["episode_id"]))
+    with pytest.raises(TypeError, match="batch_size is the old name of episodes_in_flight"), \
+            pytest.warns(DeprecationWarning):
+        run_episodes(lambda: gym.make("ColBench-Backend-v0"), CallableAgent(policy), 1, episodes_in_flight=2,
+                     batch_size=3)
     # turns vary across episodes, so finished slots were refilled while others were live
     assert len({sum(m["role"] == "assistant" for m in r["dialogue_history"]) for r in seq}) > 1
 
@@ -107,7 +116,7 @@ def test_cli_run_scripted_resumes(tmp_path):
     # interrupt: a partial line; then ask for more episodes: only the missing ones run
     with open(out, "a") as f:
         f.write('{"task": {"problem')
-    p = colbench("run", "--agent", "scripted", "--split", "test", "--episodes", "6", "--batch-size", "2",
+    p = colbench("run", "--agent", "scripted", "--split", "test", "--episodes", "6", "--episodes-in-flight", "2",
                  "--out", str(out), "--json")
     assert "resuming: 4 episodes already" in p.stderr
     ids = [r["episode_id"] for r in read_trajectories(out, tolerate_partial_last_line=True)]
@@ -140,7 +149,7 @@ def test_batched_run_through_wrappers_records_every_episode_with_training_info(t
         return env
 
     batched_path = tmp_path / "batched.jsonl"
-    returned = run_episodes(lambda: env_fn(batched_path), CallableAgent(policy), specs, batch_size=3)
+    returned = run_episodes(lambda: env_fn(batched_path), CallableAgent(policy), specs, episodes_in_flight=3)
     recorded = read_trajectories(batched_path)
     assert sorted(r["episode_id"] for r in recorded) == sorted(s.episode_id for s in specs)
     for rec in recorded:
@@ -172,4 +181,4 @@ def test_batched_run_refuses_a_wrapper_that_skips_the_phased_step(evaluator):
     env_fn = lambda: gym.wrappers.TransformReward(gym.make("ColBench-Backend-v0", evaluator=evaluator),  # noqa: E731
                                                   lambda r: 2 * r)
     with pytest.raises(TypeError, match="TransformReward does not forward the phased step"):
-        run_episodes(env_fn, CallableAgent(policy), 2, batch_size=2)
+        run_episodes(env_fn, CallableAgent(policy), 2, episodes_in_flight=2)

@@ -26,7 +26,7 @@ def evaluator():
 
 
 def episodes(env_fn, n=3, batch_size=2):
-    recs = run_episodes(env_fn, AGENT, episode_specs(n, seed=7), batch_size=batch_size)
+    recs = run_episodes(env_fn, AGENT, episode_specs(n, seed=7), episodes_in_flight=batch_size)
     return sorted(recs, key=lambda r: r["episode_id"])
 
 

@@ -18,14 +18,12 @@ Runs resume from ``--out-dir`` (delete it to rerun from scratch). Needs the ``lm
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 import time
 from pathlib import Path
 
 from colbench.cli.run import RunConfig, run
-from colbench_env.metrics import summarize
 
 __all__ = ["HiddenInfoOracle", "add_arguments", "main", "demo"]
 
@@ -87,7 +85,7 @@ def demo_tasks(n: int) -> list:
     return list(out.values())[:n]
 
 
-def demo(out_dir: str = "runs/demo", n_tasks: int = 7, batch_size: int = 7) -> list[dict]:
+def demo(out_dir: str = "runs/demo", n_tasks: int = 7, episodes_in_flight: int = 7) -> list[dict]:
     """Run the demo; returns the table rows."""
     from agents.base import ScriptedAgent
     from colbench_env.trajectories import atomic_write_jsonl, read_trajectories
@@ -98,7 +96,7 @@ def demo(out_dir: str = "runs/demo", n_tasks: int = 7, batch_size: int = 7) -> l
     spec = out / "tasks.jsonl"
     atomic_write_jsonl(spec, [t.to_record() for t in tasks])
     common = dict(tasks=str(spec), max_turns=s["max_turns"], max_new_tokens=s["max_new_tokens"],
-                  prompt_style=s["prompt_style"], batch_size=batch_size)
+                  prompt_style=s["prompt_style"], episodes_in_flight=episodes_in_flight)
     agents = (("SmolLM2-135M", "the embedded model, compact prompt, greedy", None, {"agent": "smollm2"}),
               ("lower bound", "scripted: two generic questions, then `return None`", ScriptedAgent(),
                {"agent": "scripted"}),
@@ -138,15 +136,16 @@ def demo(out_dir: str = "runs/demo", n_tasks: int = 7, batch_size: int = 7) -> l
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out-dir", default="runs/demo", help="trajectory files (resumed; delete to rerun)")
     p.add_argument("--tasks", type=int, default=7, dest="n_tasks", help="held-out tasks in the table (at most 7)")
-    p.add_argument("--batch-size", type=int, default=7, help="episodes in flight (one batched agent call per turn)")
+    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=7, dest="episodes_in_flight",
+                   help="episodes run side by side, one batched agent call per turn (--batch-size: old name)")
 
 
 def main(args: argparse.Namespace) -> int:
     from colbench.errors import UsageError
 
-    if args.n_tasks < 1 or args.batch_size < 1:
-        raise UsageError("--tasks and --batch-size must be >= 1")
+    if args.n_tasks < 1 or args.episodes_in_flight < 1:
+        raise UsageError("--tasks and --episodes-in-flight must be >= 1")
     t0 = time.perf_counter()
-    demo(args.out_dir, args.n_tasks, args.batch_size)
+    demo(args.out_dir, args.n_tasks, args.episodes_in_flight)
     print(f"\n(demo took {time.perf_counter() - t0:.0f} s)", file=sys.stderr)
     return 0

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from agents.config import merge_config_dicts
-from agents.registry import trainer_class
+from agents.registry import config_class
 from colbench.pipeline.config import METHODS, PRESETS, PipelineConfig
 from colbench.pipeline.resume import check_resume, check_sampled_files
 from colbench.pipeline.run import run_pipeline
@@ -119,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
             return 2
         try:  # over the preset's, nested configs field by field (an unknown method: PipelineConfig says so)
             for k, v in given.items():
-                merged[k] = merge_config_dicts(trainer_class(k).config_class, merged.get(k, {}), v,
+                merged[k] = merge_config_dicts(config_class(k), merged.get(k, {}), v,
                                                source=f"--trainer-overrides[{k!r}]") if k in METHODS else v
         except ValueError as e:
             print(f"colbench pipeline: error: {e}", file=sys.stderr)

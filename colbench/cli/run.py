@@ -9,7 +9,7 @@ their settings, the scripted human's reply version, max turns, seed, prompt styl
 semantics) is stored next to it in
 ``<out>.run.json``; a rerun whose configuration differs stops with an error naming the fields that
 differ instead of mixing two runs in one file. Each invocation's command line and code (git commit,
-versions) is appended to ``<out>.invocations.jsonl``. ``--episodes`` and ``--batch-size`` may change
+versions) is appended to ``<out>.invocations.jsonl``. ``--episodes`` and ``--episodes-in-flight`` may change
 between reruns (more episodes extend the run). The metrics are computed over every episode of the
 run found in the file.
 
@@ -26,7 +26,9 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
+
+from agents.config import AliasedConfig
 
 from colbench.errors import UsageError
 from colbench_env.metrics import format_summary, summarize
@@ -47,7 +49,7 @@ SIGNATURE_DEFAULTS = {"semantics": "reference"}
 
 
 @dataclass
-class RunConfig:
+class RunConfig(metaclass=AliasedConfig):
     """One ``colbench run``. Every field is the command-line option of the same name.
 
     Attributes:
@@ -64,7 +66,8 @@ class RunConfig:
         split: ``train`` / ``test`` / ``None``. A file without ``split`` fields keeps all its tasks
             (a note says so).
         episodes: episodes to run (``None``: one per task); >= 1.
-        batch_size: episodes in flight (one batched agent call per turn); >= 1.
+        episodes_in_flight: episodes run side by side (one batched agent call per turn); >= 1. Old
+            name: ``batch_size`` (``--batch-size``), accepted as an alias.
         simulator: ``scripted`` | ``hf`` | ``smollm2`` | ``openai`` | ``record`` | ``replay``, or a
             plug-in spec (group ``colbench.simulators``).
         simulator_kwargs: keyword arguments for the simulator.
@@ -80,6 +83,8 @@ class RunConfig:
             ``reference`` (their score is a similarity).
     """
 
+    _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
+
     out: str
     env: str = "ColBench-Backend-v0"
     agent: str = "smollm2"
@@ -90,7 +95,7 @@ class RunConfig:
     tasks: str = "default"
     split: str | None = None
     episodes: int | None = None
-    batch_size: int = 4
+    episodes_in_flight: int = 4
     simulator: str = "scripted"
     simulator_kwargs: dict = field(default_factory=dict)
     simulator_model: str | None = None
@@ -105,7 +110,7 @@ class RunConfig:
     semantics: str = "reference"
 
     def __post_init__(self) -> None:
-        for name in ("batch_size", "max_turns", "max_new_tokens", "workers"):
+        for name in ("episodes_in_flight", "max_turns", "max_new_tokens", "workers"):
             if getattr(self, name) < 1:
                 raise UsageError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
         if self.episodes is not None and self.episodes < 1:
@@ -236,23 +241,21 @@ def _short(v: Any) -> str:
 
 def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--out") -> None:
     """Stop when ``out`` holds another run; else (re)write its configuration file."""
+    from colbench.resume import changed_fields, read_json_object
     from wrappers.recorder import completed_episode_ids
 
     cfg_file = config_path(out)
     n_done = len(completed_episode_ids(out, include_errors=True)) if Path(out).exists() else 0
     if cfg_file.exists():
         try:
-            stored = json.loads(cfg_file.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise UsageError(f"{cfg_file}: not a run configuration ({e}); delete it together with {out} "
-                             "to start over") from None
-        if not isinstance(stored, dict):
-            raise UsageError(f"{cfg_file}: not a run configuration (a JSON object); delete it together with {out}")
+            stored = read_json_object(cfg_file)
+        except ValueError as e:
+            raise UsageError(f"{e}: not a run configuration; delete it together with {out} to start over") from None
         if n_done:
             stored = {**_stored_defaults(stored, signature), **stored}
-            differ = [k for k in sorted(set(stored) | set(signature)) if stored.get(k) != signature.get(k)]
+            differ = changed_fields(stored, signature, compare_missing=True)
             if differ:
-                what = "; ".join(f"{k}: {_short(stored.get(k))} there, {_short(signature.get(k))} now" for k in differ)
+                what = "; ".join(f"{k}: {_short(was)} there, {_short(now)} now" for k, was, now in differ)
                 raise UsageError(f"{option} {out} holds {n_done} episodes of another run (differs in {what}); "
                                  f"use another {option}, or delete {out} and {cfg_file} to start over")
     elif n_done:
@@ -319,7 +322,7 @@ def make_run_simulator(config: RunConfig, kind: str):
     return make_simulator(config.simulator, kind=kind, **kw)
 
 
-def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str,
+def run_to_file(env_fn, make_policy, specs, out, *, episodes_in_flight: int, desc: str,
                 close_policy: bool = True) -> list[dict]:
     """Run the episodes of ``specs`` not yet completed in ``out`` (resume), appending each record
     as it finishes; returns the latest record of every episode of ``specs`` found in ``out``.
@@ -346,7 +349,7 @@ def run_to_file(env_fn, make_policy, specs, out, *, batch_size: int, desc: str,
         policy = make_policy()
         try:
             with tqdm(total=len(todo), desc=desc, unit="ep", file=sys.stderr) as bar:
-                run_episodes(lambda: TrajectoryRecorder(env_fn(), out), policy, todo, batch_size=batch_size,
+                run_episodes(lambda: TrajectoryRecorder(env_fn(), out), policy, todo, episodes_in_flight=episodes_in_flight,
                              progress=bar)
         finally:
             if close_policy and hasattr(policy, "close"):
@@ -397,7 +400,7 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     else:
         from colbench_env.evaluation.render import Renderer
 
-        shared["renderer"] = Renderer(pool_size=max(1, min(config.batch_size, 2)))
+        shared["renderer"] = Renderer(pool_size=max(1, min(config.episodes_in_flight, 2)))
 
     def env_fn():
         return gym.make(config.env, tasks=tasks, simulator=sim, max_turns=config.max_turns, **shared)
@@ -406,7 +409,7 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     try:
         records = run_to_file(env_fn, (lambda: agent) if agent is not None else (lambda: make_agent(config, kind)),
                               episode_specs(n, n_tasks=len(tasks), seed=config.seed), config.out,
-                              batch_size=config.batch_size, desc=f"{config.agent} on {config.env}",
+                              episodes_in_flight=config.episodes_in_flight, desc=f"{config.agent} on {config.env}",
                               close_policy=agent is None)  # an agent passed in is the caller's to close
     finally:
         for v in shared.values():
@@ -433,7 +436,7 @@ def json_object(option: str) -> Callable[[str], dict]:
 
 def add_common_arguments(p: argparse.ArgumentParser, *, defaults: dict | None = None) -> None:
     """The options ``run`` and ``table`` share (same names, same meaning)."""
-    d = {"split": None, "batch_size": 4, "max_new_tokens": 384, "max_turns": 10, "prompt_style": "paper"}
+    d = {"split": None, "episodes_in_flight": 4, "max_new_tokens": 384, "max_turns": 10, "prompt_style": "paper"}
     d.update(defaults or {})
     p.add_argument("--tasks", default="default",
                    help="'default' (embedded tasks), a task file (jsonl/json, e.g. an official ColBench file), "
@@ -441,8 +444,9 @@ def add_common_arguments(p: argparse.ArgumentParser, *, defaults: dict | None = 
     p.add_argument("--split", default=d["split"], choices=("train", "test"),
                    help="keep only this split (a file without 'split' fields keeps all its tasks)")
     p.add_argument("--episodes", type=int, default=None, help="episodes per run (default: one per task)")
-    p.add_argument("--batch-size", type=int, default=d["batch_size"],
-                   help="episodes in flight (one batched agent call per turn)")
+    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=d["episodes_in_flight"],
+                   dest="episodes_in_flight",
+                   help="episodes run side by side, one batched agent call per turn (--batch-size: old name)")
     p.add_argument("--simulator", default="scripted",
                    help="the human: scripted | hf | smollm2 | openai | record | replay, or a plug-in "
                         "(module:Name, path/to/file.py:Name, or an entry point of group colbench.simulators)")

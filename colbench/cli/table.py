@@ -67,7 +67,7 @@ class TableConfig:
 
     agents: list = field(default_factory=lambda: ["smollm2"])
     envs: list = field(default_factory=lambda: ["ColBench-Backend-v0"])
-    out_dir: str = "benchmarks/results/table"
+    out_dir: str = "runs/table"
     run_settings: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -125,7 +125,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="agent specs: smollm2, scripted, hf:PATH, openai:MODEL@BASE_URL, or a plug-in "
                         "(module:Name, file.py:Name, entry point); the first is the win-rate reference")
     p.add_argument("--envs", nargs="+", default=["ColBench-Backend-v0"], choices=ENVS, help="env ids")
-    p.add_argument("--out-dir", default="benchmarks/results/table",
+    p.add_argument("--out-dir", default="runs/table",
                    help="one trajectory file per agent and env (resumed), and table.{md,csv,json,png}")
     add_common_arguments(p, defaults={"split": "test"})
 

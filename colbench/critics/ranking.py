@@ -358,26 +358,17 @@ def _log(msg: str) -> None:
 
 
 def _read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    out = []
-    lines = path.read_text().splitlines()
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            if n == len(lines):  # a partial last line from an interrupted run: redone
-                break
-            raise ValueError(f"{path}:{n}: invalid JSON") from None
-    return out
+    """The records of a stage's file (none when it does not exist yet); a partial last line from an
+    interrupted run is left out (its record is made again)."""
+    from colbench_env.trajectories import read_jsonl
+
+    return [rec for _, rec in read_jsonl(path, tolerate_partial_last_line=True)] if path.exists() else []
 
 
 def _append(path: Path, rec: dict) -> None:
-    with open(path, "a") as f:
-        f.write(json.dumps(rec) + "\n")
-        f.flush()
+    from colbench_env.trajectories import append_jsonl
+
+    append_jsonl(path, [rec])
 
 
 def _policy_path(cfg: RankingConfig) -> str:
@@ -797,7 +788,7 @@ def check_resume(cfg: RankingConfig) -> None:
     invocation says what made them: a ValueError naming it, the field and the file; nothing is
     changed. Free to change: the critics and stages, more held-out tasks or continuations (until
     critics have scored), the batch size and the bootstrap resamples."""
-    from colbench.pipeline import changed_fields, read_json_object
+    from colbench.resume import changed_fields, read_json_object
 
     out = Path(cfg.out_dir)
     path = out / "config.json"

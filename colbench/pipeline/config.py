@@ -22,8 +22,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from agents.config import _AliasedConfig, merge_config_dicts
-from agents.registry import TRAINERS, trainer_class
+from agents.config import AliasedConfig, merge_config_dicts
+from agents.registry import TRAINERS, config_class
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["METHODS", "PipelineConfig", "PRESETS", "PAPER_SETTINGS", "paper_settings_table", "resolve_setting",
@@ -34,7 +34,7 @@ METHODS = tuple(TRAINERS)
 
 
 @dataclass
-class PipelineConfig(metaclass=_AliasedConfig):
+class PipelineConfig(metaclass=AliasedConfig):
     """One pipeline run.
 
     Attributes:
@@ -75,7 +75,7 @@ class PipelineConfig(metaclass=_AliasedConfig):
 
     _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
 
-    out_dir: str = "benchmarks/results/pipeline_small"
+    out_dir: str = "runs/pipeline_small"
     policy: str = "smollm2"
     tasks: str = "generated"
     difficulty: int = 1
@@ -126,7 +126,7 @@ class PipelineConfig(metaclass=_AliasedConfig):
         for method, overrides in self.trainer_overrides.items():  # the same validation as `colbench train`
             if method not in METHODS:
                 raise ValueError(f"trainer_overrides: unknown method {method!r}; choose from {METHODS}")
-            cls, source = trainer_class(method).config_class, f"trainer_overrides[{method!r}]"
+            cls, source = config_class(method), f"trainer_overrides[{method!r}]"
             config_from_dict(cls, dict(overrides), source=source)
             checked[method] = canonical_config_dict(cls, dict(overrides), source=source)  # old keys renamed
         self.trainer_overrides = checked
@@ -163,7 +163,7 @@ PRESETS: dict[str, dict] = {
     # The reference's settings (facebookresearch/sweet_rl README + scripts, and the OpenRLHF fork's
     # train_dpo.py); each value is pinned, with its source, by PAPER_SETTINGS below.
     "paper": {
-        "out_dir": "benchmarks/results/pipeline_paper", "policy": "meta-llama/Llama-3.1-8B-Instruct",
+        "out_dir": "runs/pipeline_paper", "policy": "meta-llama/Llama-3.1-8B-Instruct",
         "tasks": "default", "family": "all", "prompt_style": "paper", "n_train_tasks": 5000, "n_test_tasks": 1000,
         "rollouts_per_task": 3, "max_turns": 10, "max_new_tokens": 1024, "rollout_temperature": 1.0,
         "eval_temperature": 1.0, "episodes_in_flight": 64, "simulator": "openai",
@@ -275,7 +275,7 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
     fields the pipeline sets for every trainer)."""
     from agents.config import config_from_dict
 
-    cls, source = trainer_class(method).config_class, f"trainer_overrides[{method!r}]"
+    cls, source = config_class(method), f"trainer_overrides[{method!r}]"
     conf = {"policy": {"model_name_or_path": base}, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens,
             "show_progress": True, "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
     if method in ("ppo", "grpo"):

@@ -1,14 +1,15 @@
 """What a resumed out-dir may and may not change: its ``config.json`` (and each sampled evaluation's
 ``eval/<method>.sampled.json``) records the settings its files were made with; a resume that asks
-for others is refused, naming the file and the first field that differs."""
+for others is refused, naming the file and the first field that differs (the reading and the
+comparison: :mod:`colbench.resume`, shared with ``colbench run`` and ``colbench critic-ranking``)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from agents.registry import trainer_class
+from agents.registry import config_class
+from colbench.resume import as_json, changed_fields, read_json_object
 
 from .config import METHODS, PipelineConfig
 from .stages import finished_methods
@@ -25,17 +26,6 @@ def seed_configs(cfg: PipelineConfig, seeds: Sequence[int] | None = None) -> lis
             return [cfg]
         seeds = cfg.seeds
     return [dataclasses.replace(cfg, seeds=(), seed=s, out_dir=str(Path(cfg.out_dir) / f"seed-{s}")) for s in seeds]
-
-
-def read_json_object(path: Path) -> dict:
-    """A JSON object file the pipeline wrote earlier; a ValueError naming it when it is not one."""
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: not a JSON object")
-    return data
 
 
 def sampled_settings(cfg: PipelineConfig) -> dict:
@@ -63,12 +53,8 @@ def check_sampled_files(cfg: PipelineConfig) -> None:
 #: the settings that shaped what a resumed out-dir already holds (rollouts, evaluation episodes, trained
 #: models): changing one of them and resuming would mix two settings' episodes in one report
 RESUME_FIELDS = ("policy", "tasks", "difficulty", "family", "prompt_style", "n_train_tasks", "rollouts_per_task",
-                  "max_turns", "max_new_tokens", "rollout_temperature", "eval_temperature", "simulator",
-                  "simulator_kwargs", "seed", "semantics")
-
-
-def _as_json(value: Any) -> Any:
-    return json.loads(json.dumps(value))  # tuples as lists, as config.json holds them
+                 "max_turns", "max_new_tokens", "rollout_temperature", "eval_temperature", "simulator",
+                 "simulator_kwargs", "seed", "semantics")
 
 
 def human_version_field(cfg: PipelineConfig) -> dict:
@@ -93,13 +79,6 @@ def human_version_changed(old: dict, cfg: PipelineConfig) -> list[tuple[str, Any
     return [] if was == now else [("human_version", was, now)]
 
 
-def changed_fields(old: dict, want: dict, fields: Sequence[str]) -> list[tuple[str, Any, Any]]:
-    """``(field, old value, wanted value)`` for each of ``fields`` that an earlier ``config.json``
-    (``old``) holds with another value than ``want`` (a config's ``asdict``); fields it lacks are
-    not compared."""
-    return [(f, old[f], _as_json(want[f])) for f in fields if f in old and old[f] != _as_json(want[f])]
-
-
 def _canonical_overrides(method: str, overrides: Any) -> Any:
     """A method's overrides as PipelineConfig stores them (old keys renamed), for comparison; as
     given where they no longer load."""
@@ -108,7 +87,7 @@ def _canonical_overrides(method: str, overrides: Any) -> Any:
     if method not in METHODS or not isinstance(overrides, dict):
         return overrides
     try:
-        return _as_json(canonical_config_dict(trainer_class(method).config_class, dict(overrides), source=method))
+        return as_json(canonical_config_dict(config_class(method), dict(overrides), source=method))
     except ValueError:
         return overrides
 
@@ -135,7 +114,7 @@ def check_resume(cfg: PipelineConfig) -> None:
         overrides = old.get("trainer_overrides", {})
         diffs += [(f"trainer_overrides.{m}", overrides.get(m), want["trainer_overrides"].get(m))
                   for m in models if "trainer_overrides" in old
-                  and _canonical_overrides(m, overrides.get(m, {})) != _as_json(want["trainer_overrides"].get(m, {}))]
+                  and _canonical_overrides(m, overrides.get(m, {})) != as_json(want["trainer_overrides"].get(m, {}))]
         if diffs:
             field_, was, now = diffs[0]
             held = " and ".join(x for x in ("its episodes" if made else "", f"trained {', '.join(models)}" if models else "") if x)

@@ -66,7 +66,7 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
         with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
             return run_to_file(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
                                                 max_turns=cfg.max_turns),
-                               make_agent, specs, out, batch_size=cfg.episodes_in_flight, desc=desc)
+                               make_agent, specs, out, episodes_in_flight=cfg.episodes_in_flight, desc=desc)
     finally:
         sim.close()
         release_memory()

@@ -7,7 +7,6 @@ For every held-out task where a method's greedy first turn differs from the warm
 that turn is fed to the warm start token by token; at the first token where the warm start's own
 choice departs from it, the gap (nats) between the warm start's choice and the method's token says
 how far the method had to move the warm start to flip that first turn."""
-import json
 import sys
 from collections import Counter
 
@@ -15,6 +14,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from colbench_env.prompting import record_messages
+from colbench_env.trajectories import read_trajectories
 
 seed_dir, warm_start, methods = sys.argv[1], sys.argv[2], sys.argv[3:]
 tok = AutoTokenizer.from_pretrained(warm_start)
@@ -22,7 +22,7 @@ model = AutoModelForCausalLM.from_pretrained(warm_start, dtype=torch.float32).ev
 
 
 def episodes(method):
-    return {r["task_id"]: r for r in map(json.loads, open(f"{seed_dir}/eval/{method}.jsonl"))}
+    return {r["task_id"]: r for r in read_trajectories(f"{seed_dir}/eval/{method}.jsonl")}
 
 
 def first_turn(rec):

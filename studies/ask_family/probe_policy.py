@@ -225,7 +225,7 @@ def run_given_first_turn(rounds: list[list[tuple]], policy, *, max_turns: int = 
                 specs = [EpisodeSpec(f"{j}-{index[t.task_id]}", 0, {"task_index": index[t.task_id]}) for t, _ in pairs]
                 records += run_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim,
                                                          evaluator=ev, max_turns=max_turns),
-                                        GivenFirstTurn(first, policy), specs, batch_size=8)
+                                        GivenFirstTurn(first, policy), specs, episodes_in_flight=8)
     finally:
         sim.close()
     n = len(records)

@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     from colbench_env.metrics import summarize
     from colbench_env.simulators import make_simulator
     from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION, VERSION
-    from wrappers.recorder import latest_records, read_trajectories
+    from colbench_env.trajectories import atomic_write_jsonl, read_trajectories
+    from wrappers.recorder import latest_records
 
     p = argparse.ArgumentParser(prog="python -m studies.pipeline_rate_fixed.human_rerun", description=__doc__.split("\n\n")[0])
     p.add_argument("seed_dir", type=Path, help="a pipeline seed directory (config.json, rollouts.jsonl, eval/)")
@@ -127,9 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                                       "success_after": rerun[i]["success"], "reward_before": old[i]["reward"],
                                       "reward_after": rerun[i]["reward"], "first_changed_reply": diffs[i][0]}
                                   for i in ids}
-        with open(args.out / "eval" / f"{args.method}.jsonl", "w") as f:
-            for r in merged:
-                f.write(json.dumps(r) + "\n")
+        atomic_write_jsonl(args.out / "eval" / f"{args.method}.jsonl", merged)
     else:
         summary["after"] = summary["before"]
     summary["note"] = ("training data (rollouts) are those of the recorded human; only the evaluation "

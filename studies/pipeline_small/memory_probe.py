@@ -20,18 +20,19 @@ import sys
 import time
 from pathlib import Path
 
-ROLLOUTS = Path(__file__).resolve().parent / "results" / "pipeline_small" / "rollouts.jsonl"
+ROLLOUTS = Path(__file__).resolve().parent / "rollouts.jsonl"
 
 
 def main(argv: list[str] | None = None) -> int:
     from colbench.pipeline import PRESETS, PipelineConfig, base_policy, trainer_config
+    from colbench_env.trajectories import read_trajectories
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 2 or argv[0] not in ("rft", "mt-dpo", "ppo", "sweet-critic"):
         raise SystemExit("usage: python -m studies.pipeline_small.memory_probe {rft,mt-dpo,ppo,sweet-critic} N [JSON overrides]")
     stage, n = argv[0], int(argv[1])
     extra = json.loads(argv[2]) if len(argv) > 2 else {}
-    recs = [json.loads(line) for line in ROLLOUTS.read_text().splitlines() if line.strip()]
+    recs = read_trajectories(ROLLOUTS)
     cfg = PipelineConfig(**PRESETS["small"])
     method = "sweet-rl" if stage == "sweet-critic" else stage
     conf = trainer_config(cfg, method, base_policy(cfg)).to_dict()

@@ -27,17 +27,17 @@ import sys
 import time
 from pathlib import Path
 
-RESULTS = Path("studies/sampling_anomaly")
-PIPELINE = Path("studies/pipeline_small")
+RESULTS = Path(__file__).resolve().parent
+PIPELINE = RESULTS.parent / "pipeline_small"
 
 
 def _states(limit: int) -> list[list[dict]]:
     """Agent prompts (chat messages) of the committed greedy zero-shot evaluation's turns."""
     from colbench_env.prompting import format_agent_messages
+    from colbench_env.trajectories import read_trajectories
 
     convs = []
-    for line in open(PIPELINE / "eval" / "zero-shot.jsonl"):
-        rec = json.loads(line)
+    for rec in read_trajectories(PIPELINE / "eval" / "zero-shot.jsonl"):
         hist = rec["dialogue_history"]
         for i, m in enumerate(hist):
             if m["role"] == "assistant":
@@ -167,13 +167,13 @@ def margins(args: argparse.Namespace) -> dict:
 
     from colbench_env.lm import HFBackend
     from colbench_env.prompting import format_agent_messages
+    from colbench_env.trajectories import read_trajectories
 
     torch.set_num_threads(args.threads)
     b = HFBackend("smollm2")
     tok, model = b.tokenizer, b.model
     rows = []
-    for line in open(args.trajectories):
-        rec = json.loads(line)
+    for rec in read_trajectories(args.trajectories):
         if not rec.get("success"):
             continue
         hist = rec["dialogue_history"]

@@ -1,0 +1,41 @@
+"""Multi-turn DPO's settings, beside its trainer :class:`agents.mt_dpo.MultiTurnDPO` (torch-free, as TRL's
+``dpo_config.py``: the command line and the pipeline check a config before any model loads)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .config import TrainerConfig, _check, _check_positive_ints
+
+__all__ = ["MultiTurnDPOConfig"]
+
+
+@dataclass
+class MultiTurnDPOConfig(TrainerConfig):
+    """Multi-turn DPO settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+
+    Attributes:
+        beta: DPO inverse temperature (reference: 0.1).
+        nll_coef: weight of the chosen trajectory's per-token NLL added to the DPO loss (0: plain DPO).
+        success_threshold: the chosen rollout must reach this reward.
+        min_reward_gap: a rejected rollout's reward must be below the chosen one's by more than this.
+        pairs_per_batch: (chosen, rejected) trajectory pairs per micro-batch. Old name: ``batch_size``.
+        epochs: passes over the pairs per ``update``.
+    """
+
+    _aliases: ClassVar[dict[str, Any]] = {**TrainerConfig._aliases, "batch_size": "pairs_per_batch"}
+
+    beta: float = 0.1
+    nll_coef: float = 0.0
+    success_threshold: float = 1.0
+    min_reward_gap: float = 0.0
+    pairs_per_batch: int = 2
+    epochs: int = 1
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_positive_ints(self, "pairs_per_batch", "epochs")
+        _check(self.beta > 0, "beta", f"must be > 0, got {self.beta!r}")
+        _check(self.nll_coef >= 0, "nll_coef", f"must be >= 0, got {self.nll_coef!r}")
+        _check(0.0 <= self.success_threshold <= 1.0, "success_threshold", f"must be in [0, 1], got {self.success_threshold!r}")
+        _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")

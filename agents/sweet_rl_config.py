@@ -1,0 +1,146 @@
+"""SWEET-RL's two configs: the trainer's (:class:`SweetRLConfig`, for :class:`agents.sweet_rl.SweetRL`) and
+its critic's model and training (:class:`CriticConfig`). No torch import."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .config import ModelConfig, TrainerConfig, _check, _check_positive_ints, _nested_config
+
+__all__ = ["CriticConfig", "SweetRLConfig"]
+
+
+@dataclass
+class CriticConfig(ModelConfig):
+    """SWEET-RL's critic: its model (every :class:`~agents.trainer_base.ModelConfig` field) and its
+    Bradley-Terry training.
+
+    Attributes:
+        model_name_or_path: base model of the critic (``None``: the policy's).
+        epochs: Bradley-Terry epochs over the trajectory pairs per ``update``.
+        pairs_per_batch: (chosen, rejected) trajectory pairs per critic micro-batch.
+        max_length: longest tokenised critic sequence (``None``: the trainer's ``max_length``; the
+            reference trains the critic at 8192 tokens and the policy at 16384).
+
+    ``full_finetune`` trains every weight of the critic (the reference's critic is a full
+    fine-tune); its reference is then a frozen copy.
+    """
+
+    epochs: int = 1
+    pairs_per_batch: int = 2
+    max_length: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_positive_ints(self, "epochs", "pairs_per_batch")
+        _check(self.max_length is None or (isinstance(self.max_length, int) and self.max_length > 0),
+               "max_length", f"must be a positive int or None, got {self.max_length!r}")
+
+
+@dataclass
+class SweetRLConfig(TrainerConfig):
+    """SWEET-RL settings (plus every :class:`~agents.trainer_base.TrainerConfig` field, which set the policy).
+
+    Attributes:
+        beta: scale of the critic's advantage ``beta * (mean log pi_c - mean log pi_ref)`` (reference: 0.1).
+        dpo_beta: DPO inverse temperature of the policy update (reference: 0.1).
+        nll_coef: weight of the per-token NLL of the chosen action added to the policy's DPO loss.
+        n_candidates: actions sampled from the policy per selected state (reference: 16).
+        pairs_per_state: (top-half, bottom-half) pairs drawn per state (reference: 4).
+        state_fraction: fraction of the agent turns in the data used as states (reference: 10%);
+            at least one state is always used.
+        candidate_temperature: sampling temperature of the candidate actions.
+        candidate_max_new_tokens: generation length of a candidate (``None``: ``max_new_tokens``).
+        info_fields: task-record fields shown to the critic as training-time information, in order
+            (present ones are used; ``"ground_truth"`` exists for both backend and frontend tasks).
+        use_training_info: ``False`` gives the ablated critic that sees no training-time information.
+        critic: the critic's model and its training (:class:`CriticConfig`; a dict of its fields is
+            accepted, e.g. ``{"critic": {"learning_rate": 1e-4, "load_in_4bit": true}}``).
+        pairs_per_batch: step-level (chosen, rejected) action pairs per policy DPO micro-batch (also
+            the candidate actions scored per critic forward pass). Old name: ``batch_size``.
+        epochs: policy DPO passes over the step-level pairs per ``update``.
+        min_reward_gap: a pair's rewards must differ by more than this.
+        train_policy: ``False`` trains only the critic in ``update``.
+        critic_pairs: which rollout pairs train the critic (:func:`critic_pairs`).
+            ``"best_vs_lower"`` (reference, ``scripts/evaluate_code.py`` of facebookresearch/sweet_rl):
+            only tasks with a fully successful rollout (reward >= 1), the best one against each lower
+            one; ``"all_ordered"``: every ordered pair of a task with a reward gap, fail-vs-fail included.
+        critic_aggregation: how a trajectory's score aggregates its turns' log-probs.
+            ``"token_mean"`` (reference: ``openrlhf/trainer/dpo_trainer.py`` of
+            YifeiZhou02/collab_openrlhf with ``--mean_log_prob`` and ``--response_template``, as the
+            sweet_rl README trains the critic): ``beta * (mean log pi_c - mean log pi_ref)`` with the
+            means over *all* action tokens of the trajectory; ``"turn_sum"``: ``sum_t A(o_t, a_t, c)``,
+            the per-turn advantages (each a per-turn token mean) summed.
+        state_selection: which agent turns become stage-2 states. ``"first_trajectories"``
+            (reference, ``scripts/sample_best_of_n.py --data_fraction``): the first ``state_fraction``
+            of the trajectories in data order, all their agent turns; ``"random_turns"``: a seeded
+            random ``state_fraction`` of all agent turns.
+        nll_scope: the NLL term of the policy DPO. ``"sequence"`` (reference: ``openrlhf`` DPO
+            trainer's ``nll_loss`` with the sweet_rl README's step-level pairs, whose chosen text is the
+            whole context + action and has no prompt part): mean negative log-likelihood over every
+            token of the chosen sequence, context included; ``"action"``: over the chosen action's
+            tokens only.
+
+    Old keys (before the nested ``critic``), accepted as aliases: ``critic_model``
+    (``critic.model_name_or_path``), ``critic_load_in_4bit``, ``critic_lora_r``,
+    ``critic_lora_alpha``, ``critic_learning_rate``, ``critic_full_finetune``, ``critic_epochs``,
+    ``critic_max_length`` (``critic.<name>``), ``critic_batch_size`` (``critic.pairs_per_batch``),
+    ``batch_size`` (``pairs_per_batch``, the policy's only); ``lora_dropout``,
+    ``lora_target_modules`` and ``compute_dtype``, which the two models shared, set both (a model's
+    own setting in ``policy`` / ``critic`` wins); the other :class:`TrainerConfig` aliases set the
+    policy only.
+    """
+
+    _nested: ClassVar[dict[str, type]] = {"policy": ModelConfig, "critic": CriticConfig}
+    _aliases: ClassVar[dict[str, Any]] = {
+        **TrainerConfig._aliases,
+        **{k: (f"policy.{k}", f"critic.{k}") for k in ("lora_dropout", "lora_target_modules", "compute_dtype")},
+        "batch_size": "pairs_per_batch", "critic_model": "critic.model_name_or_path",
+        "critic_batch_size": "critic.pairs_per_batch",
+        **{f"critic_{k}": f"critic.{k}" for k in ("load_in_4bit", "lora_r", "lora_alpha", "learning_rate",
+                                                   "full_finetune", "epochs", "max_length")}}
+
+    beta: float = 0.1
+    dpo_beta: float = 0.1
+    nll_coef: float = 0.01
+    n_candidates: int = 16
+    pairs_per_state: int = 4
+    state_fraction: float = 0.1
+    candidate_temperature: float = 1.0
+    candidate_max_new_tokens: int | None = None
+    info_fields: list = field(default_factory=lambda: ["ground_truth"])
+    use_training_info: bool = True
+    critic: CriticConfig = field(default_factory=CriticConfig)
+    pairs_per_batch: int = 4
+    epochs: int = 1
+    min_reward_gap: float = 0.0
+    train_policy: bool = True
+    critic_pairs: str = "best_vs_lower"
+    critic_aggregation: str = "token_mean"
+    state_selection: str = "first_trajectories"
+    nll_scope: str = "sequence"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.critic = _nested_config(CriticConfig, self.critic, "critic")
+        for name in ("beta", "dpo_beta"):
+            _check(getattr(self, name) > 0, name, f"must be > 0, got {getattr(self, name)!r}")
+        _check(self.nll_coef >= 0, "nll_coef", f"must be >= 0, got {self.nll_coef!r}")
+        _check(isinstance(self.n_candidates, int) and self.n_candidates >= 2, "n_candidates",
+               f"must be an int >= 2 (a top and a bottom half), got {self.n_candidates!r}")
+        _check_positive_ints(self, "pairs_per_state", "pairs_per_batch", "epochs")
+        _check(0.0 < self.state_fraction <= 1.0, "state_fraction", f"must be in (0, 1], got {self.state_fraction!r}")
+        _check(self.candidate_temperature > 0, "candidate_temperature",
+               f"must be > 0 (candidates are sampled), got {self.candidate_temperature!r}")
+        _check(self.candidate_max_new_tokens is None or self.candidate_max_new_tokens > 0, "candidate_max_new_tokens",
+               "must be a positive int or None")
+        _check(isinstance(self.info_fields, (list, tuple)) and len(self.info_fields) > 0
+               and all(isinstance(f, str) for f in self.info_fields), "info_fields",
+               f"must be a non-empty list of task-record field names, got {self.info_fields!r}")
+        self.info_fields = list(self.info_fields)
+        _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")
+        for name, choices in (("critic_pairs", ("best_vs_lower", "all_ordered")),
+                              ("critic_aggregation", ("token_mean", "turn_sum")),
+                              ("state_selection", ("first_trajectories", "random_turns")),
+                              ("nll_scope", ("sequence", "action"))):
+            _check(getattr(self, name) in choices, name, f"must be one of {choices}, got {getattr(self, name)!r}")
