@@ -6,11 +6,13 @@
 * batched (8) vs one-at-a-time SmolLM2 generation, tokens/s ratio (goal >= 3x);
 * 4-bit vs full-precision critic training step, peak memory ratio: a 1.07B random Llama (goal
   <= 0.35x), and SmolLM2-135M beside it (``critic_4bit_peak_memory_ratio_smollm2``);
-* rollout runner with SmolLM2: episodes/minute batched (8) vs one at a time.
+* rollout runner with SmolLM2: episodes/minute batched (8) vs one at a time;
+* ``colbench view`` of 1,000 backend episodes: seconds until a headless Chromium has the report
+  interactive (goal <= 3 s) and the file's size (goal <= 25 MB).
 
 ``--json`` prints one JSON object as the last line with the keys ``env_steps_per_s``,
 ``evaluator_ratio_vs_inprocess``, ``render_pool_ratio``, ``batched_generation_ratio``,
-``critic_4bit_peak_memory_ratio`` (and each benchmark's details).
+``critic_4bit_peak_memory_ratio``, ``view_load_interactive_s`` (and each benchmark's details).
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ BENCHES = {
     "generation": ("benchmarks.bench_generation", "batched_generation_ratio", ">= 3x"),
     "critic": ("benchmarks.bench_critic_memory", "critic_4bit_peak_memory_ratio", "<= 0.35x (1B random Llama)"),
     "rollout": ("benchmarks.bench_rollout", "rollout_batched_ratio", "episodes/min batched vs one at a time"),
+    "view": ("benchmarks.bench_view", "view_load_interactive_s",
+             "<= 3 s to interactive, 1,000 backend episodes; file <= 25 MB (view_file_mb)"),
 }
 
 
