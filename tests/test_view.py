@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from colbench.viewer import write_pipeline_report, write_view
-from colbench.viewer.browser import console_errors, network_requests, offline_browser, open_report
+from colbench.viewer.browser import console_errors, goto, network_requests, offline_browser, open_report
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -157,6 +157,7 @@ def test_two_runs_counts_match_a_hand_count(browser, backend_pair):
                                    ".filter(r => !r.hidden).map(r => r.querySelector('td.tid').textContent.trim());")
     assert shown == [f"gen-rate-d1-{n}" for n in (50, 65, 75, 110, 175, 205)]
     browser.find_element("link text", "gen-rate-d1-50").click()  # the side-by-side view of that task
+    assert wait_for(browser, "return (window.colbench.shown || '').startsWith('#/pair/0/')", True)
     sides = browser.execute_script("""return ['#pair-a', '#pair-b'].map(s => Array.from(
         document.querySelectorAll(s + ' article.episode')).map(a => [a.querySelector('.tid').textContent,
         a.querySelector('dd.reward').textContent]));""")
@@ -199,7 +200,7 @@ def test_per_test_tables_match_colbench_evaluate_explain(browser, tmp_path):
     open_report(browser, out)
     seen = set()
     for i in range(5):
-        browser.execute_script(f"location.hash = '#/episode/{i}';")
+        goto(browser, f"#/episode/{i}")
         view = browser.execute_script("""
             var body = document.querySelector('#episode-body');
             return {head: body.querySelector('.tests-head').textContent,
@@ -307,3 +308,28 @@ def test_pipeline_report_pairs_seeds(tmp_path):
     assert res.path == str(od / "report.html") and res.episodes == 24
     html = (od / "report.html").read_text()
     assert "sampled evaluation (48 tasks x 3 seeds)" in html  # the statistics table from stats.json
+
+
+def test_text_from_the_episodes_is_shown_never_run(browser, tmp_path):
+    """Markup in a dialogue, answer, task or reason is text: escaped in the page, inert in the data block."""
+    evil = '</script><script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"><!--'
+    task = {"task_id": "evil", "problem_description": f"Write f(x). {evil}", "ground_truth": "def f(x):\n    return x",
+            "hidden_information": evil, "test_cases": {"test1": "f(1)"}}
+    rec = {"task": task, "dialogue_history": [
+        {"role": "assistant", "content": f"Which x? {evil}", "output": f"thinking {evil} OUTPUT: Which x? {evil}"},
+        {"role": "user", "content": f"Any x. {evil}"},
+        {"role": "assistant", "content": f"I WANT TO ANSWER: ```python\n{evil}\n```"}],
+        "answer": f"```python\n{evil}\n```", "reward": 0.0, "success": False, "eval_reason": f"bad {evil}"}
+    src = tmp_path / "evil.jsonl"
+    src.write_text(json.dumps(rec) + "\n")
+    out = tmp_path / "evil.html"
+    write_view([src], out, progress=False)
+    open_report(browser, out, "#/episode/0")
+    assert browser.execute_script("return typeof window.pwned") == "undefined"
+    text = browser.find_element("id", "episode-body").text
+    assert text.count("window.pwned = 1") >= 4 and "Which x? </script><script>" in text
+    assert browser.execute_script("return document.querySelectorAll('#episode-body script, #episode-body img:not(.shot)')"
+                                  ".length") == 0
+    browser.execute_script("document.querySelector('#f-search').value = 'onerror'; return window.colbench.applyFilters();")
+    assert browser.find_element("id", "n-shown").get_attribute("textContent") == "1"
+    check_clean(browser)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-__all__ = ["offline_browser", "open_report", "console_errors", "network_requests", "load_time_ms"]
+__all__ = ["offline_browser", "open_report", "goto", "console_errors", "network_requests", "load_time_ms"]
 
 
 def _closed_port() -> int:
@@ -61,28 +61,48 @@ def offline_browser(viewport: tuple[int, int] = (1400, 900)) -> Iterator:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def _wait(driver, js: str, what: str, timeout_s: float, *args):
+    """Run ``js`` until it returns something other than null; return that."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        got = driver.execute_script(js, *args)
+        if got is not None:
+            return got
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} after {timeout_s} s")
+        time.sleep(0.02)
+
+
 def open_report(driver, path: str | Path, fragment: str = "", timeout_s: float = 60.0) -> float:
     """Load the report at ``path`` (``#fragment`` optional) and wait until its script says it is
-    interactive; returns ``window.colbench.ready`` (ms after navigation start)."""
+    interactive and has drawn the view; returns ``window.colbench.ready`` (ms after navigation
+    start: when the page became interactive)."""
     url = Path(path).resolve().as_uri() + (f"#{fragment.lstrip('#')}" if fragment else "")
     driver.get("about:blank")
     driver.get(url)
-    deadline = time.monotonic() + timeout_s
-    while True:
-        ready = driver.execute_script("return window.colbench ? window.colbench.ready : null;")
-        if ready is not None:
-            return float(ready)
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{url}: not interactive after {timeout_s} s")
-        time.sleep(0.02)
+    ready = _wait(driver, "return window.colbench ? window.colbench.ready : null;", f"{url}: not interactive",
+                  timeout_s)
+    _wait(driver, "return window.colbench.shown;", f"{url}: no view drawn", timeout_s)
+    return float(ready)
+
+
+def goto(driver, fragment: str, timeout_s: float = 30.0) -> None:
+    """Show the view ``#fragment`` of the report open in ``driver`` (as a click on a link to it)
+    and wait until it is drawn."""
+    fragment = "#" + fragment.lstrip("#")
+    driver.execute_script("location.hash = arguments[0];", fragment)
+    _wait(driver, "return window.colbench.shown === arguments[0] ? true : null;", f"view {fragment} not drawn",
+          timeout_s, fragment)
 
 
 def load_time_ms(driver) -> dict:
     """Timings of the page just loaded (ms after navigation start): ``interactive`` (the report's
-    script finished: sorting, filters and views work), ``dom_content_loaded``, ``load``."""
+    script finished: sorting, filters and views work), ``data`` (the episodes' block decoded),
+    ``dom_content_loaded``, ``load``."""
     return driver.execute_script("""
         var n = performance.getEntriesByType('navigation')[0];
         return {interactive: window.colbench ? window.colbench.ready : null,
+                data: window.colbench ? window.colbench.dataReady : null,
                 dom_content_loaded: n ? n.domContentLoadedEventEnd : null, load: n ? n.loadEventEnd : null};""")
 
 

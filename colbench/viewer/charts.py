@@ -38,6 +38,7 @@ def summary_charts(runs: Sequence[Run]) -> dict[str, str]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     kind = runs[0].kind
     colours = [_COLOURS[i % len(_COLOURS)] for i in range(len(runs))]
@@ -46,21 +47,22 @@ def summary_charts(runs: Sequence[Run]) -> dict[str, str]:
                          "axes.spines.right": False, "svg.hashsalt": "colbench"}):
         # reward distribution: 10 bins over [0, 1], bars side by side per run
         fig, ax = plt.subplots(figsize=(4.6, 2.4))
-        width = 0.1 / (len(runs) + 0.5)
+        width = 0.08 / len(runs)
         for i, run in enumerate(runs):
             counts = [0] * 10
             for ep in run.episodes:
                 if ep.reward is not None:
                     counts[min(9, max(0, int(ep.reward * 10)))] += 1
-            ax.bar([k / 10 + (i + 0.75) * width for k in range(10)], counts, width=width, color=colours[i],
-                   label=run.label, align="edge")
+            ax.bar([k / 10 + 0.05 + (i - (len(runs) - 1) / 2) * width for k in range(10)], counts, width=width,
+                   color=colours[i], label=run.label)
         ax.set_xlim(0, 1)
         ax.set_xticks([k / 10 for k in range(11)])
         ax.set_xlabel("reward: fraction of tests passed" if kind == "backend" else "similarity to the target")
         ax.set_ylabel("episodes")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title("reward")
         if len(runs) > 1:
-            ax.legend(fontsize=7, frameon=False)
+            ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         out["reward"] = _svg(fig)
         plt.close(fig)
 
@@ -75,15 +77,16 @@ def summary_charts(runs: Sequence[Run]) -> dict[str, str]:
         ax.set_xticks(range(1, most + 1))
         ax.set_xlabel("agent turns")
         ax.set_ylabel("episodes")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title("turns per episode")
         if len(runs) > 1:
-            ax.legend(fontsize=7, frameon=False)
+            ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         out["turns"] = _svg(fig)
         plt.close(fig)
 
         attr, names = family_groups(runs)
         if names:
-            fig, ax = plt.subplots(figsize=(max(4.6, 0.5 * len(names) * max(1, len(runs)) + 1.5), 2.6))
+            fig, ax = plt.subplots(figsize=(max(4.6, 0.35 * len(names) * len(runs) + 1.5), 2.4))
             width = 0.8 / len(runs)
             for i, run in enumerate(runs):
                 vals = []
@@ -101,7 +104,7 @@ def summary_charts(runs: Sequence[Run]) -> dict[str, str]:
             if kind == "backend":
                 ax.set_ylim(0, 100)
             if len(runs) > 1:
-                ax.legend(fontsize=7, frameon=False)
+                ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
             out["family"] = _svg(fig)
             plt.close(fig)
     return out

@@ -2,15 +2,18 @@
 Pygments, styles and script inlined from ``colbench/viewer/static``; one HTML file that needs no
 server and no network.
 
-Layout of the page: the index table (one row per episode) is plain HTML; each episode's view, each
-task's view and each page image are kept as pre-rendered HTML fragments and ``data:`` URLs in one
-JSON block, inserted by the script when opened, so a page of a thousand episodes loads in about the
-time of its index. Views are addressed by the URL's fragment (``#/episode/17``, ``#/compare/0``,
+Layout of the page: the index table (one row per episode) is plain HTML; each episode's view and
+each task's view are pre-rendered HTML fragments kept in one gzip-compressed JSON block (decoded by
+the browser's own ``DecompressionStream`` once the page is interactive) and inserted by the script
+when opened, and page images are ``data:`` URLs in a second block, so a page of a thousand episodes
+loads in about the time of its index and dialogue text costs a fraction of its size. Views are addressed by the URL's fragment (``#/episode/17``, ``#/compare/0``,
 ``#/pair/0/5``, ``#/summary``, ``#/results``), so the browser's back button and links work.
 """
 from __future__ import annotations
 
+import base64
 import functools
+import gzip
 import hashlib
 import json
 import re
@@ -117,6 +120,12 @@ def _json_for_script(obj) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
+def _compressed(obj) -> str:
+    """``obj`` as JSON, gzip-compressed (deterministic: no time stamp), base64: the episodes' block."""
+    raw = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
 def render_report(runs: Sequence[Run], *, comparisons: Sequence[Comparison] = (), charts: dict | None = None,
                   images: dict | None = None, title: str = "colbench view", results_html: str | None = None,
                   notes: Sequence[str] = ()) -> str:
@@ -162,7 +171,7 @@ def render_report(runs: Sequence[Run], *, comparisons: Sequence[Comparison] = ()
                 for cat in (*CATEGORIES[kind], "only_a", "only_b") if cat in CATEGORIES[kind] or c.counts.get(cat)]
         comps.append({"c": c, "a": runs[c.a], "b": runs[c.b], "cats": cats,
                       "labels": {cat: lab for cat, lab, _ in cats}})
-    data = {"episodes": fragments, "task_of": ep_task, "tasks": tasks, "images": images or {},
+    data = {"episodes": fragments, "task_of": ep_task, "tasks": tasks,
             "pairs": [{"a": runs[c.a].label, "b": runs[c.b].label, "rows": [{"a": r["a"], "b": r["b"]} for r in c.rows]}
                       for c in comparisons]}
     return env.get_template("report.html.j2").render(
@@ -170,4 +179,4 @@ def render_report(runs: Sequence[Run], *, comparisons: Sequence[Comparison] = ()
         summaries=summaries, comparisons=comps, charts=charts or {}, results_html=results_html,
         multi=len(runs) > 1, groups=any(ep.group for ep in episodes),
         css=_static("viewer.css") + "\n" + _formatter().get_style_defs(".code"), js=_static("viewer.js"),
-        data_json=_json_for_script(data))
+        data_b64=_compressed(data), images_json=_json_for_script(images or {}))

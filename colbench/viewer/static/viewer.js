@@ -1,36 +1,53 @@
 /* colbench view: the report's behaviour. No library, no network: everything is in this file's page.
  *
  * Views are chosen by the URL fragment: #/index, #/episode/N, #/summary, #/compare/C, #/pair/C/R,
- * #/results. Episode, task and pair views are built from the pre-rendered fragments of the JSON block
- * #colbench-data when opened. The index is sorted by clicking a column header (again: reverse),
- * filtered by the selects and the search box (task id or any text of the episode, case-insensitive).
- * window.colbench.ready is the time (ms since navigation start) at which the page became interactive.
+ * #/results. The index is plain HTML: sorted by clicking a column header (again: reverse), filtered
+ * by the selects and the search box (task id or any text of the episode, case-insensitive). Episode,
+ * task and pair views are built when opened from pre-rendered fragments kept gzip-compressed in the
+ * block #colbench-data (decoded once, with the browser's own DecompressionStream, right after the
+ * page is interactive); page images are data: URLs in #colbench-images.
+ *
+ * window.colbench.ready: ms after navigation start when the page became interactive;
+ * window.colbench.dataReady: when the episodes' data was decoded; window.colbench.shown: the
+ * fragment of the view last drawn (set once an episode or pair view is in place).
  */
 (function () {
   "use strict";
 
-  var dataCache = null;
-  function data() {
-    if (dataCache === null) {
-      dataCache = JSON.parse(document.getElementById("colbench-data").textContent);
-    }
-    return dataCache;
-  }
-
   function $(sel, root) { return (root || document).querySelector(sel); }
   function $all(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
 
-  // ---------------------------------------------------------------------------------- fragments
+  // ------------------------------------------------------------------------------------- data
+  var dataPromise = null;
+  function loadData() {
+    if (dataPromise === null) {
+      var bin = atob($("#colbench-data").textContent.trim());
+      var bytes = new Uint8Array(bin.length);
+      for (var k = 0; k < bin.length; k++) { bytes[k] = bin.charCodeAt(k); }
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      dataPromise = new Response(stream).text().then(function (text) {
+        var d = JSON.parse(text);
+        window.colbench.dataReady = performance.now();
+        return d;
+      });
+    }
+    return dataPromise;
+  }
+
+  var imagesCache = null;
+  function images() {
+    if (imagesCache === null) { imagesCache = JSON.parse($("#colbench-images").textContent); }
+    return imagesCache;
+  }
+
   function fillImages(root) {
-    var images = data().images;
     $all("img[data-img]", root).forEach(function (img) {
-      var src = images[img.getAttribute("data-img")];
+      var src = images()[img.getAttribute("data-img")];
       if (src) { img.src = src; } else { img.classList.add("missing"); }
     });
   }
 
-  function episodeNode(i, withTask) {
-    var d = data();
+  function episodeNode(d, i, withTask) {
     var wrap = document.createElement("div");
     wrap.innerHTML = d.episodes[i];
     var slot = $(".task-slot", wrap);
@@ -42,7 +59,7 @@
   // -------------------------------------------------------------------------------------- index
   var tbody = $("#index tbody");
   var allRows = $all("tr", tbody);
-  var searchText = null;  // episode index -> lower-case text, built on first search
+  var searchText = null;  // episode index -> lower-case text, built on the first search
 
   function plainText(html) {
     return html.replace(/<[^>]*>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
@@ -50,18 +67,10 @@
       .toLowerCase();
   }
 
-  function ensureSearchText() {
-    if (searchText !== null) { return; }
-    var d = data();
-    searchText = d.episodes.map(function (html, i) { return plainText(html + " " + d.tasks[d.task_of[i]]); });
-  }
-
   function value(sel) { var el = $(sel); return el ? el.value : ""; }
 
-  function applyFilters() {
+  function filterRows(q) {
     var run = value("#f-run"), outcome = value("#f-outcome"), reason = value("#f-reason");
-    var q = value("#f-search").trim().toLowerCase();
-    if (q) { ensureSearchText(); }
     var shown = 0;
     allRows.forEach(function (tr) {
       var i = +tr.getAttribute("data-i");
@@ -73,6 +82,18 @@
       if (ok) { shown += 1; }
     });
     $("#n-shown").textContent = String(shown);
+  }
+
+  /* Apply the selects and the search box; returns a promise (a first search decodes the data). */
+  function applyFilters() {
+    var q = value("#f-search").trim().toLowerCase();
+    if (!q || searchText !== null) { filterRows(q); return Promise.resolve(); }
+    return loadData().then(function (d) {
+      if (searchText === null) {
+        searchText = d.episodes.map(function (html, i) { return plainText(html + " " + d.tasks[d.task_of[i]]); });
+      }
+      filterRows(value("#f-search").trim().toLowerCase());
+    });
   }
 
   function naturalKey(s) {
@@ -123,16 +144,16 @@
   });
 
   // ------------------------------------------------------------------------------------ episode
-  function visibleOrder() {
-    return allRows.filter(function (tr) { return !tr.hidden; }).map(function (tr) { return +tr.getAttribute("data-i"); });
+  function rowOrder(rows) {
+    return rows.map(function (tr) { return +tr.getAttribute("data-i"); });
   }
 
-  function showEpisode(i) {
+  function showEpisode(d, i) {
     var body = $("#episode-body");
     body.innerHTML = "";
-    body.appendChild(episodeNode(i, true));
-    var order = visibleOrder(), k = order.indexOf(i);
-    if (k < 0) { order = allRows.map(function (tr) { return +tr.getAttribute("data-i"); }); k = order.indexOf(i); }
+    body.appendChild(episodeNode(d, i, true));
+    var order = rowOrder(allRows.filter(function (tr) { return !tr.hidden; })), k = order.indexOf(i);
+    if (k < 0) { order = rowOrder(allRows); k = order.indexOf(i); }
     var prev = $("#ep-prev"), next = $("#ep-next");
     prev.hidden = k <= 0;
     next.hidden = k < 0 || k >= order.length - 1;
@@ -152,17 +173,14 @@
       });
     });
   });
-
   $all("select.pick-compare").forEach(function (sel) {
     sel.addEventListener("change", function () { location.hash = "#/compare/" + sel.value; });
   });
 
-  function showPair(c, r) {
-    var pair = data().pairs[c], row = pair.rows[r];
-    var task = $("#pair-task");
-    task.innerHTML = "";
+  function showPair(d, c, r) {
+    var pair = d.pairs[c], row = pair.rows[r];
     var first = row.a.length ? row.a[0] : row.b[0];
-    task.innerHTML = data().tasks[data().task_of[first]];
+    $("#pair-task").innerHTML = d.tasks[d.task_of[first]];
     [["a", "#pair-a", pair.a], ["b", "#pair-b", pair.b]].forEach(function (side) {
       var col = $(side[1]);
       col.innerHTML = "";
@@ -176,7 +194,7 @@
         p.textContent = "no episode of this task";
         col.appendChild(p);
       }
-      row[side[0]].forEach(function (i) { col.appendChild(episodeNode(i, false)); });
+      row[side[0]].forEach(function (i) { col.appendChild(episodeNode(d, i, false)); });
     });
     var sec = $("#view-compare-" + c);
     var order = $all("tbody tr", sec).filter(function (tr) { return !tr.hidden; })
@@ -192,38 +210,45 @@
 
   // ------------------------------------------------------------------------------------- router
   var defaultView = $("#view-results") ? "#/results" : "#/index";
+  var nEpisodes = allRows.length;
+  var nPairs = $all("section.compare").map(function (sec) { return $all("tbody tr", sec).length; });
 
-  function route() {
-    var parts = (location.hash || defaultView).replace(/^#\/?/, "").split("/");
-    var view = parts[0] || "index", id = "view-" + view, tab = view;
-    if (view === "episode") {
-      var i = +parts[1];
-      if (!(i >= 0 && i < data().episodes.length)) { location.hash = "#/index"; return; }
-      showEpisode(i);
-      tab = "index";
-    } else if (view === "compare") {
-      id = "view-compare-" + (+parts[1] || 0);
-    } else if (view === "pair") {
-      var c = +parts[1], r = +parts[2];
-      var pairs = data().pairs;
-      if (!(c >= 0 && c < pairs.length && r >= 0 && r < pairs[c].rows.length)) { location.hash = "#/index"; return; }
-      showPair(c, r);
-      tab = "compare";
-    }
-    if (!document.getElementById(id)) { id = defaultView === "#/results" ? "view-results" : "view-index"; tab = id.slice(5); }
+  function select(id, tab, compareIndex) {
     $all("section.view").forEach(function (s) { s.hidden = s.id !== id; });
     $all("nav.tabs a").forEach(function (a) {
       var on = a.getAttribute("data-view") === tab;
-      if (on && tab === "compare" && a.hasAttribute("data-c")) {
-        var want = view === "pair" ? parts[1] : (parts[1] || "0");
-        on = a.getAttribute("data-c") === String(+want || 0);
-      }
+      if (on && tab === "compare" && a.hasAttribute("data-c")) { on = a.getAttribute("data-c") === String(compareIndex); }
       a.classList.toggle("active", on);
     });
-    if (view === "episode" || view === "pair") { window.scrollTo(0, 0); }
   }
 
+  function route() {
+    var hash = location.hash || defaultView;
+    var parts = hash.replace(/^#\/?/, "").split("/");
+    var view = parts[0] || "index";
+    if (view === "episode") {
+      var i = +parts[1];
+      if (!(parts[1] && i >= 0 && i < nEpisodes)) { location.hash = "#/index"; return Promise.resolve(); }
+      select("view-episode", "index");
+      return loadData().then(function (d) { showEpisode(d, i); window.scrollTo(0, 0); window.colbench.shown = hash; });
+    }
+    if (view === "pair") {
+      var c = +parts[1], r = +parts[2];
+      if (!(c >= 0 && c < nPairs.length && r >= 0 && r < nPairs[c])) { location.hash = "#/index"; return Promise.resolve(); }
+      select("view-pair", "compare", c);
+      return loadData().then(function (d) { showPair(d, c, r); window.scrollTo(0, 0); window.colbench.shown = hash; });
+    }
+    var id = view === "compare" ? "view-compare-" + (+parts[1] || 0) : "view-" + view;
+    var tab = view;
+    if (!document.getElementById(id)) { id = defaultView === "#/results" ? "view-results" : "view-index"; tab = id.slice(5); }
+    select(id, tab, +parts[1] || 0);
+    window.colbench.shown = hash;
+    return Promise.resolve();
+  }
+
+  window.colbench = {ready: null, dataReady: null, shown: null, applyFilters: applyFilters, route: route};
   window.addEventListener("hashchange", route);
   route();
-  window.colbench = {ready: performance.now(), applyFilters: applyFilters};
+  window.colbench.ready = performance.now();
+  setTimeout(loadData, 0);  // decode the episodes now, so that the first one opens at once
 })();
