@@ -170,3 +170,33 @@ def test_frontend_comparison_by_mean_similarity(tmp_path):
     assert {r["task_id"]: r["category"] for r in c.rows} == {"p1": "win", "p2": "tie", "p3": "loss"}
     wr = win_rate(ra, rb)
     assert (c.counts["win"], c.counts["loss"], c.counts["tie"]) == (wr["wins"], wr["losses"], wr["ties"]) == (1, 1, 1)
+
+
+def _episodes_block(html: str) -> dict:
+    """The page's compressed block of episode views, decoded."""
+    import base64
+    import gzip
+    import re
+
+    b64 = re.search(r'<script type="application/octet-stream" id="colbench-data"[^>]*>([^<]*)</script>', html)[1]
+    return json.loads(gzip.decompress(base64.b64decode(b64)))
+
+
+def test_same_runs_same_page_and_unscored_tables_said(tmp_path):
+    """The page is a function of its input (no time stamps, no random ids; one id per element);
+    without scoring a file's tables say so."""
+    import re
+
+    from colbench.viewer import write_view
+
+    src = [SMALL / "eval/rft.jsonl", SMALL / "eval/ppo.jsonl"]
+    one, two = write_view(src, tmp_path / "1.html", progress=False), write_view(src, tmp_path / "2.html", progress=False)
+    html = (tmp_path / "1.html").read_text()
+    assert html == (tmp_path / "2.html").read_text() and one.scored == two.scored == 32  # distinct (task, answer) pairs
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    assert len(ids) == len(set(ids)) and ids
+    block = _episodes_block(html)
+    assert len(block["episodes"]) == 32 and all("tests-table" in e for e in block["episodes"])
+    res = write_view(src, tmp_path / "3.html", score=False, progress=False)
+    block = _episodes_block((tmp_path / "3.html").read_text())
+    assert res.scored == 0 and all("not scored" in e and "tests-table" not in e for e in block["episodes"])

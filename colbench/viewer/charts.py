@@ -4,6 +4,7 @@ family, one colour per run."""
 from __future__ import annotations
 
 import io
+import re
 from collections import Counter
 from typing import Sequence
 
@@ -14,11 +15,37 @@ __all__ = ["summary_charts", "family_groups"]
 _COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
 
 
-def _svg(fig) -> str:
+def _svg(fig, prefix: str) -> str:
+    """The figure as inline SVG: no XML prologue, no date (the same runs give the same page), its
+    element ids prefixed with ``prefix`` (matplotlib names markers by their shape, so two charts of
+    one page would share ids)."""
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     svg = buf.getvalue()
-    return svg[svg.index("<svg"):]  # drop the XML prologue and DOCTYPE: the SVG is inline
+    svg = svg[svg.index("<svg"):]
+    for name in set(re.findall(r'\bid="([^"]+)"', svg)):
+        svg = svg.replace(f'id="{name}"', f'id="{prefix}-{name}"').replace(f'#{name})', f'#{prefix}-{name})') \
+            .replace(f'"#{name}"', f'"#{prefix}-{name}"')
+    return svg
+
+
+def _finish(fig, ax, title: str, xlabel: str | None, ylabel: str, *, legend: bool, counts: bool = True) -> str:
+    """Title, labels (integer ticks when the y axis counts episodes), the runs' legend beside the
+    axes; the figure as inline SVG, closed."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    ax.set_title(title)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if counts:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if legend:
+        ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    svg = _svg(fig, f"chart-{re.sub(r'[^a-z0-9]+', '-', title.lower()).strip('-')}")
+    plt.close(fig)
+    return svg
 
 
 def family_groups(runs: Sequence[Run]) -> tuple[str, list[str]]:
@@ -38,7 +65,6 @@ def summary_charts(runs: Sequence[Run]) -> dict[str, str]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
 
     kind = runs[0].kind
     colours = [_COLOURS[i % len(_COLOURS)] for i in range(len(runs))]
@@ -57,14 +83,8 @@ def summary_charts(runs: Sequence[Run]) -> dict[str, str]:
                    color=colours[i], label=run.label)
         ax.set_xlim(0, 1)
         ax.set_xticks([k / 10 for k in range(11)])
-        ax.set_xlabel("reward: fraction of tests passed" if kind == "backend" else "similarity to the target")
-        ax.set_ylabel("episodes")
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title("reward")
-        if len(runs) > 1:
-            ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        out["reward"] = _svg(fig)
-        plt.close(fig)
+        out["reward"] = _finish(fig, ax, "reward", "reward: fraction of tests passed" if kind == "backend"
+                                else "similarity to the target", "episodes", legend=len(runs) > 1)
 
         # turns
         fig, ax = plt.subplots(figsize=(4.6, 2.4))
@@ -75,14 +95,7 @@ def summary_charts(runs: Sequence[Run]) -> dict[str, str]:
             ax.bar([t - 0.4 + (i + 0.5) * width for t in range(1, most + 1)], [c.get(t, 0) for t in range(1, most + 1)],
                    width=width, color=colours[i], label=run.label)
         ax.set_xticks(range(1, most + 1))
-        ax.set_xlabel("agent turns")
-        ax.set_ylabel("episodes")
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title("turns per episode")
-        if len(runs) > 1:
-            ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        out["turns"] = _svg(fig)
-        plt.close(fig)
+        out["turns"] = _finish(fig, ax, "turns per episode", "agent turns", "episodes", legend=len(runs) > 1)
 
         attr, names = family_groups(runs)
         if names:
@@ -99,12 +112,9 @@ def summary_charts(runs: Sequence[Run]) -> dict[str, str]:
                 ax.bar([k - 0.4 + (i + 0.5) * width for k in range(len(names))], vals, width=width,
                        color=colours[i], label=run.label)
             ax.set_xticks(range(len(names)), names, rotation=30 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center")
-            ax.set_ylabel("success rate (%)" if kind == "backend" else "mean similarity")
-            ax.set_title(f"{'success' if kind == 'backend' else 'similarity'} by task {attr}")
             if kind == "backend":
                 ax.set_ylim(0, 100)
-            if len(runs) > 1:
-                ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-            out["family"] = _svg(fig)
-            plt.close(fig)
+            out["family"] = _finish(fig, ax, f"{'success' if kind == 'backend' else 'similarity'} by task {attr}", None,
+                                    "success rate (%)" if kind == "backend" else "mean similarity",
+                                    legend=len(runs) > 1, counts=False)
     return out

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from colbench.errors import UsageError
+from colbench_env.trajectories import atomic_open
 
 from .data import Run, compare_runs, load_runs, score_runs
 
@@ -55,22 +55,6 @@ def check_out(out: str | os.PathLike, inputs: Sequence[str | os.PathLike] = ()) 
     return p
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def write_runs(runs: Sequence[Run], out: str | os.PathLike, *, comparisons: Sequence[tuple[int, int]] | None = None,
                title: str = "colbench view", results_html: str | None = None, notes: Sequence[str] = (),
                semantics: str = "reference", score: bool = True, workers: int | None = None,
@@ -100,7 +84,9 @@ def write_runs(runs: Sequence[Run], out: str | os.PathLike, *, comparisons: Sequ
     comps = [compare_runs(runs, a, b) for a, b in pairs]
     page = render_report(runs, comparisons=comps, charts=summary_charts(runs), images=images, title=title,
                          results_html=results_html, notes=notes)
-    _atomic_write_text(out, page)
+    with atomic_open(out) as f:  # readers see the old report or the whole new one
+        f.write(page)
+    os.chmod(out, 0o644)  # a report is for reading: not the temporary file's 0600
     return ViewResult(path=str(out), episodes=sum(len(r.episodes) for r in runs), runs=len(runs),
                       bytes=out.stat().st_size, scored=scored, seconds=time.perf_counter() - t0)
 
