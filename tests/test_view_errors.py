@@ -66,7 +66,7 @@ def test_missing_file(capsys, tmp_path, out):
     assert out.read_text() == "earlier report" and sorted(tmp_path.iterdir()) == [out]
 
 
-@pytest.mark.parametrize("what", ["task file", "binary", "bad json", "empty", "list line", "bad task"])
+@pytest.mark.parametrize("what", ["task file", "binary", "bad json", "empty", "list line", "bad task", "bad role"])
 def test_not_trajectories(capsys, tmp_path, out, what):
     src = tmp_path / "x.jsonl"
     if what == "task file":  # the embedded frontend tasks: records, not trajectories
@@ -84,6 +84,11 @@ def test_not_trajectories(capsys, tmp_path, out, what):
     elif what == "list line":
         src.write_text("[1, 2]\n")
         want = f"{src}:1: a trajectory must be a JSON object"
+    elif what == "bad role":
+        bad = rec(BACK_TASK, 1.0)
+        bad["dialogue_history"].insert(0, {"role": "system", "content": "be brief"})
+        write(src, [rec(BACK_TASK, 1.0), bad])
+        want = f"{src}:2: field 'dialogue_history': dialogue message role must be 'assistant' or 'user', got 'system'"
     else:
         write(src, [rec(BACK_TASK, 1.0), {"task": {"problem_description": "x", "hidden_information": "y"},
                                           "dialogue_history": [], "answer": ""}])

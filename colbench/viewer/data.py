@@ -37,6 +37,7 @@ from colbench_env.evaluation.backend import TestOutcome
 from colbench_env.prompting import dialogue_messages
 from colbench_env.protocol import ANSWER_MARKER, OUTPUT_MARKER, extract_html
 from colbench_env.records import record_kind
+from colbench_env.trajectories import TrajectoryFormatError
 
 __all__ = ["Turn", "Episode", "Run", "Comparison", "load_runs", "score_runs", "compare_runs", "task_key",
            "SCORE_DEFAULTS"]
@@ -201,7 +202,8 @@ def _turns(rec: dict, kind: str) -> list[Turn]:
         thought = None
         if isinstance(raw, str) and OUTPUT_MARKER in raw:
             thought = raw.split(OUTPUT_MARKER, 1)[0].strip() or None
-        is_answer = ANSWER_MARKER in text or (j == last_agent and "answer" in rec)
+        # the episode's last agent turn is its answer unless the episode failed (an ``error``)
+        is_answer = ANSWER_MARKER in text or (j == last_agent and bool(rec.get("answer")) and not rec.get("error"))
         page = (extract_html(text) or None) if kind == "frontend" else None
         out.append(Turn("agent", text.strip(), thought, is_answer, m.get("finish_reason") == "length", page))
     return out
@@ -299,10 +301,14 @@ def load_runs(paths: Sequence[str | os.PathLike], labels: Sequence[str] | None =
                 continue
             task = rec["task"]
             gen = _generator(task)
+            try:
+                turns = _turns(rec, kind)
+            except ValueError as e:  # a dialogue role other than assistant/user
+                raise TrajectoryFormatError(f"{path}:{line}: field 'dialogue_history': {e}") from None
             ep = Episode(index=-1, run=r, line=line, path=path, record=rec, kind=kind,
                          task_id=str(rec.get("task_id") or task.get("task_id") or f"{os.path.basename(path)}:{line}"),
                          group=group, family=str(gen.get("family") or ""), template=str(gen.get("template") or ""),
-                         error=rec.get("error") or None, turns=_turns(rec, kind))
+                         error=rec.get("error") or None, turns=turns)
             r_ = rec.get("reward")
             ep.reward = float(r_) if isinstance(r_, (int, float)) and not isinstance(r_, bool) else None
             ep.success = bool(rec.get("success")) if kind == "backend" and "success" in rec else None
