@@ -22,6 +22,7 @@ written, never earlier ones) or atomically (temp file + ``os.replace``).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 __all__ = ["TrajectoryFormatError", "read_jsonl", "read_trajectories", "append_jsonl", "atomic_write_jsonl",
-           "validate_trajectory"]
+           "atomic_open", "validate_trajectory"]
 
 
 class TrajectoryFormatError(ValueError):
@@ -126,15 +127,17 @@ def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
         os.fsync(f.fileno())
 
 
-def atomic_write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
-    """Write all records to ``path`` atomically: readers see the old file or the whole new one."""
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike) -> Iterator:
+    """A text file (UTF-8) that replaces ``path`` when the ``with`` block ends without an exception
+    (written to a temporary file beside it, fsynced, then ``os.replace``d): readers see the old file
+    or the whole new one; on an exception ``path`` is left as it was and the temporary file removed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for rec in records:
-                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -144,3 +147,10 @@ def atomic_write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None
         except FileNotFoundError:
             pass
         raise
+
+
+def atomic_write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    """Write all records to ``path`` atomically: readers see the old file or the whole new one."""
+    with atomic_open(path) as f:
+        for rec in records:
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")

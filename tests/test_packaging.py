@@ -20,7 +20,7 @@ HEAVY = {"torch", "transformers", "gguf", "safetensors", "selenium", "pillow", "
 BLOCKER = """
 import importlib.abc, sys
 BLOCK = {"torch", "transformers", "gguf", "safetensors", "selenium", "PIL", "psutil", "peft", "trl",
-         "accelerate", "bitsandbytes", "matplotlib", "sklearn"}
+         "accelerate", "bitsandbytes", "matplotlib", "sklearn", "jinja2", "pygments"}
 class Blocker(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in BLOCK:
@@ -49,11 +49,12 @@ def test_core_dependencies_and_extras():
     core = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
     assert core == {"gymnasium", "pettingzoo", "numpy", "tqdm"}
     extras = PYPROJECT["project"]["optional-dependencies"]
-    assert set(extras) == {"lm", "frontend", "train", "bench", "dev", "all"}
+    assert set(extras) == {"lm", "frontend", "train", "bench", "dev", "view", "all"}
     assert {_name(r) for r in extras["lm"]} >= {"torch", "transformers"}
     assert {_name(r) for r in extras["frontend"]} >= {"selenium", "pillow", "psutil"}
     assert "colbench[lm]" in extras["train"] and {_name(r) for r in extras["train"]} >= {"peft", "trl", "accelerate"}
-    assert extras["all"] == ["colbench[lm,frontend,train,bench,dev]"]
+    assert {_name(r) for r in extras["view"]} == {"jinja2", "pygments", "matplotlib"}
+    assert extras["all"] == ["colbench[lm,frontend,train,bench,dev,view]"]
     assert "scikit-learn" not in json.dumps(PYPROJECT)  # nothing uses it
     assert PYPROJECT["project"]["scripts"] == {"colbench": "colbench.cli:main"}
 
@@ -91,6 +92,17 @@ sys.exit(main(["run", "--agent", "smollm2", "--episodes", "1", "--out", "r.jsonl
     assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr[-3000:]
     assert "colbench run: error: this needs the 'lm' extra" in p.stderr
     assert "pip install 'colbench[lm]'" in p.stderr
+
+
+def test_view_without_its_extra_says_which_before_any_work(tmp_path):
+    p = _core_python(f"""
+from colbench.cli import main
+sys.exit(main(["view", {str(ROOT / "studies/pipeline_small/eval/rft.jsonl")!r}, "--out", "r.html"]))
+""", tmp_path)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert p.stderr.strip() == ("colbench view: error: this needs the 'view' extra (No module named 'jinja2'): "
+                                "pip install 'colbench[view]'")
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_setup_without_npm_says_what_to_install(tmp_path):
@@ -141,6 +153,8 @@ def test_wheel_holds_the_library_and_benchmarks_but_not_the_authoring_scripts_or
     for module in ("colbench/pipeline/run.py", "colbench/pipeline/config.py", "colbench/critics/ranking.py",
                    "colbench/cli/pipeline.py", "agents/rft_config.py", "benchmarks/bench.py", "benchmarks/pipeline.py"):
         assert module in names, module
+    assert {"colbench/viewer/templates/report.html.j2", "colbench/viewer/templates/episode.html.j2",
+            "colbench/viewer/static/viewer.js", "colbench/viewer/static/viewer.css"} <= set(names)
     assert not [n for n in names if "authoring" in n or n.startswith(("tests/", "studies/", "benchmarks/results/"))]
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "colbench = colbench.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()

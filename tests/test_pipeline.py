@@ -62,6 +62,8 @@ def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
     out = tmp_path / "p"
     for f in ("results.md", "results.csv", "results.png", "results.json", "config.json"):
         assert (out / f).exists(), f
+    # the viewer's report of the run: every method's evaluation episodes, 6 methods x 2 tasks
+    assert "12 evaluation episodes of 6 method/mode runs" in (out / "report.html").read_text()
     for m in ("rft", "mt-dpo", "ppo", "grpo", "sweet-rl"):
         assert (out / "models" / m / "config.json").exists() and (out / "ckpt" / m / "trainer.json").exists()
         trained = json.loads((out / "ckpt" / m / "trainer.json").read_text())["config"]
@@ -313,6 +315,9 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
                          [oracle_record(cfg, train[spec.options["task_index"]], spec.episode_id, ev)])
     report = run_pipeline(cfg, preset="test")
     out = tmp_path / "s"
+    # one report over both seeds, greedy and sampled: 2 seeds x (2 + 4) episodes of zero-shot and grpo
+    assert "24 evaluation episodes of 4 method/mode runs over 2 seeds" in (out / "report.html").read_text()
+    assert not (out / "seed-0" / "report.html").exists()
     for s in cfg.seeds:
         for m in ("zero-shot", "grpo"):
             assert len(read_trajectories(out / f"seed-{s}" / "eval" / f"{m}.jsonl")) == 2

@@ -37,6 +37,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("colbench.cli.demo", "a first look in ~2 minutes: one dialogue turn by turn, then lower bound vs "
                                   "SmolLM2 vs upper bound"),
     "setup": ("colbench.cli.setup", "fetch the frontend's Tailwind stylesheet into the user cache; check the browser"),
+    "view": ("colbench.cli.view", "trajectories -> one self-contained HTML report: episodes, per-test tables, pages, "
+                                  "two runs compared"),
 }
 
 
@@ -44,7 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 EXTRAS = {"torch": "lm", "transformers": "lm", "gguf": "lm", "safetensors": "lm",
           "selenium": "frontend", "PIL": "frontend", "psutil": "frontend",
           "peft": "train", "trl": "train", "accelerate": "train", "bitsandbytes": "train",
-          "matplotlib": "bench"}
+          "matplotlib": "bench", "jinja2": "view", "pygments": "view", "markupsafe": "view"}
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):

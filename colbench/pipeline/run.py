@@ -66,7 +66,9 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     if note:
         log(note)
     if not cfg.seeds:
-        return _run_one_seed(cfg, preset=preset)
+        report = _run_one_seed(cfg, preset=preset)
+        write_view(cfg.out_dir)
+        return report
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     # the statistics pool every seed of the directory made with this run's settings (an invocation
@@ -89,8 +91,26 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     methods = write_config()
     stats = analyse_runs(dirs, out, methods=["zero-shot", *methods],
                          resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
+    write_view(out)
     return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
             "seeds": seeds}
+
+
+def write_view(out_dir: str | Path) -> Path | None:
+    """``<out_dir>/report.html``: the results, the statistics and every method's evaluation episodes
+    beside zero-shot's (:func:`colbench.viewer.write_pipeline_report`). Without the ``view`` extra a
+    line says so and nothing is written (the run's results are complete without it)."""
+    try:
+        import jinja2  # noqa: F401
+        import pygments  # noqa: F401
+
+        from colbench.viewer import write_pipeline_report
+    except ModuleNotFoundError as e:
+        log(f"report.html not written: the 'view' extra is missing ({e.name}): pip install 'colbench[view]'")
+        return None
+    result = write_pipeline_report(out_dir, progress=False)
+    log(f"view: {result.path} ({result.episodes} episodes, {result.bytes / 1e6:.1f} MB)")
+    return Path(result.path)
 
 
 def _earlier_seeds(cfg: PipelineConfig) -> list[int]:
