@@ -56,6 +56,7 @@ def make_accelerator(mixed_precision: str | None = None):
     * otherwise DDP over gloo, as ``ACCELERATE_USE_CPU=1`` gives.
     """
     from accelerate import Accelerator
+    from accelerate.state import AcceleratorState, PartialState
     from accelerate.utils import DistributedType, FullyShardedDataParallelPlugin, InitProcessGroupKwargs
 
     launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
@@ -72,9 +73,12 @@ def make_accelerator(mixed_precision: str | None = None):
         if accelerator.mixed_precision != "no":
             plugin.set_mixed_precision(accelerator.mixed_precision)
         accelerator.state.fsdp_plugin = plugin
-        accelerator.state.distributed_type = DistributedType.FSDP
-        # FSDP compares its device_id with the parameters' device: "cpu:0" (a CPU rank's) is not "cpu"
-        accelerator.state.device = torch.device("cpu")
+        # as accelerate does for GPUs, in both shared states: every later AcceleratorState() (transformers
+        # makes one to load a 4-bit model) copies PartialState's over its own. FSDP compares its
+        # device_id with the parameters' device: "cpu:0" (a CPU rank's) is not "cpu".
+        for state in (PartialState._shared_state, AcceleratorState._shared_state):
+            state["distributed_type"] = DistributedType.FSDP
+            state["device"] = torch.device("cpu")
     return accelerator
 
 
@@ -305,21 +309,35 @@ def _deepspeed_load_full_state(lm, weights: dict[str, torch.Tensor], optim: dict
 @contextlib.contextmanager
 def generation_model(kind: str, lm):
     """The unwrapped model with its full parameters, for ``generate`` (no collective per forward):
-    FSDP's ``summon_full_params`` (FSDP 2 modules gather per forward, in step across the ranks, which
-    generate the same tokens), DeepSpeed's gathered parameters (TRL)."""
+    FSDP 1's ``summon_full_params``, FSDP 2's units unsharded (and not resharded after each forward)
+    for the duration, DeepSpeed's gathered parameters (TRL's ``unwrap_model_for_generation``)."""
     if kind == "deepspeed":
         from trl.models.utils import unwrap_model_for_generation
 
         with unwrap_model_for_generation(lm.model, lm.accelerator) as net:
             yield net
         return
-    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torch.distributed.fsdp import FSDPModule, FullyShardedDataParallel as FSDP
 
     if isinstance(lm.model, FSDP):
         with FSDP.summon_full_params(lm.model, writeback=False):
             yield lm.accelerator.unwrap_model(lm.model)
         return
-    yield lm.accelerator.unwrap_model(lm.model)
+    # FSDP 2: generate() calls the causal LM inside the root module, whose pre-forward unshard
+    # then never runs; every unit is unsharded up front and kept so until the end
+    # (the root's lazy initialisation first, which its first forward would do: without it the inner
+    # units would each initialise as a root of their own, and the root's next forward fail)
+    lm.model._get_fsdp_state()._lazy_init()
+    units = [m for m in lm.model.modules() if isinstance(m, FSDPModule)]
+    for m in units:
+        m.set_reshard_after_forward(False, recurse=False)
+        m.unshard()
+    try:
+        yield lm.accelerator.unwrap_model(lm.model)
+    finally:
+        for m in units:
+            m.reshard()
+            m.set_reshard_after_forward(lm.accelerator.state.fsdp_plugin.reshard_after_forward, recurse=False)
 
 
 def clean_name(name: str) -> str:

@@ -50,10 +50,6 @@ __all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigEr
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
-def _is_fsdp(accelerator) -> bool:
-    return str(getattr(accelerator, "distributed_type", "")).endswith("FSDP")
-
-
 def _seed_everything(seed: int) -> None:
     random.seed(seed)
     torch.manual_seed(seed)
@@ -118,9 +114,11 @@ class TrainableLM:
                 kwargs["quantization_config"] = BitsAndBytesConfig(
                     load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
                     bnb_4bit_compute_dtype=_DTYPES[compute_dtype],
-                    # FSDP shards a 4-bit base only when its storage dtype is the compute dtype
-                    bnb_4bit_quant_storage=_DTYPES[compute_dtype] if _is_fsdp(accelerator) else torch.uint8)
-                kwargs["device_map"] = {"": accelerator.device}
+                    # FSDP and ZeRO-3 shard a 4-bit base only when its storage dtype is the compute dtype
+                    # (flat parameters of one dtype)
+                    bnb_4bit_quant_storage=_DTYPES[compute_dtype] if self.sharding else torch.uint8)
+                if self.sharding != "deepspeed":  # transformers refuses a device_map under ZeRO-3
+                    kwargs["device_map"] = {"": accelerator.device}
             # the weights in compute_dtype, whatever the checkpoint holds: transformers v5 loads a
             # checkpoint's own dtype by default (bf16 for Llama-3.1), so "float32" would otherwise give
             # bf16 weights -- and AdamW steps on bf16 weights round updates below ~0.4 % of a weight away
