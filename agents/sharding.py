@@ -190,12 +190,11 @@ def full_weights(kind: str, lm) -> dict[str, torch.Tensor]:
     """The trained weights of a sharded :class:`TrainableLM`, whole, by the names of the unwrapped
     model (what its ``state_dict`` holds in one process). A collective: every rank calls it; on CPU
     every rank gets them, on GPUs the main process."""
-    if kind == "deepspeed":
-        import deepspeed
+    if kind == "deepspeed":  # its fp32 master weights (the model's own are bf16 under bf16 mixed precision)
+        from deepspeed.utils import safe_get_full_fp32_param
 
-        named = _deepspeed_params(lm)
-        with deepspeed.zero.GatheredParameters([p for _, p in named]):
-            return {n: p.detach().clone().cpu() for n, p in named}
+        return {n: safe_get_full_fp32_param(p).detach().reshape(p.ds_shape).clone().cpu()
+                for n, p in _deepspeed_params(lm)}
     from torch.distributed.checkpoint.state_dict import get_model_state_dict
 
     return get_model_state_dict(lm.model, options=_dcp_options(lm.accelerator, ignore_frozen_params=True))
@@ -307,37 +306,38 @@ def _deepspeed_load_full_state(lm, weights: dict[str, torch.Tensor], optim: dict
 
 # --- generation -----------------------------------------------------------------------------------
 @contextlib.contextmanager
-def generation_model(kind: str, lm):
-    """The unwrapped model with its full parameters, for ``generate`` (no collective per forward):
-    FSDP 1's ``summon_full_params``, FSDP 2's units unsharded (and not resharded after each forward)
-    for the duration, DeepSpeed's gathered parameters (TRL's ``unwrap_model_for_generation``)."""
+def generation_model(kind: str, wrapped, accelerator):
+    """The unwrapped model of ``wrapped`` (a prepared model, or a full fine-tune's sharded frozen
+    reference) with its full parameters, for ``generate`` (no collective per forward): FSDP 1's
+    ``summon_full_params``, FSDP 2's units unsharded (and not resharded after each forward) for the
+    duration, DeepSpeed's gathered parameters (TRL's ``unwrap_model_for_generation``)."""
     if kind == "deepspeed":
         from trl.models.utils import unwrap_model_for_generation
 
-        with unwrap_model_for_generation(lm.model, lm.accelerator) as net:
+        with unwrap_model_for_generation(wrapped, accelerator) as net:
             yield net
         return
     from torch.distributed.fsdp import FSDPModule, FullyShardedDataParallel as FSDP
 
-    if isinstance(lm.model, FSDP):
-        with FSDP.summon_full_params(lm.model, writeback=False):
-            yield lm.accelerator.unwrap_model(lm.model)
+    if isinstance(wrapped, FSDP):
+        with FSDP.summon_full_params(wrapped, writeback=False):
+            yield accelerator.unwrap_model(wrapped)
         return
     # FSDP 2: generate() calls the causal LM inside the root module, whose pre-forward unshard
-    # then never runs; every unit is unsharded up front and kept so until the end
-    # (the root's lazy initialisation first, which its first forward would do: without it the inner
-    # units would each initialise as a root of their own, and the root's next forward fail)
-    lm.model._get_fsdp_state()._lazy_init()
-    units = [m for m in lm.model.modules() if isinstance(m, FSDPModule)]
+    # then never runs; every unit is unsharded up front and kept so until the end (the root's lazy
+    # initialisation first, which its first forward would do: without it the inner units would each
+    # initialise as a root of their own, and the root's next forward fail)
+    wrapped._get_fsdp_state()._lazy_init()
+    units = [m for m in wrapped.modules() if isinstance(m, FSDPModule)]
     for m in units:
         m.set_reshard_after_forward(False, recurse=False)
         m.unshard()
     try:
-        yield lm.accelerator.unwrap_model(lm.model)
+        yield accelerator.unwrap_model(wrapped)
     finally:
         for m in units:
             m.reshard()
-            m.set_reshard_after_forward(lm.accelerator.state.fsdp_plugin.reshard_after_forward, recurse=False)
+            m.set_reshard_after_forward(accelerator.state.fsdp_plugin.reshard_after_forward, recurse=False)
 
 
 def clean_name(name: str) -> str:

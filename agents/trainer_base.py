@@ -151,12 +151,31 @@ class TrainableLM:
             # the frozen reference: a copy of the starting weights, never prepared for training; under
             # bf16/fp16 mixed precision (the policy's forwards autocast to it) the copy is kept in that
             # precision: half the memory of a float32 copy, 16 rather than 32 GB for an 8B model, as
-            # the reference implementation's bf16 reference model
-            ref = copy.deepcopy(base).requires_grad_(False).eval()
+            # the reference implementation's bf16 reference model. Sharded, the copy is sharded too
+            # (TRL's prepare_fsdp / prepare_deepspeed); under ZeRO-3 it is loaded again from the path,
+            # since transformers partitions a model as it loads it there (a copy of one is empty).
+            if self.sharding == "deepspeed":
+                if not isinstance(model, (str, os.PathLike)):
+                    raise ValueError("TrainableLM: full_finetune under DeepSpeed ZeRO-3 needs the model as a path "
+                                     "(the frozen reference is loaded from it)")
+                ref = AutoModelForCausalLM.from_pretrained(os.fspath(model), **kwargs)
+            else:
+                ref = copy.deepcopy(base)
+            ref = ref.requires_grad_(False).eval()
             low_precision = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(str(getattr(accelerator, "mixed_precision", "no")))
             if low_precision is not None and dtypes == {torch.float32}:
                 ref = ref.to(low_precision)
-            self._frozen_reference = ref.to(accelerator.device)
+            if self.sharding == "fsdp":
+                from trl.models.utils import prepare_fsdp
+
+                ref = prepare_fsdp(ref, accelerator)
+            elif self.sharding == "deepspeed":
+                from trl.models.utils import prepare_deepspeed
+
+                ref = prepare_deepspeed(ref, accelerator)
+            else:
+                ref = ref.to(accelerator.device)
+            self._frozen_reference = ref
             net = base
         elif isinstance(base, peft.PeftModel):
             net = base
@@ -175,6 +194,8 @@ class TrainableLM:
         if self.sharding == "deepspeed":
             sharding.configure_deepspeed(accelerator)
         self._model_groups = len(optimizer.param_groups)  # in optimizer.pt, before add_parameters' group
+        #: parameter count of the whole model (a sharded process holds about 1/N of it)
+        self.n_parameters = sum(getattr(p, "ds_numel", p.numel()) for p in net.parameters())  # ZeRO-3 partitions at load
         self.model, self.optimizer = accelerator.prepare(net, optimizer)
         self._adam_betas = tuple(adam_betas)
 
@@ -280,8 +301,8 @@ class TrainableLM:
 
         ids, mask = batch["input_ids"], batch["loss_mask"]
         net = self._net(reference)
-        if self.sharding and net is self.model:
-            return self._sharded_logps_and_hidden(batch, reference=reference, temperature=temperature)
+        if self.sharding:  # the model, or a full fine-tune's frozen reference, sharded
+            return self._sharded_logps_and_hidden(net, batch, reference=reference, temperature=temperature)
         unwrapped = self.accelerator.unwrap_model(net) if net is self.model else net
         cfg = unwrapped.config.get_text_config() if hasattr(unwrapped.config, "get_text_config") else unwrapped.config
         plain_head = not any(getattr(cfg, k, None) for k in ("final_logit_softcapping", "logit_scale", "logits_scaling"))
@@ -317,15 +338,15 @@ class TrainableLM:
         logits = out.logits.float() if temperature == 1.0 else out.logits.float() / temperature
         return token_logprobs(logits, ids) * mask, out.hidden_states[-1]
 
-    def _sharded_logps_and_hidden(self, batch: dict[str, torch.Tensor], *, reference: bool, temperature: float):
+    def _sharded_logps_and_hidden(self, net, batch: dict[str, torch.Tensor], *, reference: bool, temperature: float):
         """:meth:`logps_and_hidden` of a sharded model: one forward of the wrapped model, logits at the
         positions some row trains (column ``c`` of the result is the log-prob of token ``c + 1``)."""
         ids, mask = batch["input_ids"], batch["loss_mask"]
         cols = mask.bool().any(0).nonzero().squeeze(1)
         ctx = self.reference() if reference else contextlib.nullcontext()
         with ctx:
-            out = self.model(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
-                             output_hidden_states=True, logits_to_keep=cols)
+            out = net(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
+                      output_hidden_states=True, logits_to_keep=cols)
         logits = out.logits.float()
         if temperature != 1.0:
             logits = logits / temperature
@@ -460,12 +481,11 @@ class TrainableLM:
             kwargs.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0, num_return_sequences=n)
         else:
             kwargs.update(do_sample=False)
-        if reference and self.full_finetune:
-            whole = contextlib.nullcontext(self._frozen_reference)
-        elif self.sharding:
-            whole = sharding.generation_model(self.sharding, self)
+        wrapped = self._net(reference)
+        if self.sharding:
+            whole = sharding.generation_model(self.sharding, wrapped, self.accelerator)
         else:
-            whole = contextlib.nullcontext(self.peft_model)
+            whole = contextlib.nullcontext(self.peft_model if wrapped is self.model else wrapped)
         with whole as net:
             was_training = net.training
             net.eval()
