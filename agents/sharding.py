@@ -175,6 +175,12 @@ def clip_sharded(kind: str, sharded, replicated, max_norm: float, accelerator) -
 
 
 # --- checkpoints ----------------------------------------------------------------------------------
+def _keeps_whole(accelerator) -> bool:
+    """Whether this process keeps gathered state: on CPU every process (as torch's state-dict API
+    there), on GPUs the main process only (the others' host memory would hold N copies)."""
+    return accelerator.device.type == "cpu" or accelerator.is_main_process
+
+
 def _dcp_options(accelerator, **kw):
     from torch.distributed.checkpoint.state_dict import StateDictOptions
 
@@ -193,8 +199,12 @@ def full_weights(kind: str, lm) -> dict[str, torch.Tensor]:
     if kind == "deepspeed":  # its fp32 master weights (the model's own are bf16 under bf16 mixed precision)
         from deepspeed.utils import safe_get_full_fp32_param
 
-        return {n: safe_get_full_fp32_param(p).detach().reshape(p.ds_shape).clone().cpu()
-                for n, p in _deepspeed_params(lm)}
+        out = {}
+        for n, p in _deepspeed_params(lm):  # gathered one at a time, kept where _keeps_whole says
+            full = safe_get_full_fp32_param(p)
+            if _keeps_whole(lm.accelerator):
+                out[n] = full.detach().reshape(p.ds_shape).clone().cpu()
+        return out
     from torch.distributed.checkpoint.state_dict import get_model_state_dict
 
     return get_model_state_dict(lm.model, options=_dcp_options(lm.accelerator, ignore_frozen_params=True))
@@ -263,8 +273,11 @@ def _deepspeed_optimizer_state(lm) -> dict:
         for i, (_, p) in enumerate(named):
             st = {"step": step.clone().cpu()}
             for key in ("exp_avg", "exp_avg_sq"):
-                st[key] = safe_get_full_optimizer_state(p, key).detach().reshape(p.ds_shape).clone().cpu()
-            state[i] = st
+                full = safe_get_full_optimizer_state(p, key)  # a collective: every process gathers
+                if _keeps_whole(lm.accelerator):
+                    st[key] = full.detach().reshape(p.ds_shape).clone().cpu()
+            if _keeps_whole(lm.accelerator):
+                state[i] = st
     group = {k: v for k, v in zero.param_groups[0].items() if k != "params"}
     return {"state": state, "param_groups": [dict(group, params=list(range(len(named))))]}
 

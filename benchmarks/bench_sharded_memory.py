@@ -1,0 +1,172 @@
+"""Memory per process of sharded training: 2 CPU processes under FSDP and under ZeRO-3 against one
+process, on the real SmolLM2-135M-Instruct (float32, 135M parameters: 540 MB of weights).
+
+Two trainings, one update each on 8 two-turn trajectories (2 per micro-batch and optimiser step):
+
+* ``rft``: LoRA (r=16) on the frozen base -- the weights dominate;
+* ``mt-dpo-full``: multi-turn DPO as a full fine-tune -- weights, gradients, two AdamW moments and
+  the frozen reference copy (5 x 540 MB in one process).
+
+Each process polls its proportional set size (PSS: its resident memory, pages shared with the other
+process -- the page cache of the memory-mapped checkpoint, which transformers' tensors may point
+into -- counted half) every 2 ms and reports, minus its value after the imports: its peak while
+the trainer is built (loading, LoRA, sharding: ``build_peak_mb``), what it holds after that
+(``held_mb``), its peak during the update (``update_peak_mb``). ``ru_maxrss`` (the process's whole-run peak RSS) is reported too: it includes
+the load, where FSDP's processes each read the whole checkpoint before sharding it (on GPUs
+``cpu_ram_efficient_loading`` lets rank 0 alone read it) while transformers partitions the weights
+as it loads them under ZeRO-3.
+
+Run: ``python -m benchmarks.bench_sharded_memory [--out FILE]`` (the three launches of each
+training, sequentially; a few minutes on 2 cores); headline ``sharded_fsdp_held_ratio``: a
+2-process FSDP process's held memory over one process's, full fine-tune (ideal 0.5).
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+__all__ = ["run", "main"]
+
+TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
+        "ground_truth": "def f(x):\n    return x + 7", "test_cases": {"test1": "f(1)"}}
+TRAININGS = {
+    "rft": ("rft", {"policy": {"lora_r": 16}, "sequences_per_batch": 2}),
+    "mt-dpo-full": ("mt-dpo", {"policy": {"full_finetune": True}, "pairs_per_batch": 2}),
+}
+LAUNCHES = {"one": None, "fsdp": "fsdp_cpu.yaml", "deepspeed": "deepspeed_zero3_cpu.yaml"}
+
+
+def _records() -> list[dict]:
+    """8 scored two-turn trajectories of 2 tasks (4 each: rewards 1, 0.5, 0.3, 0)."""
+    out = []
+    for t in range(2):
+        task = dict(TASK, task_id=f"t{t}", problem_description=f"Write f(x) that returns x plus {t + 7}.")
+        for k, reward in enumerate((1.0, 0.5, 0.3, 0.0)):
+            actions = [f"Which number? OUTPUT: Do you add {k + t}?", f"I WANT TO ANSWER: def f(x): return x + {k + t}"]
+            out.append({"task": task, "reward": reward, "answer": actions[-1],
+                        "dialogue_history": [{"role": "assistant", "content": actions[0].split("OUTPUT:")[-1].strip(),
+                                              "output": actions[0]},
+                                             {"role": "user", "content": "No, another one."},
+                                             {"role": "assistant", "content": actions[1], "output": actions[1]}]})
+    return out
+
+
+def _pss() -> int:
+    """Proportional set size: resident pages, those shared with other processes (the page cache of a
+    checkpoint both processes map) divided among them."""
+    with open("/proc/self/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+class _Peak:
+    """The highest :func:`_pss` seen (polled every 2 ms) since :meth:`reset`."""
+
+    def __init__(self):
+        self.peak = _pss()
+        threading.Thread(target=self._poll, daemon=True).start()
+
+    def _poll(self):
+        while True:
+            self.peak = max(self.peak, _pss())
+            time.sleep(0.002)
+
+    def reset(self) -> None:
+        self.peak = _pss()
+
+
+def worker(training: str, out: str) -> None:
+    """One process (of a launch or alone): build the trainer, one update, write its figures."""
+    import accelerate  # noqa: F401  (the libraries' own memory is in the baseline)
+    import peft  # noqa: F401
+    import transformers  # noqa: F401
+    import trl  # noqa: F401
+
+    from agents.registry import trainer_class
+    from colbench_env.lm.smollm2 import smollm2_path
+
+    probe = _Peak()
+    imports = _pss()
+    probe.reset()
+    algorithm, config = TRAININGS[training]
+    trainer = trainer_class(algorithm)(dict(config, model=smollm2_path(), max_length=256))
+    build_peak, held = probe.peak, _pss()
+    probe.reset()
+    trainer.update(_records())
+    update_peak = probe.peak
+    acc = trainer.accelerator
+    mb = 1 << 20
+    row = {"rank": acc.process_index, "processes": acc.num_processes, "sharding": trainer.policy.sharding,
+           "imports_mb": imports / mb, "build_peak_mb": (build_peak - imports) / mb, "held_mb": (held - imports) / mb,
+           "update_peak_mb": (update_peak - imports) / mb,
+           "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    Path(f"{out}.rank{acc.process_index}.json").write_text(json.dumps(row))
+
+
+def _measure(training: str, launch: str, tmp: Path) -> list[dict]:
+    root = Path(__file__).resolve().parent.parent
+    out = tmp / f"{training}.{launch}"
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    env.pop("ACCELERATE_USE_CPU", None)
+    script = [str(Path(__file__).resolve()), "--worker", training, str(out)]
+    if LAUNCHES[launch] is None:
+        cmd = [sys.executable, *script]
+    else:
+        from colbench import configs_dir
+
+        cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+               str(configs_dir() / "accelerate" / LAUNCHES[launch]), "--main_process_port", str(_free_port()), *script]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
+    if p.returncode != 0:
+        raise RuntimeError(f"{training} {launch}: exit {p.returncode}\n{p.stderr[-3000:]}")
+    return [json.loads(f.read_text()) for f in sorted(tmp.glob(f"{training}.{launch}.rank*.json"))]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run() -> dict:
+    """Every training under every launch; per launch and process the figures of :func:`worker`, and
+    the ratios of a sharded process's held memory and update peak to one process's."""
+    result: dict = {"sharded_memory": {}}
+    with tempfile.TemporaryDirectory() as d:
+        for training in TRAININGS:
+            rows = {launch: _measure(training, launch, Path(d)) for launch in LAUNCHES}
+            result["sharded_memory"][training] = rows
+            one = rows["one"][0]
+            for launch in ("fsdp", "deepspeed"):
+                for key in ("held_mb", "update_peak_mb"):
+                    worst = max(r[key] for r in rows[launch])
+                    result[f"sharded_{launch}_{key.removesuffix('_mb')}_ratio_{training}"] = worst / one[key]
+    result["sharded_fsdp_held_ratio"] = result["sharded_fsdp_held_ratio_mt-dpo-full"]
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:
+        worker(*argv[1:3])
+        return 0
+    r = run()
+    print(json.dumps(r, indent=1))
+    if "--out" in argv:
+        Path(argv[argv.index("--out") + 1]).write_text(json.dumps(r, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
