@@ -87,6 +87,8 @@ class TrainableLM:
         self.accelerator = accelerator
         #: ``"fsdp"``, ``"deepspeed"`` (ZeRO-3) or ``None`` (one process, DDP): :mod:`agents.sharding`
         self.sharding = sharding.sharding_kind(accelerator)
+        if self.sharding == "deepspeed":  # before any engine (a full fine-tune's reference is one)
+            sharding.configure_deepspeed(accelerator)
         if accelerator.device.type == "cpu":  # freed activations go back to the OS (colbench_env.lm.heap)
             limit_heap_retention()
         self.max_grad_norm = max_grad_norm
@@ -191,8 +193,6 @@ class TrainableLM:
         if not params:
             raise ValueError("TrainableLM: the model has no trainable parameters (check lora_target_modules)")
         optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay, betas=tuple(adam_betas))
-        if self.sharding == "deepspeed":
-            sharding.configure_deepspeed(accelerator)
         self._model_groups = len(optimizer.param_groups)  # in optimizer.pt, before add_parameters' group
         #: parameter count of the whole model (a sharded process holds about 1/N of it)
         self.n_parameters = sum(getattr(p, "ds_numel", p.numel()) for p in net.parameters())  # ZeRO-3 partitions at load
@@ -222,7 +222,11 @@ class TrainableLM:
 
     def merged_model(self):
         """The trained network as a plain transformers model (LoRA merged into the base; with
-        ``full_finetune`` the model itself)."""
+        ``full_finetune`` the model itself). In one process: a sharded model's weights are split over
+        the processes (load its checkpoint with :meth:`LMTrainer.load` in one process)."""
+        if self.sharding:
+            raise RuntimeError(f"merged_model: the model is sharded ({self.sharding}); load its checkpoint in one "
+                               "process (LMTrainer.load) and merge there")
         net = self.peft_model
         return net if self.full_finetune else net.merge_and_unload()
 

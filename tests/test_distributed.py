@@ -88,8 +88,9 @@ def _single_process(algorithm: str, model: str, out: Path, batch: int) -> None:
 
 
 def _weights(ckpt: Path) -> dict[str, torch.Tensor]:
+    """The weights of a trainer checkpoint (adapters, or full weights with ``full_finetune``; PPO's value head)."""
     out = {}
-    for f in sorted(ckpt.glob("*/adapter_model.safetensors")):
+    for f in sorted(ckpt.glob("*/*.safetensors")):
         out.update({f"{f.parent.name}/{k}": v for k, v in load_file(str(f)).items()})
     if (ckpt / "value_head.pt").exists():
         out.update({f"value_head/{k}": v for k, v in torch.load(ckpt / "value_head.pt").items()})

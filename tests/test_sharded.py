@@ -41,8 +41,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from safetensors.torch import load_file
-from test_distributed import DATA, PER_BATCH, _free_port
+from test_distributed import DATA, PER_BATCH, _free_port, _weights
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 from agents.registry import trainer_class
@@ -54,9 +53,9 @@ pytestmark = pytest.mark.slow
 #: of the largest value of the kind in the checkpoint (module docstring)
 RTOL = {"weight": 3e-5, "exp_avg": 3e-5, "exp_avg_sq": 1e-4}
 LOSS_RTOL = 2e-5
-CONFIGS = {
-    "rft": {},
+CONFIGS = {  # multi-turn DPO first: its frozen reference is the first DeepSpeed engine a launch makes
     "mt-dpo": {"policy": {"full_finetune": True}},
+    "rft": {},
     "ppo": {"update_epochs": 1},
     "grpo": {"update_epochs": 1},
     # 2 candidates and 2 draws per state: a state gives 0 or 2 pairs, so the pair count stays even
@@ -176,11 +175,7 @@ def launched(kind: str, setup) -> Path:
 
 def _checkpoint(d: Path) -> dict[str, torch.Tensor]:
     """Every saved tensor of a trainer checkpoint: weights (adapter or full), value head, AdamW state."""
-    out = {}
-    for f in sorted(d.glob("*/*.safetensors")):
-        out.update({f"{f.parent.name}/{k}": v for k, v in load_file(str(f)).items()})
-    if (d / "value_head.pt").exists():
-        out.update({f"value_head/{k}": v for k, v in torch.load(d / "value_head.pt").items()})
+    out = _weights(d)
     for f in sorted(d.glob("*/optimizer.pt")):
         sd = torch.load(f, weights_only=False)
         out.update({f"{f.parent.name}/adam/{i}/{k}": v for i, st in sd["state"].items() for k, v in st.items()})
