@@ -12,13 +12,16 @@ What accelerate (1.16) leaves to the training code, and this module does:
   exactly ``model.parameters()``; a LoRA optimiser holds the trainable ones, and torch's clip then
   sees each rank's shard (a different norm per rank). :func:`global_grad_norm` all-reduces the
   shards' squares (and adds replicated parameters once), as one process computes it.
-* **Checkpoints.** A sharded model's ``state_dict`` is per rank; the helpers here gather the
-  trainable weights (:func:`full_weights`) and the optimiser state (:func:`full_optimizer_state`) into exactly what one process saves (peft adapter
-  weights; ``torch.optim`` state keyed by parameter index), and :func:`load_full_state` scatters
-  such a checkpoint back -- so a checkpoint loads in one process or in N, whatever wrote it.
+* **Checkpoints.** A sharded model's ``state_dict`` is per rank; :func:`full_weights` and
+  :func:`full_optimizer_state` gather the trained weights and the optimiser state into exactly what
+  one process saves (peft adapter weights; ``torch.optim`` state keyed by parameter index), and
+  :func:`load_full_state` scatters such a checkpoint back -- so a checkpoint loads in one process or
+  in N, FSDP or ZeRO-3, whatever wrote it.
+* **DeepSpeed's engines.** The trainer owns batching, accumulation and clipping
+  (:func:`configure_deepspeed`), and each model steps its own engine (accelerate's ``backward``
+  drives the first one only: SWEET-RL has two).
 * **Generation.** :func:`generation_model` gives a module whose forward needs no collective: FSDP's
-  full parameters (``summon_full_params``), or DeepSpeed's gathered ones (TRL's
-  ``unwrap_model_for_generation``).
+  full parameters, or DeepSpeed's gathered ones (TRL's ``unwrap_model_for_generation``).
 
 Measured on CPU with torch 2.13: ``StateDictOptions(full_state_dict=True, cpu_offload=True)`` of an
 FSDP model on CPU ranks crashes rank 0 (SIGSEGV; offloading to the CPU a tensor already there), so

@@ -18,6 +18,9 @@ Checkpoint layout (``save(dir)``)::
     dir/<name>/               peft adapter (adapter_config.json + adapter_model.safetensors)
     dir/<name>/optimizer.pt   optimiser state
     dir/rng.pt                torch RNG state
+
+A sharded run (FSDP, ZeRO-3; :mod:`agents.sharding`) writes the same files, gathered from its
+processes, and loads any of them: a checkpoint moves between one process and several.
 """
 from __future__ import annotations
 
@@ -36,11 +39,11 @@ from colbench_env.lm.base import GeneratedText
 from colbench_env.lm.heap import limit_heap_retention
 from colbench_env.lm.quantization import keep_4bit_differentiable, prepare_4bit_for_training
 
+from . import sharding
 from .config import (POLICY_ALIASES, ConfigError, ModelConfig, Removed, TrainerConfig, _check,  # noqa: F401
                      _check_positive_ints, _nested_config, canonical_config_dict, config_from_dict,
                      merge_config_dicts)
 from .losses import token_logprobs
-from . import sharding
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate
 
 __all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories",

@@ -18,8 +18,13 @@ the load, where FSDP's processes each read the whole checkpoint before sharding 
 ``cpu_ram_efficient_loading`` lets rank 0 alone read it) while transformers partitions the weights
 as it loads them under ZeRO-3.
 
-Run: ``python -m benchmarks.bench_sharded_memory [--out FILE]`` (the three launches of each
-training, sequentially; a few minutes on 2 cores); headline ``sharded_fsdp_held_ratio``: a
+Launches: one process; ``fsdp_cpu.yaml``; ``deepspeed_zero3_cpu.yaml`` as shipped (DeepSpeed's
+defaults keep up to 1e9 gathered parameters live and reuse them, so on a 135M model every process
+ends up holding the whole model); the same with ``RELEASED`` (every gathered parameter released
+after use, no prefetch: ZeRO-3's minimum).
+
+Run: ``python -m benchmarks.bench_sharded_memory [--only fsdp,deepspeed] [--out FILE]`` (each
+launch of each training, sequentially: ~20 minutes on 2 busy cores); headline ``sharded_fsdp_held_ratio``: a
 2-process FSDP process's memory after the update over one process's, full fine-tune (ideal 0.5).
 """
 from __future__ import annotations
@@ -42,7 +47,12 @@ TRAININGS = {
     "rft": ("rft", {"policy": {"lora_r": 16}, "sequences_per_batch": 2}),
     "mt-dpo-full": ("mt-dpo", {"policy": {"full_finetune": True}, "pairs_per_batch": 2}),
 }
-LAUNCHES = {"one": None, "fsdp": "fsdp_cpu.yaml", "deepspeed": "deepspeed_zero3_cpu.yaml"}
+LAUNCHES = {"one": None, "fsdp": "fsdp_cpu.yaml", "deepspeed": "deepspeed_zero3_cpu.yaml",
+            "deepspeed_released": "deepspeed_zero3_cpu.yaml"}
+#: ZeRO-3 releasing every gathered parameter after use (DeepSpeed's defaults keep up to 1e9 gathered
+#: parameters live and reuse them: a model under 1e9 parameters ends up whole in every process)
+RELEASED = {"stage3_max_live_parameters": 0, "stage3_max_reuse_distance": 0, "stage3_prefetch_bucket_size": 0,
+            "stage3_param_persistence_threshold": 0}
 
 
 def _records() -> list[dict]:
@@ -94,7 +104,7 @@ class _Peak:
             self.peak = _pss()
 
 
-def worker(training: str, out: str) -> None:
+def worker(training: str, out: str, launch: str) -> None:
     """One process (of a launch or alone): build the trainer, one update, write its figures."""
     import accelerate  # noqa: F401  (the libraries' own memory is in the baseline)
     import peft  # noqa: F401
@@ -104,6 +114,10 @@ def worker(training: str, out: str) -> None:
     from agents.registry import trainer_class
     from colbench_env.lm.smollm2 import smollm2_path
 
+    if launch == "deepspeed_released":  # the launch's DeepSpeed plugin, which the trainer's Accelerator reuses
+        from agents.sharding import make_accelerator
+
+        make_accelerator().state.deepspeed_plugin.deepspeed_config["zero_optimization"].update(RELEASED)
     probe = _Peak()
     imports = _pss()
     probe.reset()
@@ -127,7 +141,7 @@ def _measure(training: str, launch: str, tmp: Path) -> list[dict]:
     out = tmp / f"{training}.{launch}"
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     env.pop("ACCELERATE_USE_CPU", None)
-    script = [str(Path(__file__).resolve()), "--worker", training, str(out)]
+    script = [str(Path(__file__).resolve()), "--worker", training, str(out), launch]
     if LAUNCHES[launch] is None:
         cmd = [sys.executable, *script]
     else:
@@ -149,29 +163,32 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def run() -> dict:
-    """Every training under every launch; per launch and process the figures of :func:`worker`, and
-    the ratios of a sharded process's held memory and update peak to one process's."""
+def run(launches: list[str] | None = None) -> dict:
+    """Every training under every launch (or ``one`` and ``launches``); per launch and process the
+    figures of :func:`worker`, and the ratios of a sharded process's memory after the update and its
+    update peak to one process's."""
     result: dict = {"sharded_memory": {}}
+    launches = list(LAUNCHES) if launches is None else ["one", *launches]
     with tempfile.TemporaryDirectory() as d:
         for training in TRAININGS:
-            rows = {launch: _measure(training, launch, Path(d)) for launch in LAUNCHES}
+            rows = {launch: _measure(training, launch, Path(d)) for launch in launches}
             result["sharded_memory"][training] = rows
             one = rows["one"][0]
-            for launch in ("fsdp", "deepspeed"):
+            for launch in launches[1:]:
                 for key in ("after_update_mb", "update_peak_mb"):
                     worst = max(r[key] for r in rows[launch])
                     result[f"sharded_{launch}_{key.removesuffix('_mb')}_ratio_{training}"] = worst / one[key]
-    result["sharded_fsdp_held_ratio"] = result["sharded_fsdp_after_update_ratio_mt-dpo-full"]
+    if "fsdp" in launches:
+        result["sharded_fsdp_held_ratio"] = result["sharded_fsdp_after_update_ratio_mt-dpo-full"]
     return result
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--worker"]:
-        worker(*argv[1:3])
+        worker(*argv[1:4])
         return 0
-    r = run()
+    r = run(argv[argv.index("--only") + 1].split(",") if "--only" in argv else None)
     print(json.dumps(r, indent=1))
     if "--out" in argv:
         Path(argv[argv.index("--out") + 1]).write_text(json.dumps(r, indent=2) + "\n")
