@@ -49,9 +49,8 @@ class PPO(LMTrainer):
         torch.nn.init.zeros_(head.weight)
         torch.nn.init.zeros_(head.bias)
         self.value_head = head.to(self.policy.device)
-        self.policy.optimizer.add_param_group({"params": list(self.value_head.parameters()),
-                                               "lr": self.config.value_learning_rate, "weight_decay": 0.0})
-        self.policy.sync_params += list(self.value_head.parameters())  # not inside DDP: averaged by hand
+        # outside the (possibly sharded) model: its own AdamW, stepped, clipped and averaged with it
+        self.policy.add_parameters(list(self.value_head.parameters()), lr=self.config.value_learning_rate)
 
     def _save_extra(self, d: Path) -> None:
         if self.accelerator.is_main_process:

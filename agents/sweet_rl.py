@@ -31,11 +31,11 @@ Memory for an 8B critic in 4-bit (``critic.load_in_4bit=True``; QLoRA) -- weight
   both settings; the reference pass (adapter disabled) runs under ``no_grad`` and adds none.
 * So one 80 GB GPU holds the 4-bit critic (~10 GB) next to a bf16 policy with LoRA (~16 GB weights
   + ~1 GB optimiser + activations); with ZeRO-3 over 8 GPUs (``configs/accelerate/deepspeed_zero3.yaml``)
-  the bf16 weights are sharded 8 ways (2 GB each), while 4-bit bases are not sharded by ZeRO-3
-  (bitsandbytes params are placed whole on each device: load them with ``device_map`` per process,
-  which :class:`~agents.trainer_base.TrainableLM` does) -- use FSDP (``configs/accelerate/fsdp.yaml``)
-  to shard a 4-bit base (:class:`~agents.trainer_base.TrainableLM` then stores the 4-bit weights in
-  the compute dtype, ``bnb_4bit_quant_storage``, as FSDP requires).
+  or FSDP (``configs/accelerate/fsdp.yaml``) the weights are sharded 8 ways (2 GB each), a 4-bit
+  base's too: :class:`~agents.trainer_base.TrainableLM` then stores the 4-bit weights in the compute
+  dtype (``bnb_4bit_quant_storage``; flat parameters of one dtype) and, under ZeRO-3, loads them
+  without a ``device_map`` (transformers refuses one there). Run here on 2 CPU processes under both
+  (``tests/test_sharded.py``: the same results as one process with the 4-bit critic).
 
 ``benchmarks/bench_critic_memory.py`` measures the 4-bit / full-precision peak ratio of one critic
 training step with the real SmolLM2-135M on this machine.

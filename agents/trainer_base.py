@@ -19,6 +19,9 @@ Checkpoint layout (``save(dir)``)::
     dir/<name>/               peft adapter (adapter_config.json + adapter_model.safetensors)
     dir/<name>/optimizer.pt   optimiser state
     dir/rng.pt                torch RNG state
+
+A sharded run (FSDP, ZeRO-3; :mod:`agents.sharding`) writes the same files, gathered from its
+processes, and loads any of them: a checkpoint moves between one process and several.
 """
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ from colbench_env.lm.base import GeneratedText
 from colbench_env.lm.heap import limit_heap_retention
 from colbench_env.lm.quantization import keep_4bit_differentiable, prepare_4bit_for_training
 
+from . import sharding
 from .config import (POLICY_ALIASES, ConfigError, ModelConfig, Removed, TrainerConfig, _check,  # noqa: F401
                      _check_positive_ints, _nested_config, canonical_config_dict, config_from_dict,
                      merge_config_dicts)
@@ -48,10 +52,6 @@ __all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigEr
 
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
-
-
-def _is_fsdp(accelerator) -> bool:
-    return str(getattr(accelerator, "distributed_type", "")).endswith("FSDP")
 
 
 def _seed_everything(seed: int) -> None:
@@ -89,6 +89,10 @@ class TrainableLM:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.accelerator = accelerator
+        #: ``"fsdp"``, ``"deepspeed"`` (ZeRO-3) or ``None`` (one process, DDP): :mod:`agents.sharding`
+        self.sharding = sharding.sharding_kind(accelerator)
+        if self.sharding == "deepspeed":  # before any engine (a full fine-tune's reference is one)
+            sharding.configure_deepspeed(accelerator)
         if accelerator.device.type == "cpu":  # freed activations go back to the OS (colbench_env.lm.heap)
             limit_heap_retention()
         self.max_grad_norm = max_grad_norm
@@ -99,9 +103,12 @@ class TrainableLM:
         self._schedule_kind, self._warmup_ratio, self._min_lr_ratio = lr_scheduler, warmup_ratio, min_lr_ratio
         self.scheduler = None
         self._frozen_reference = None
-        #: trained parameters outside the prepared model (e.g. PPO's value head) whose gradients
-        #: :meth:`flush` averages over processes itself (DDP only averages the model's own)
+        #: trained parameters outside the prepared model (e.g. PPO's value head, :meth:`add_parameters`)
+        #: whose gradients :meth:`flush` averages over processes itself (DDP only averages the model's own)
         self.sync_params: list[torch.nn.Parameter] = []
+        #: their AdamW (:meth:`add_parameters`), stepped with the model's
+        self.extra_optimizer: torch.optim.Optimizer | None = None
+        self._extra_scheduler = None
         if isinstance(model, (str, os.PathLike)):
             path = os.fspath(model)
             if tokenizer is None:
@@ -113,9 +120,11 @@ class TrainableLM:
                 kwargs["quantization_config"] = BitsAndBytesConfig(
                     load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
                     bnb_4bit_compute_dtype=_DTYPES[compute_dtype],
-                    # FSDP shards a 4-bit base only when its storage dtype is the compute dtype
-                    bnb_4bit_quant_storage=_DTYPES[compute_dtype] if _is_fsdp(accelerator) else torch.uint8)
-                kwargs["device_map"] = {"": accelerator.device}
+                    # FSDP and ZeRO-3 shard a 4-bit base only when its storage dtype is the compute dtype
+                    # (flat parameters of one dtype)
+                    bnb_4bit_quant_storage=_DTYPES[compute_dtype] if self.sharding else torch.uint8)
+                if self.sharding != "deepspeed":  # transformers refuses a device_map under ZeRO-3
+                    kwargs["device_map"] = {"": accelerator.device}
             # the weights in compute_dtype, whatever the checkpoint holds: transformers v5 loads a
             # checkpoint's own dtype by default (bf16 for Llama-3.1), so "float32" would otherwise give
             # bf16 weights -- and AdamW steps on bf16 weights round updates below ~0.4 % of a weight away
@@ -148,12 +157,31 @@ class TrainableLM:
             # the frozen reference: a copy of the starting weights, never prepared for training; under
             # bf16/fp16 mixed precision (the policy's forwards autocast to it) the copy is kept in that
             # precision: half the memory of a float32 copy, 16 rather than 32 GB for an 8B model, as
-            # the reference implementation's bf16 reference model
-            ref = copy.deepcopy(base).requires_grad_(False).eval()
+            # the reference implementation's bf16 reference model. Sharded, the copy is sharded too
+            # (TRL's prepare_fsdp / prepare_deepspeed); under ZeRO-3 it is loaded again from the path,
+            # since transformers partitions a model as it loads it there (a copy of one is empty).
+            if self.sharding == "deepspeed":
+                if not isinstance(model, (str, os.PathLike)):
+                    raise ValueError("TrainableLM: full_finetune under DeepSpeed ZeRO-3 needs the model as a path "
+                                     "(the frozen reference is loaded from it)")
+                ref = AutoModelForCausalLM.from_pretrained(os.fspath(model), **kwargs)
+            else:
+                ref = copy.deepcopy(base)
+            ref = ref.requires_grad_(False).eval()
             low_precision = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(str(getattr(accelerator, "mixed_precision", "no")))
             if low_precision is not None and dtypes == {torch.float32}:
                 ref = ref.to(low_precision)
-            self._frozen_reference = ref.to(accelerator.device)
+            if self.sharding == "fsdp":
+                from trl.models.utils import prepare_fsdp
+
+                ref = prepare_fsdp(ref, accelerator)
+            elif self.sharding == "deepspeed":
+                from trl.models.utils import prepare_deepspeed
+
+                ref = prepare_deepspeed(ref, accelerator)
+            else:
+                ref = ref.to(accelerator.device)
+            self._frozen_reference = ref
             net = base
         elif isinstance(base, peft.PeftModel):
             net = base
@@ -169,7 +197,26 @@ class TrainableLM:
         if not params:
             raise ValueError("TrainableLM: the model has no trainable parameters (check lora_target_modules)")
         optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay, betas=tuple(adam_betas))
+        self._model_groups = len(optimizer.param_groups)  # in optimizer.pt, before add_parameters' group
+        #: parameter count of the whole model (a sharded process holds about 1/N of it)
+        self.n_parameters = sum(getattr(p, "ds_numel", p.numel()) for p in net.parameters())  # ZeRO-3 partitions at load
         self.model, self.optimizer = accelerator.prepare(net, optimizer)
+        self._adam_betas = tuple(adam_betas)
+
+    def add_parameters(self, params: Sequence[torch.nn.Parameter], *, lr: float, weight_decay: float = 0.0) -> None:
+        """Train ``params``, which live outside the prepared model (PPO's value head), with this model.
+
+        They get their own AdamW (the model's betas), stepped with the model's optimiser in
+        :meth:`flush` and scheduled with it; clipping sees the norm of both together; with several
+        processes their gradients are averaged by :meth:`flush` (every process holds them whole). In
+        ``optimizer.pt`` they follow the model's parameter groups as one more group, the layout of
+        one optimiser holding both."""
+        params = list(params)
+        if self.extra_optimizer is None:
+            self.extra_optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay, betas=self._adam_betas)
+        else:
+            self.extra_optimizer.add_param_group({"params": params, "lr": lr, "weight_decay": weight_decay})
+        self.sync_params += params
 
     # --- model views -------------------------------------------------------------------------
     @property
@@ -179,7 +226,11 @@ class TrainableLM:
 
     def merged_model(self):
         """The trained network as a plain transformers model (LoRA merged into the base; with
-        ``full_finetune`` the model itself)."""
+        ``full_finetune`` the model itself). In one process: a sharded model's weights are split over
+        the processes (load its checkpoint with :meth:`LMTrainer.load` in one process)."""
+        if self.sharding:
+            raise RuntimeError(f"merged_model: the model is sharded ({self.sharding}); load its checkpoint in one "
+                               "process (LMTrainer.load) and merge there")
         net = self.peft_model
         return net if self.full_finetune else net.merge_and_unload()
 
@@ -200,7 +251,10 @@ class TrainableLM:
         return self._frozen_reference if (reference and self.full_finetune) else self.model
 
     def trainable_parameters(self) -> dict[str, torch.Tensor]:
-        """Detached copies of the trainable parameters (for before/after comparisons)."""
+        """Detached copies of the trainable parameters (for before/after comparisons), whole and named
+        as in one process also when the model is sharded (then a collective: every process calls it)."""
+        if self.sharding:
+            return sharding.full_weights(self.sharding, self)
         return {n: p.detach().clone() for n, p in self.peft_model.named_parameters() if p.requires_grad}
 
     # --- log-probs ---------------------------------------------------------------------------
@@ -246,11 +300,17 @@ class TrainableLM:
         gradient) live at once (SmolLM2: 256 x 49152 x 4 B = 50 MB, instead of 470 MB per 4 x 600
         tokens for the logits alone). Models whose logits are not ``output_embeddings(hidden)``
         (soft-capping, logit scales) take the plain full-logits path.
+
+        Sharded (FSDP, ZeRO-3), the output projection's weights exist whole only inside the wrapped
+        forward, so the model computes the logits itself, at the trained positions only (positions
+        trained in any row, ``logits_to_keep``): ``(B, positions, vocab)`` fp32, not chunked.
         """
         import torch.utils.checkpoint as ckpt
 
         ids, mask = batch["input_ids"], batch["loss_mask"]
         net = self._net(reference)
+        if self.sharding:  # the model, or a full fine-tune's frozen reference, sharded
+            return self._sharded_logps_and_hidden(net, batch, reference=reference, temperature=temperature)
         unwrapped = self.accelerator.unwrap_model(net) if net is self.model else net
         cfg = unwrapped.config.get_text_config() if hasattr(unwrapped.config, "get_text_config") else unwrapped.config
         plain_head = not any(getattr(cfg, k, None) for k in ("final_logit_softcapping", "logit_scale", "logits_scaling"))
@@ -285,6 +345,23 @@ class TrainableLM:
             out = net(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False, output_hidden_states=True)
         logits = out.logits.float() if temperature == 1.0 else out.logits.float() / temperature
         return token_logprobs(logits, ids) * mask, out.hidden_states[-1]
+
+    def _sharded_logps_and_hidden(self, net, batch: dict[str, torch.Tensor], *, reference: bool, temperature: float):
+        """:meth:`logps_and_hidden` of a sharded model: one forward of the wrapped model, logits at the
+        positions some row trains (column ``c`` of the result is the log-prob of token ``c + 1``)."""
+        ids, mask = batch["input_ids"], batch["loss_mask"]
+        cols = mask.bool().any(0).nonzero().squeeze(1)
+        ctx = self.reference() if reference else contextlib.nullcontext()
+        with ctx:
+            out = net(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
+                      output_hidden_states=True, logits_to_keep=cols)
+        logits = out.logits.float()
+        if temperature != 1.0:
+            logits = logits / temperature
+        targets = ids[:, cols + 1]
+        lp = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1)
+        full = torch.zeros(ids.shape[0], ids.shape[1] - 1, device=lp.device, dtype=lp.dtype)
+        return full.index_copy(1, cols, lp) * mask, out.hidden_states[-1]
 
     @staticmethod
     def _last_hidden(net, unwrapped, ids: torch.Tensor, attention_mask: torch.Tensor):
@@ -323,13 +400,24 @@ class TrainableLM:
 
     def backward(self, loss: torch.Tensor) -> None:
         """Accumulate ``loss`` (scaled by 1/accumulation); steps the optimiser every ``accumulation`` calls."""
-        self.accelerator.backward(loss / self.accumulation)
+        if self.sharding == "deepspeed":  # this model's engine (accelerate's backward drives the first one only)
+            self.model.backward(loss / self.accumulation)
+        else:
+            self.accelerator.backward(loss / self.accumulation)
         self._pending += 1
         if self._pending >= self.accumulation:
             self.flush()
 
+    def _model_parameters(self) -> list[torch.nn.Parameter]:
+        """The trained parameters of the prepared model (sharded ones as the optimiser holds them)."""
+        if self.sharding == "deepspeed":
+            return [p for p in self.model.module.parameters() if p.requires_grad]
+        return [p for g in self.optimizer.param_groups for p in g["params"]]
+
     def flush(self) -> None:
-        """Apply pending gradients (clip, step, zero)."""
+        """Apply pending gradients: average those outside the model over processes, clip the norm of
+        all (:attr:`max_grad_norm`; sharded: the global norm, :func:`agents.sharding.clip_sharded`),
+        step both optimisers and their schedules, zero."""
         if self._pending == 0:
             return
         if self.accelerator.num_processes > 1:
@@ -337,13 +425,22 @@ class TrainableLM:
                 if p.grad is not None:
                     p.grad.copy_(self.accelerator.reduce(p.grad, reduction="mean"))
         if self.max_grad_norm:
-            # every parameter the optimiser steps (extra groups included, e.g. PPO's value head)
-            params = [p for g in self.optimizer.param_groups for p in g["params"]]
-            self.accelerator.clip_grad_norm_(params, self.max_grad_norm)
-        self.optimizer.step()
-        if self.scheduler is not None:
-            self.scheduler.step()
-        self.optimizer.zero_grad(set_to_none=True)
+            if self.sharding:
+                sharding.clip_sharded(self.sharding, self._model_parameters(), self.sync_params, self.max_grad_norm,
+                                      self.accelerator)
+            else:
+                self.accelerator.clip_grad_norm_(self._model_parameters() + self.sync_params, self.max_grad_norm)
+        if self.sharding == "deepspeed":
+            self.model.step()  # DeepSpeed's step: optimiser step, gradients zeroed
+        else:
+            self.optimizer.step()
+            self.optimizer.zero_grad(set_to_none=True)
+        if self.extra_optimizer is not None:
+            self.extra_optimizer.step()
+            self.extra_optimizer.zero_grad(set_to_none=True)
+        for scheduler in (self.scheduler, self._extra_scheduler):
+            if scheduler is not None:
+                scheduler.step()
         self._pending = 0
 
     def start_schedule(self, micro_batches_per_epoch: int, epochs: int) -> None:
@@ -358,13 +455,18 @@ class TrainableLM:
 
         from transformers import get_scheduler
 
-        opt = getattr(self.optimizer, "optimizer", self.optimizer)  # the torch optimizer under accelerate's
-        for g in opt.param_groups:  # restart from the configured rates
-            g["lr"] = g.setdefault("initial_lr", g["lr"])
         total = max(1, epochs * math.ceil(micro_batches_per_epoch / self.accumulation))
-        self.scheduler = get_scheduler("cosine_with_min_lr", opt, num_warmup_steps=math.ceil(total * self._warmup_ratio),
-                                       num_training_steps=total,
-                                       scheduler_specific_kwargs={"min_lr_rate": self._min_lr_ratio})
+
+        def schedule(opt):
+            for g in opt.param_groups:  # restart from the configured rates
+                g["lr"] = g.setdefault("initial_lr", g["lr"])
+            return get_scheduler("cosine_with_min_lr", opt, num_warmup_steps=math.ceil(total * self._warmup_ratio),
+                                 num_training_steps=total, scheduler_specific_kwargs={"min_lr_rate": self._min_lr_ratio})
+
+        # the torch optimizer under accelerate's wrapper (DeepSpeed's: the one stepping its fp32 partitions)
+        self.scheduler = schedule(sharding.torch_optimizer(self.optimizer))
+        if self.extra_optimizer is not None:
+            self._extra_scheduler = schedule(self.extra_optimizer)
 
     # --- generation --------------------------------------------------------------------------
     @torch.no_grad()
@@ -372,29 +474,35 @@ class TrainableLM:
                  temperature: float = 1.0, reference: bool = False) -> list[str]:
         """``n`` completions of a chat context (sampling at ``temperature``; greedy at 0), each a
         :class:`~colbench_env.lm.base.GeneratedText` saying whether it ended with an end token
-        (``"stop"``) or was cut at ``max_new_tokens`` (``"length"``)."""
+        (``"stop"``) or was cut at ``max_new_tokens`` (``"length"``).
+
+        Sharded, every process must call it alike (each generates the same completions: the same
+        weights, prompt and random state): the model runs with its parameters gathered
+        (:func:`agents.sharding.generation_model`)."""
         tok = self.tokenizer
         ids = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True, return_dict=True,
                                       return_tensors="pt")
         input_ids = ids["input_ids"].to(self.device)
-        net = self.peft_model
-        was_training = net.training
-        net.eval()
         kwargs: dict[str, Any] = dict(max_new_tokens=max_new_tokens, pad_token_id=tok.pad_token_id,
                                       attention_mask=ids["attention_mask"].to(self.device))
         if temperature > 0:
             kwargs.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0, num_return_sequences=n)
         else:
             kwargs.update(do_sample=False)
-        if reference and self.full_finetune:
-            net = self._frozen_reference
-        ctx = self.reference() if reference else contextlib.nullcontext()
-        with ctx:
-            out = net.generate(input_ids=input_ids, **kwargs)
-        if was_training:
-            net.train()
+        wrapped = self._net(reference)
+        if self.sharding:
+            whole = sharding.generation_model(self.sharding, wrapped, self.accelerator)
+        else:
+            whole = contextlib.nullcontext(self.peft_model if wrapped is self.model else wrapped)
+        with whole as net:
+            was_training = net.training
+            net.eval()
+            with self.reference() if reference else contextlib.nullcontext():
+                out = net.generate(input_ids=input_ids, **kwargs)
+            if was_training:
+                net.train()
+            eos = getattr(getattr(net, "generation_config", None), "eos_token_id", None)
         generated = out[:, input_ids.shape[1]:]
-        eos = getattr(getattr(net, "generation_config", None), "eos_token_id", None)
         eos = tok.eos_token_id if eos is None else eos
         eos = {eos} if isinstance(eos, int) else set(eos or [])
         reasons = ["stop" if any(int(t) in eos for t in row) else "length" for row in generated]
@@ -405,30 +513,77 @@ class TrainableLM:
 
     # --- checkpoints -------------------------------------------------------------------------
     def save(self, directory: str | os.PathLike) -> None:
+        """Write the peft adapter (the whole model with ``full_finetune``) and ``optimizer.pt`` (the
+        model's AdamW state, then that of :meth:`add_parameters` as one more group); the main process
+        writes. Sharded, the weights and the optimiser state are first gathered whole (a collective:
+        every process calls it), so the files are the ones one process writes."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         self.accelerator.wait_for_everyone()
+        if self.sharding:
+            weights = sharding.full_weights(self.sharding, self)
+            optim = sharding.full_optimizer_state(self.sharding, self)
+        else:
+            weights, optim = None, self.optimizer.state_dict()
         if self.accelerator.is_main_process:
-            self.peft_model.save_pretrained(str(d))
-            torch.save(self.optimizer.state_dict(), d / "optimizer.pt")
+            if weights is None or self.full_finetune:
+                self.peft_model.save_pretrained(str(d), **({} if weights is None else {"state_dict": weights}))
+            else:
+                self._save_adapter(d, weights)
+            torch.save(_join_optimizer_states(optim, self.extra_optimizer), d / "optimizer.pt")
+
+    def _adapter_keys(self) -> dict[str, str]:
+        """Name of each trained weight in the unwrapped model -> its key in ``adapter_model.safetensors``,
+        as peft's saving maps them (``....lora_A.default.weight`` -> ``....lora_A.weight``). peft finds the
+        adapter's weights by module names, which FSDP's wrappers change: it is given the wrapped names,
+        and the wrappers are taken out of both sides."""
+        import peft
+
+        live = {n: p for n, p in self.peft_model.named_parameters() if p.requires_grad}
+        name_of = {id(p): sharding.clean_name(n) for n, p in live.items()}
+        saved = peft.get_peft_model_state_dict(self.peft_model, state_dict=live)
+        return {name_of[id(v)]: sharding.clean_name(k) for k, v in saved.items()}
+
+    def _save_adapter(self, d: Path, weights: dict[str, torch.Tensor]) -> None:
+        """What ``PeftModel.save_pretrained`` writes (adapter config in inference mode, weights), from
+        gathered ``weights`` named as in the unwrapped model."""
+        import copy
+
+        from safetensors.torch import save_file
+
+        keys = self._adapter_keys()
+        save_file({keys[n]: w.detach().cpu().contiguous() for n, w in weights.items() if n in keys},
+                  str(d / "adapter_model.safetensors"), metadata={"format": "pt"})
+        config = copy.deepcopy(self.peft_model.peft_config["default"])
+        config.inference_mode = True
+        config.save_pretrained(str(d))
 
     def load_state(self, directory: str | os.PathLike) -> None:
-        """Load adapter weights (full weights with ``full_finetune``) and optimiser state written by :meth:`save`."""
+        """Load adapter weights (full weights with ``full_finetune``) and optimiser state written by
+        :meth:`save` (in one process or in several, sharded or not: the files are the same)."""
         d = Path(directory)
-        if self.full_finetune:
-            self._load_full(d)
-        else:
-            self._load_adapter(d)
         opt = d / "optimizer.pt"
-        if opt.exists():
-            self.optimizer.load_state_dict(torch.load(opt, map_location=self._load_device(), weights_only=False))
+        optim = torch.load(opt, map_location=self._load_device(), weights_only=False) if opt.exists() else None
+        own, extra = _split_optimizer_state(optim, self._model_groups) if optim is not None else (None, None)
+        if self.sharding:
+            weights = self._read_full(d) if self.full_finetune else self._read_adapter(d)
+            sharding.load_full_state(self.sharding, self, weights, own)
+        else:
+            if self.full_finetune:
+                self._load_full(d)
+            else:
+                self._load_adapter(d)
+            if own is not None:
+                self.optimizer.load_state_dict(own)
+        if extra is not None and self.extra_optimizer is not None:
+            self.extra_optimizer.load_state_dict(extra)
 
     def _load_device(self) -> str:
         """The device name safetensors and ``torch.load`` accept: ``"cpu"``, not ``"cpu:0"`` (a CPU DDP
         rank's device, which both reject)."""
         return "cpu" if self.device.type == "cpu" else str(self.device)
 
-    def _load_full(self, d: Path) -> None:
+    def _read_full(self, d: Path) -> dict[str, torch.Tensor]:
         from safetensors.torch import load_file
 
         files = sorted(d.glob("model*.safetensors"))
@@ -437,6 +592,25 @@ class TrainableLM:
         state: dict[str, torch.Tensor] = {}
         for f in files:
             state.update(load_file(str(f), device=self._load_device()))
+        return state
+
+    def _read_adapter(self, d: Path) -> dict[str, torch.Tensor]:
+        """The adapter file's weights by their names in the unwrapped model (:meth:`_adapter_keys`)."""
+        from safetensors.torch import load_file
+
+        weights = d / "adapter_model.safetensors"
+        if not weights.exists():
+            raise FileNotFoundError(f"no adapter weights at {weights}")
+        file_names = {key: name for name, key in self._adapter_keys().items()}
+        state = load_file(str(weights), device=self._load_device())
+        unknown = sorted(set(state) - set(file_names))
+        missing = sorted(set(file_names) - set(state))
+        if unknown or missing:
+            raise ValueError(f"{weights}: adapter keys do not match the model: unknown {unknown[:3]}, missing {missing[:3]}")
+        return {file_names[k]: v for k, v in state.items()}
+
+    def _load_full(self, d: Path) -> None:
+        state = self._read_full(d)
         net = self.peft_model
         result = net.load_state_dict(state, strict=False)
         tied = set(getattr(net, "_tied_weights_keys", None) or [])
@@ -457,6 +631,29 @@ class TrainableLM:
         missing_lora = [k for k in getattr(result, "unexpected_keys", []) if "lora" in k]
         if missing_lora:
             raise ValueError(f"{weights}: adapter keys do not match the model: {missing_lora[:3]}")
+
+
+def _join_optimizer_states(own: dict, extra: torch.optim.Optimizer | None) -> dict:
+    """One ``state_dict`` of two optimisers: ``extra``'s groups after ``own``'s, its parameter indices
+    shifted past ``own``'s (what a single optimiser holding both would give)."""
+    if extra is None:
+        return own
+    n = sum(len(g["params"]) for g in own["param_groups"])
+    ex = extra.state_dict()
+    return {"state": {**own["state"], **{i + n: st for i, st in ex["state"].items()}},
+            "param_groups": own["param_groups"] + [dict(g, params=[i + n for i in g["params"]]) for g in ex["param_groups"]]}
+
+
+def _split_optimizer_state(sd: dict, n_groups: int) -> tuple[dict, dict | None]:
+    """The inverse of :func:`_join_optimizer_states`: the first ``n_groups`` groups, and the rest
+    (``None`` when there is none) with indices from 0."""
+    groups = sd["param_groups"]
+    n = sum(len(g["params"]) for g in groups[:n_groups])
+    own = {"state": {i: st for i, st in sd["state"].items() if i < n}, "param_groups": groups[:n_groups]}
+    if len(groups) == n_groups:
+        return own, None
+    return own, {"state": {i - n: st for i, st in sd["state"].items() if i >= n},
+                 "param_groups": [dict(g, params=[i - n for i in g["params"]]) for g in groups[n_groups:]]}
 
 
 def load_trajectories(source: str | os.PathLike | Iterable[dict]) -> list[dict]:
@@ -502,8 +699,6 @@ class LMTrainer(abc.ABC):
 
     def __init__(self, config=None, *, model=None, tokenizer=None, formatter: Formatter | None = None,
                  prompt: Callable[[Any], list] | None = None, accelerator=None):
-        from accelerate import Accelerator
-
         if config is None:
             config = self.config_class()
         elif isinstance(config, dict):
@@ -512,7 +707,7 @@ class LMTrainer(abc.ABC):
             raise TypeError(f"{type(self).__name__} needs a {self.config_class.__name__}, got {type(config).__name__}")
         self.config = config
         _seed_everything(config.seed)
-        self.accelerator = accelerator or Accelerator(mixed_precision=config.mixed_precision)
+        self.accelerator = accelerator or sharding.make_accelerator(config.mixed_precision)
         if formatter is None or prompt is None:
             import functools
 

@@ -20,6 +20,8 @@ BENCHES = {
     "generation": ("benchmarks.bench_generation", "batched_generation_ratio", ">= 3x"),
     "critic": ("benchmarks.bench_critic_memory", "critic_4bit_peak_memory_ratio", "<= 0.35x (1B random Llama)"),
     "rollout": ("benchmarks.bench_rollout", "rollout_batched_ratio", "episodes/min batched vs one at a time"),
+    "sharded": ("benchmarks.bench_sharded_memory", "sharded_fsdp_held_ratio",
+                "~0.5 (2-process FSDP process / one process, memory after a full fine-tune update)"),
     "view": ("benchmarks.bench_view", "view_load_interactive_s",
              "<= 3 s to interactive, 1,000 backend episodes; file <= 25 MB (view_file_mb)"),
 }

@@ -14,8 +14,16 @@ __all__ = ["__version__", "configs_dir"]
 
 
 def configs_dir():
-    """The installed configuration files (``accelerate/deepspeed_zero3.yaml``, ``accelerate/fsdp.yaml``):
-    pass ``colbench.configs_dir() / "accelerate" / "fsdp.yaml"`` to ``accelerate launch --config_file``."""
+    """The installed configuration files: the ``accelerate launch --config_file`` configs, one per
+    launch kind, each naming its command in its first line (README, "Multi-process training"):
+
+    * ``accelerate/fsdp.yaml``: FSDP over 8 GPUs, bf16;
+    * ``accelerate/deepspeed_zero3.yaml``: DeepSpeed ZeRO-3 over 8 GPUs, bf16 (the reference's);
+    * ``accelerate/fsdp_cpu.yaml``, ``accelerate/deepspeed_zero3_cpu.yaml``: the same on 2 CPU
+      processes, float32 (what the tests launch);
+    * ``accelerate/ddp_cpu.yaml``: DDP over gloo on 2 CPU processes.
+
+    E.g. ``accelerate launch --config_file "$(python -c 'import colbench; print(colbench.configs_dir())')/accelerate/fsdp.yaml" -m colbench train ...``."""
     from pathlib import Path
 
     return Path(__file__).resolve().parent / "configs"

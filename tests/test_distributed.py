@@ -2,10 +2,11 @@
 Llama: after one update the parameters equal those of one process with the same global batch;
 checkpoints are written by the main process only; resuming from them continues identically.
 
-The launch is ``ACCELERATE_USE_CPU=1 accelerate launch --multi_gpu --num_processes 2``: accelerate's
-``--cpu`` launcher starts several processes only through ``mpirun`` (without it, ``--cpu
---num_processes 2`` runs ONE process), while the ``--multi_gpu`` launcher is torchrun, and
-``ACCELERATE_USE_CPU`` makes each process a gloo CPU rank (``DistributedType.MULTI_CPU``)."""
+The launch is ``accelerate launch --config_file colbench/configs/accelerate/ddp_cpu.yaml``, the
+multi-GPU launcher (torchrun) with 2 processes: accelerate's ``--cpu`` launcher starts several
+processes only through ``mpirun`` (without it, ``--cpu --num_processes 2`` runs ONE process). On a
+machine without a GPU the trainers make each process a gloo CPU rank (``DistributedType.MULTI_CPU``,
+:func:`agents.sharding.make_accelerator`), what ``ACCELERATE_USE_CPU=1`` does for any script."""
 from __future__ import annotations
 
 import json
@@ -21,6 +22,7 @@ from samples import BAD, GOOD, MID, TASK, traj
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 from agents.registry import TRAINERS, trainer_class
+from colbench import configs_dir
 
 HERE = Path(__file__).resolve().parent
 CLASSES = {name: trainer_class(name) for name in TRAINERS}
@@ -86,8 +88,9 @@ def _single_process(algorithm: str, model: str, out: Path, batch: int) -> None:
 
 
 def _weights(ckpt: Path) -> dict[str, torch.Tensor]:
+    """The weights of a trainer checkpoint (adapters, or full weights with ``full_finetune``; PPO's value head)."""
     out = {}
-    for f in sorted(ckpt.glob("*/adapter_model.safetensors")):
+    for f in sorted(ckpt.glob("*/*.safetensors")):
         out.update({f"{f.parent.name}/{k}": v for k, v in load_file(str(f)).items()})
     if (ckpt / "value_head.pt").exists():
         out.update({f"value_head/{k}": v for k, v in torch.load(ckpt / "value_head.pt").items()})
@@ -104,12 +107,11 @@ def test_two_processes_equal_one_with_the_same_global_batch(tmp_path, tiny_dir, 
     data = tmp_path / "trajs.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in DATA))
     out = tmp_path / "ddp"
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-           "--main_process_port", str(_free_port()),
-           "--mixed_precision", "no", "--dynamo_backend", "no", str(HERE / "ddp_train.py"), algorithm, str(data),
-           tiny_dir, str(out), json.dumps(_config(algorithm, PER_PROCESS))]
-    env = dict(os.environ, ACCELERATE_USE_CPU="1", OMP_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join([str(HERE.parent), str(HERE)]))
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+           str(configs_dir() / "accelerate" / "ddp_cpu.yaml"), "--main_process_port", str(_free_port()),
+           str(HERE / "ddp_train.py"), algorithm, str(data), tiny_dir, str(out), json.dumps(_config(algorithm, PER_PROCESS))]
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join([str(HERE.parent), str(HERE)]))
+    env.pop("ACCELERATE_USE_CPU", None)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert p.returncode == 0, p.stderr[-4000:]
     assert "rank 0 of 2 done" in p.stdout and "rank 1 of 2 done" in p.stdout

@@ -134,6 +134,24 @@ def test_setup_keeps_a_verified_stylesheet_without_network(tmp_path):
         os.environ["PATH"] = old
 
 
+def test_configs_dir_lists_every_launch_config_with_its_command():
+    """Each shipped accelerate config is named in ``configs_dir``'s docstring, loads with accelerate's
+    own reader, and starts with the ``accelerate launch`` line that uses it (a CPU one on 2 processes)."""
+    import colbench
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    shipped = sorted(colbench.configs_dir().glob("accelerate/*.yaml"))
+    assert {f.name for f in shipped} == {"ddp_cpu.yaml", "fsdp.yaml", "fsdp_cpu.yaml", "deepspeed_zero3.yaml",
+                                         "deepspeed_zero3_cpu.yaml"}
+    for f in shipped:
+        assert f"accelerate/{f.name}" in colbench.configs_dir.__doc__, f.name
+        first = f.read_text().splitlines()[0]
+        assert first.startswith(f"# accelerate launch --config_file colbench/configs/accelerate/{f.name} -m colbench train "), first
+        config = load_config_from_file(str(f))
+        assert config.num_processes == (2 if f.stem.endswith("_cpu") else 8), f.name
+        assert config.mixed_precision == ("no" if f.stem.endswith("_cpu") else "bf16"), f.name
+
+
 @pytest.mark.slow
 def test_wheel_holds_the_library_and_benchmarks_but_not_the_authoring_scripts_or_studies(tmp_path):
     import shutil
@@ -146,8 +164,10 @@ def test_wheel_holds_the_library_and_benchmarks_but_not_the_authoring_scripts_or
     assert p.returncode == 0, p.stderr[-3000:]
     (wheel,) = tmp_path.glob("colbench-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "colbench/configs/accelerate/deepspeed_zero3.yaml" in names
-    assert "colbench/configs/accelerate/fsdp.yaml" in names
+    from colbench import configs_dir
+
+    shipped = sorted(configs_dir().glob("accelerate/*.yaml"))
+    assert len(shipped) == 5 and all(f"colbench/configs/accelerate/{f.name}" in names for f in shipped)
     assert "colbench_env/data/backend/part_a.jsonl" in names and "colbench_env/data/frontend/tasks.jsonl" in names
     assert "colbench/cli/run.py" in names and "agents/registry.py" in names
     for module in ("colbench/pipeline/run.py", "colbench/pipeline/config.py", "colbench/critics/ranking.py",

@@ -128,7 +128,9 @@ def test_value_head_is_clipped_with_the_lora_weights(model_dir):
     opt = getattr(opt, "optimizer", opt)
 
     def hook(optimizer, *_):
-        grads = [p.grad for g in optimizer.param_groups for p in g["params"] if p.grad is not None]
+        # the LoRA weights' optimiser, then the value head's (its own AdamW, stepped after, clipped together)
+        groups = optimizer.param_groups + trainer.policy.extra_optimizer.param_groups
+        grads = [p.grad for g in groups for p in g["params"] if p.grad is not None]
         head = [p.grad for p in trainer.value_head.parameters()]
         norms.append((float(torch.linalg.vector_norm(torch.cat([g.flatten() for g in grads]))),
                       float(torch.linalg.vector_norm(torch.cat([g.flatten() for g in head])))))

@@ -1,0 +1,110 @@
+"""Run by ``tests/test_sharded.py`` under ``accelerate launch`` with a sharded config (FSDP, ZeRO-3):
+every trainer through the code of ``colbench train`` (:func:`colbench.cli.train.main`), with an interruption.
+
+``python sharded_train.py PHASE TRAJECTORIES.jsonl MODEL_DIR OUT_DIR CONFIGS_JSON``, where
+CONFIGS_JSON maps each algorithm to its ``--config-json`` object:
+
+* ``PHASE=interrupted``: for each algorithm, ``colbench train ALG --updates 2 --out OUT_DIR/ALG``,
+  the second update interrupted (``KeyboardInterrupt`` at its first optimiser step, in every
+  process) -- ``OUT_DIR/ALG`` then holds the checkpoint that update 1 wrote.
+* ``PHASE=resume`` (a new launch, as after the interruption): ``colbench train ALG --updates 1 --out
+  OUT_DIR/ALG`` for each algorithm, which resumes from that checkpoint.
+* ``PHASE=both``: per algorithm, ``interrupted`` then ``resume`` in the same processes (a fresh
+  trainer loaded from the files), the checkpoint the interruption left kept as ``OUT_DIR/ALG.first``.
+
+Written by the main process, per algorithm and phase: ``OUT_DIR/ALG.PHASE.json`` with, per completed update
+and per model, the losses of its ``backward`` calls averaged over the processes -- the loss of the
+global batch one process computes (the trainers scale each process's loss so that their mean is it)
+-- and each process's count of the model's parameters it holds, next to the whole model's.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+
+def _local_numel(p) -> int:
+    """How many of a parameter's values this process holds: ZeRO-3's partition, FSDP 2's local
+    shard (FSDP 1 parameters are views of the local shard already)."""
+    if hasattr(p, "ds_tensor"):
+        return int(p.ds_tensor.numel())
+    return int(p.to_local().numel() if hasattr(p, "to_local") else p.numel())
+
+
+def main() -> int:
+    phase, data, model, out, configs = sys.argv[1:6]
+    rank = int(os.environ.get("RANK", "0"))
+    import argparse
+
+    import torch
+    from accelerate.state import PartialState
+
+    from colbench.cli import train as cli
+    from agents.trainer_base import LMTrainer, TrainableLM
+
+    try:  # DeepSpeed's CPU all-reduce kernel compiles on first use (minutes); ZeRO-3's gathers do not use it
+        import deepspeed.ops
+
+        deepspeed.ops.__compatible_ops__["deepspeed_shm_comm"] = False
+    except ImportError:
+        pass
+
+    pending: dict[int, list[float]] = {}   # id(TrainableLM) -> losses of its backward calls in this update
+    updates: list[dict] = []               # per completed update: {model name: [mean loss per backward call]}
+    shards: dict = {}
+    state = {"interrupt": False, "phase": phase}
+
+    def backward(self, loss):
+        pending.setdefault(id(self), []).append(float(loss.detach()))
+        return TrainableLM_backward(self, loss)
+
+    def flush(self):
+        if state["interrupt"] and self._pending:
+            raise KeyboardInterrupt("simulated interruption of update 2")
+        return TrainableLM_flush(self)
+
+    def record(self, metrics):
+        acc = self.accelerator
+        losses = {}
+        for name, lm in self._models().items():
+            mine = torch.tensor(pending.pop(id(lm), []), dtype=torch.float64)
+            losses[name] = acc.reduce(mine, reduction="mean").tolist() if mine.numel() else []
+            local = sum(_local_numel(p) for p in lm.model.parameters())
+            counts = acc.gather(torch.tensor([local])).tolist()
+            shards[name] = {"per_process": counts, "whole": lm.n_parameters, "sharding": lm.sharding}
+        updates.append(losses)
+        state["interrupt"] = state["phase"] == "interrupted"
+        return LMTrainer_record(self, metrics)
+
+    TrainableLM_backward, TrainableLM_flush, LMTrainer_record = TrainableLM.backward, TrainableLM.flush, LMTrainer._record
+    TrainableLM.backward, TrainableLM.flush, LMTrainer._record = backward, flush, record
+
+    for algorithm, config in json.loads(configs).items():
+        steps = ["interrupted", "resume"] if phase == "both" else [phase]
+        for step in steps:
+            pending.clear()
+            updates.clear()
+            shards.clear()
+            state["interrupt"] = False
+            state["phase"] = step
+            args = argparse.Namespace(algorithm=algorithm, trajectories=data, model=model,
+                                      out=str(Path(out) / algorithm), config_json=json.dumps(config),
+                                      updates=2 if step == "interrupted" else 1, no_resume=False, progress=False)
+            try:
+                cli.main(args)
+            except KeyboardInterrupt:
+                print(f"INTERRUPTED {algorithm} rank {rank}", flush=True)
+            if rank == 0:
+                (Path(out) / f"{algorithm}.{step}.json").write_text(json.dumps({"updates": updates, "shards": shards}))
+                if step == "interrupted" and phase == "both":  # what the interrupted run left, kept
+                    shutil.copytree(Path(out) / algorithm, Path(out) / f"{algorithm}.first")
+            PartialState().wait_for_everyone()
+    print(f"rank {rank} {phase} done", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,288 @@
+"""The shipped sharded launch configs run for real: every trainer under FSDP and under DeepSpeed
+ZeRO-3 in 2 CPU processes on a tiny random Llama, against one process with the same global batch.
+
+Each kind is launched twice, as ``colbench train`` is used (:mod:`sharded_train`, which calls
+:func:`colbench.cli.train.main`)::
+
+    accelerate launch --config_file colbench/configs/accelerate/fsdp_cpu.yaml \\
+        tests/sharded_train.py interrupted T.jsonl MODEL OUT CONFIGS   # update 1, update 2 interrupted
+    accelerate launch --config_file colbench/configs/accelerate/fsdp_cpu.yaml \\
+        tests/sharded_train.py resume T.jsonl MODEL OUT CONFIGS        # resumes: update 2
+
+(and the same with ``deepspeed_zero3_cpu.yaml``). Checked per trainer and model: each process holds
+about half of the parameters (sharded, not replicated); the loss of every optimiser step of both
+updates and, after each update, the checkpoint (LoRA or full weights, PPO's value head, the AdamW
+state) equal those of one process; the checkpoint loads in one process, where training continues
+as in the one-process run, and as a merged model in plain transformers.
+
+The trainers: RFT, multi-turn DPO as a full fine-tune (its reference a frozen copy), PPO, GRPO,
+SWEET-RL with a 4-bit (NF4) critic -- the paper's critic setting, sharded too. Gradients are clipped
+to a norm of 0.2, below the norm of every step measured on this data (0.26-2.9, LoRA RFT, DPO, PPO,
+GRPO), so the clip -- by the global norm over the shards -- acts.
+
+Tolerance. One process run twice gives bitwise the same checkpoint (measured, every trainer here).
+Two processes compute the same sums in another order (gradients averaged over 2 processes; the
+vocabulary projection at the trained positions inside the sharded forward, where one process
+slices it in chunks), so float32 rounding differs. Measured (2026-12-05), as fractions of the
+largest value of the kind in the checkpoint, worst over trainers and both updates: weights 5.0e-6
+(ZeRO-3) / 4.3e-6 (FSDP), AdamW first moments 5.5e-6, second moments 1.2e-5 (squares of gradients:
+twice their relative error); losses 1.2e-6 relative. DDP (test_distributed.py, the same data with
+LoRA) differs as much: 4.1e-7 of weights whose largest is 0.19 (2.2e-6) -- splitting the batch, not
+sharding, moves the float32 sums. Allowed: 3e-5 for weights and first moments, 1e-4 for second
+moments (6-8x the worst measured), 2e-5 relative for losses; one update moves the weights by 67x
+(the full fine-tune, AdamW's steps bounded by its learning rate) to 1000x the weight tolerance, and
+the test requires 30x, so a wrong batch, step or optimiser state would be seen.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from test_distributed import DATA, PER_BATCH, _free_port, _weights
+from tiny_models import save_tiny_llama, smollm2_tokenizer
+
+from agents.registry import trainer_class
+from colbench import configs_dir
+
+HERE = Path(__file__).resolve().parent
+pytestmark = pytest.mark.slow
+
+#: of the largest value of the kind in the checkpoint (module docstring)
+RTOL = {"weight": 3e-5, "exp_avg": 3e-5, "exp_avg_sq": 1e-4}
+LOSS_RTOL = 2e-5
+CONFIGS = {  # multi-turn DPO first: its frozen reference is the first DeepSpeed engine a launch makes
+    "mt-dpo": {"policy": {"full_finetune": True}},
+    "rft": {},
+    "ppo": {"update_epochs": 1},
+    "grpo": {"update_epochs": 1},
+    # 2 candidates and 2 draws per state: a state gives 0 or 2 pairs, so the pair count stays even
+    "sweet-rl": {"n_candidates": 2, "pairs_per_state": 2, "candidate_max_new_tokens": 4, "state_fraction": 0.25,
+                 "critic": {"load_in_4bit": True}},
+}
+LAUNCHES = {"fsdp": "fsdp_cpu.yaml", "deepspeed": "deepspeed_zero3_cpu.yaml"}
+
+
+def _deepspeed_missing() -> str | None:
+    try:
+        import deepspeed  # noqa: F401
+    except ImportError as e:
+        return f"deepspeed is not installed ({e}): pip install deepspeed"
+    return None
+
+
+def _config(algorithm: str, per_process: int) -> dict:
+    conf = copy.deepcopy(CONFIGS[algorithm])
+    conf.update(max_length=512, max_grad_norm=0.2)
+    conf["policy"] = dict(conf.get("policy", {}), lora_r=4, learning_rate=1e-3)
+    conf[PER_BATCH[algorithm]] = per_process
+    if algorithm == "sweet-rl":
+        conf["critic"] = dict(conf["critic"], learning_rate=1e-3, pairs_per_batch=per_process)
+    return conf
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    torch.set_num_threads(1)
+    root = tmp_path_factory.mktemp("sharded")
+    model = save_tiny_llama(root / "tiny", smollm2_tokenizer(), hidden_size=32)
+    data = root / "trajs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in DATA))
+    return root, model, data
+
+
+def _recording_losses(monkeypatch):
+    """Record the loss of every ``backward`` call, per TrainableLM."""
+    from agents.trainer_base import TrainableLM
+
+    log: dict[int, list[float]] = {}
+    original = TrainableLM.backward
+
+    def backward(self, loss):
+        log.setdefault(id(self), []).append(float(loss.detach()))
+        return original(self, loss)
+
+    monkeypatch.setattr(TrainableLM, "backward", backward)
+    return log
+
+
+@pytest.fixture(scope="module")
+def one_process(setup):
+    """Each trainer in this process with the global batch (2 per micro-batch): its checkpoints after
+    update 1 (``first``) and 2 (``resumed``, after a save and load), the losses of each update, and
+    each model's parameter count."""
+    root, model, _ = setup
+    out = root / "one"
+    results = {}
+    with pytest.MonkeyPatch.context() as mp:
+        log = _recording_losses(mp)
+        for algorithm in CONFIGS:
+            cls = trainer_class(algorithm)
+            trainer = cls(dict(_config(algorithm, 2), model=model))
+            losses = []
+            for stage in ("first", "resumed"):
+                log.clear()
+                trainer.update(DATA)
+                losses.append({name: log.get(id(lm), []) for name, lm in trainer._models().items()})
+                trainer.save(out / algorithm / stage)
+                if stage == "first":
+                    trainer = cls.load(out / algorithm / "first")
+            results[algorithm] = {"losses": losses, "dir": out / algorithm}
+    return results
+
+
+_LAUNCHED: dict[str, Path] = {}
+
+
+def _launch(kind: str, phase: str, setup) -> subprocess.CompletedProcess:
+    root, model, data = setup
+    configs = {a: _config(a, 1) for a in CONFIGS}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(configs_dir() / "accelerate" / LAUNCHES[kind]),
+           "--main_process_port", str(_free_port()), str(HERE / "sharded_train.py"), phase, str(data), model,
+           str(root / kind), json.dumps(configs)]
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join([str(HERE.parent), str(HERE)]))
+    env.pop("ACCELERATE_USE_CPU", None)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+    assert p.returncode == 0, p.stderr[-5000:]
+    assert f"rank 0 {phase} done" in p.stdout and f"rank 1 {phase} done" in p.stdout, p.stdout[-3000:]
+    return p
+
+
+def launched(kind: str, setup) -> Path:
+    """The launches of ``kind`` (once per module): ``ROOT/kind/ALG.first`` holds the checkpoint the
+    interrupted run left, ``ROOT/kind/ALG`` the resumed one's. FSDP: two launches, the second
+    resuming after the first ended; DeepSpeed (for the time budget): one, resuming in its processes."""
+    if kind not in _LAUNCHED:
+        root = setup[0]
+        phases = ["interrupted", "resume"] if kind == "fsdp" else ["both"]
+        for phase in phases:
+            p = _launch(kind, phase, setup)
+            for algorithm in CONFIGS:
+                if phase in ("interrupted", "both"):
+                    for rank in (0, 1):
+                        assert f"INTERRUPTED {algorithm} rank {rank}" in p.stdout, p.stdout[-3000:]
+                if phase == "interrupted":
+                    shutil.copytree(root / kind / algorithm, root / kind / f"{algorithm}.first")
+                if phase in ("resume", "both"):
+                    assert f"resumed {algorithm} from {root / kind / algorithm} at update 1" in p.stdout
+        for algorithm in CONFIGS:  # the interrupted update 2 left the checkpoint of update 1
+            assert json.loads((root / kind / f"{algorithm}.first" / "trainer.json").read_text())["updates"] == 1
+        _LAUNCHED[kind] = root / kind
+    return _LAUNCHED[kind]
+
+
+def _checkpoint(d: Path) -> dict[str, torch.Tensor]:
+    """Every saved tensor of a trainer checkpoint: weights (adapter or full), value head, AdamW state."""
+    out = _weights(d)
+    for f in sorted(d.glob("*/optimizer.pt")):
+        sd = torch.load(f, weights_only=False)
+        out.update({f"{f.parent.name}/adam/{i}/{k}": v for i, st in sd["state"].items() for k, v in st.items()})
+        assert [g["params"] for g in sd["param_groups"]], f
+    return out
+
+
+def _kind(key: str) -> str:
+    return key.rsplit("/", 1)[1] if "/adam/" in key else "weight"
+
+
+def _compare(got: dict, want: dict, what) -> dict[str, float]:
+    """Check a checkpoint against the one-process one: AdamW step counts equal; weights, first and
+    second moments within RTOL of the largest value of their kind in the checkpoint. Returns the
+    largest difference of each kind relative to that scale."""
+    assert got.keys() == want.keys(), (what, sorted(set(got) ^ set(want))[:5])
+    scale: dict[str, float] = {}
+    for k, w in want.items():
+        scale[_kind(k)] = max(scale.get(_kind(k), 0.0), float(w.float().abs().max()))
+    worst: dict[str, float] = {}
+    for k, w in want.items():
+        if _kind(k) == "step":
+            assert float(got[k]) == float(w), (what, k)
+            continue
+        d = float((got[k].float() - w.float()).abs().max()) / scale[_kind(k)]
+        assert d <= RTOL[_kind(k)], (what, k, d)
+        worst[_kind(k)] = max(worst.get(_kind(k), 0.0), d)
+    return worst
+
+
+@pytest.mark.parametrize("kind", sorted(LAUNCHES))
+def test_two_sharded_processes_equal_one(kind, setup, one_process):
+    if kind == "deepspeed" and _deepspeed_missing():
+        pytest.skip(_deepspeed_missing())
+    out = launched(kind, setup)
+    report = {}
+    for algorithm in CONFIGS:
+        ref = one_process[algorithm]
+        runs = [json.loads((out / f"{algorithm}.{phase}.json").read_text()) for phase in ("interrupted", "resume")]
+        # sharded for real: each process holds about half of every model's parameters
+        for run in runs:
+            for name, s in run["shards"].items():
+                assert s["sharding"] == kind, (algorithm, name, s)
+                assert all(n < 0.6 * s["whole"] for n in s["per_process"]), (algorithm, name, s)
+                assert sum(s["per_process"]) >= s["whole"], (algorithm, name, s)
+        # the losses of every optimiser step: update 1 (interrupted launch), update 2 (resumed launch)
+        got_losses = [runs[0]["updates"][0], runs[1]["updates"][0]]
+        assert len(runs[0]["updates"]) == 1 and len(runs[1]["updates"]) == 1
+        loss_worst = 0.0
+        for got, want in zip(got_losses, ref["losses"]):
+            assert got.keys() == want.keys() and sum(len(v) for v in want.values()) > 0
+            for name in want:
+                assert got[name] == pytest.approx(want[name], rel=LOSS_RTOL, abs=1e-7), (algorithm, name)
+                loss_worst = max([loss_worst] + [abs(g - w) / max(abs(w), 1e-7) for g, w in zip(got[name], want[name])])
+        # the checkpoints: after update 1 (left by the interrupted run) and after the resumed update 2
+        first = _compare(_checkpoint(out / f"{algorithm}.first"), _checkpoint(ref["dir"] / "first"), (kind, algorithm, 1))
+        second = _compare(_checkpoint(out / algorithm), _checkpoint(ref["dir"] / "resumed"), (kind, algorithm, 2))
+        meta = json.loads((out / algorithm / "trainer.json").read_text())
+        assert meta["updates"] == 2 and meta["algorithm"] == algorithm
+        # negative control: one update moves the weights far beyond the tolerance
+        a, b = _checkpoint(ref["dir"] / "first"), _checkpoint(ref["dir"] / "resumed")
+        moved = max(float((a[k] - b[k]).abs().max()) for k in a if "/adam/" not in k)
+        scale = max(float(b[k].abs().max()) for k in b if "/adam/" not in k)
+        assert moved > 30 * RTOL["weight"] * scale, (algorithm, moved, scale)
+        report[algorithm] = {"update 1": first, "update 2": second, "loss": loss_worst,
+                             "update moves / tolerance": moved / (RTOL["weight"] * scale)}
+    print(kind, json.dumps(report, indent=1))
+
+
+def test_sharded_checkpoint_in_one_process(setup, one_process):
+    """The FSDP run's checkpoints in one process: ``LMTrainer.load`` then update 2 gives the
+    one-process run's weights and losses (PPO: its value head and own AdamW; SWEET-RL: policy and
+    4-bit critic); the SWEET-RL policy as a merged model in plain transformers (peft's own loading,
+    ``merge_and_unload``) gives the logits of the loaded trainer's policy."""
+    import peft
+    from transformers import AutoModelForCausalLM
+
+    out = launched("fsdp", setup)
+    root, model, _ = setup
+    with pytest.MonkeyPatch.context() as mp:
+        log = _recording_losses(mp)
+        for algorithm in ("ppo", "sweet-rl"):
+            # the saved config says 1 per micro-batch and process: 2 in one process is the same global batch
+            per_process = {PER_BATCH[algorithm]: 2, **({"critic": {"pairs_per_batch": 2}} if algorithm == "sweet-rl" else {})}
+            trainer = trainer_class(algorithm).load(out / f"{algorithm}.first", overrides=per_process)
+            assert trainer.accelerator.num_processes == 1 and trainer.policy.sharding is None
+            log.clear()
+            trainer.update(DATA)
+            want = one_process[algorithm]["losses"][1]
+            for name, lm in trainer._models().items():
+                assert log.get(id(lm), []) == pytest.approx(want[name], rel=LOSS_RTOL, abs=1e-7), (algorithm, name)
+            trainer.save(root / "reloaded" / algorithm)
+            _compare(_checkpoint(root / "reloaded" / algorithm), _checkpoint(one_process[algorithm]["dir"] / "resumed"),
+                     ("fsdp checkpoint resumed in one process", algorithm))
+
+    ckpt = out / "sweet-rl"
+    trainer = trainer_class("sweet-rl").load(ckpt)
+    ids = torch.tensor([[1, 504, 3094, 28, 1351, 314, 260, 2353, 30, 2]])
+    with torch.no_grad():
+        want = trainer.policy.forward_logits({"input_ids": ids, "attention_mask": torch.ones_like(ids)})
+        trainer.policy.merged_model().save_pretrained(root / "merged")
+        merged = AutoModelForCausalLM.from_pretrained(root / "merged").eval()
+        plain = peft.PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(model), ckpt / "policy").merge_and_unload().eval()
+        for net in (merged, plain):
+            got = net(input_ids=ids).logits
+            assert float((got - want).abs().max()) <= 1e-5 * float(want.abs().max())
