@@ -14,40 +14,26 @@ from __future__ import annotations
 import glob
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 import torch
+from samples import FEE_TASK, SCALE_TASK, colbench_evaluate, scripted_replies_hold, secrets
 from tiny_models import fit_chats, smollm2_tokenizer, tiny_llama
 
 from colbench.integrations.trl import ColBenchEnvironments, tool_instructions
 from colbench_env.protocol import parse_agent_turn
-from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator
 from colbench_env.tasks import load_tasks
 
 pytest.importorskip("trl")
 
-TASKS = [
-    {"task_id": "scale", "problem_description": "I want a function that scales a number the way my lab does. "
-     "The signature of the function is: def scale(x)", "hidden_information": "Multiply x by the prime 7919, then add one.",
-     "ground_truth": "def scale(x):\n    return x * 7919 + 1",
-     "test_cases": {"test1": "scale(3)", "test2": "scale(11)", "test3": "scale(-2)", "test4": "scale(5)"}},
-    {"task_id": "fee", "problem_description": "I want a function for the late fee on a library book. "
-     "The signature of the function is: def late_fee(days)",
-     "hidden_information": "The fee is 0.35 dollars for each day late. The fee is capped at 5 dollars.",
-     "ground_truth": "def late_fee(days):\n    return min(days * 0.35, 5)",
-     "test_cases": {"test1": "late_fee(2)", "test2": "late_fee(10)", "test3": "late_fee(30)", "test4": "late_fee(0)"}},
-]
+TASKS = [SCALE_TASK, FEE_TASK]
 # (question or None, answer) per task: asking then answering right, or guessing at once (wrong / 3 of 4 tests)
 PLANS = {"scale": [("What do I multiply x by?", "def scale(x):\n    return 7919 * x + 1"),
                    (None, "def scale(x):\n    return 7919 * x")],
          "fee": [("How much is the fee per day?", "def late_fee(days):\n    return min(0.35 * days, 5)"),
                  (None, "def late_fee(days):\n    return 0.35 * days")]}
 MAX_TURNS = 3
-# what the policy must never see: the ground truths, the test calls, and outputs only the evaluator computes
-SECRETS = [t["ground_truth"] for t in TASKS] + [c for t in TASKS for c in t["test_cases"].values()] + \
-    ["23758", "87110", "15837", "39596"]
+SECRETS = secrets(TASKS)
 
 
 def _call(name: str, **arguments) -> dict:
@@ -171,20 +157,9 @@ def _rebuild(prompt: list[dict], completion: list[dict]) -> tuple[dict, list[tup
 def test_logged_rewards_are_colbench_evaluate_scores_of_the_logged_dialogues(grpo, tmp_path):
     rows = grpo["rows"]
     assert len(rows) == 8  # 2 steps x 4 rollouts
-    records, human, n_replies = [], ScriptedBackendSimulator(), 0
-    tasks = {t.task_id: t for t in load_tasks(TASKS)}
-    for row in rows:
-        rec, replies = _rebuild(_plain(row["prompt"]), _plain(row["completion"]))
-        for dialogue, reply in replies:  # the human is ColBench's scripted human, cut to 400 characters
-            assert reply == human.reply(tasks[rec["task"]["task_id"]], dialogue)[:400]
-        n_replies += len(replies)
-        records.append(rec)
-    path = tmp_path / "rebuilt.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    p = subprocess.run([sys.executable, "-m", "colbench", "evaluate", str(path), "--out", str(tmp_path / "s.jsonl"),
-                        "--workers", "1", "--no-progress", "--json"], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-2000:]
-    scored = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    rebuilt = [_rebuild(_plain(r["prompt"]), _plain(r["completion"])) for r in rows]
+    n_replies = scripted_replies_hold(rebuilt)  # the human is ColBench's scripted human
+    scored = colbench_evaluate([rec for rec, _ in rebuilt], tmp_path)
     logged = [float(r["ColBenchEnvironment"]) for r in rows]
     assert [s["reward"] for s in scored] == pytest.approx(logged, abs=1e-9)
     # not vacuous: the human was asked, some rewards are positive, a group's rewards differ
@@ -258,12 +233,8 @@ def test_frontend_tools_score_as_colbench_evaluate(tmp_path):
         reward, record = env.get_reward(), env.record
     assert reply and 0 < reward < 1
     assert tasks[0].ground_truth not in reply
-    path = tmp_path / "fe.jsonl"
-    path.write_text(json.dumps(record) + "\n")
-    p = subprocess.run([sys.executable, "-m", "colbench", "evaluate", str(path), "--out", str(tmp_path / "s.jsonl"),
-                        "--no-progress"], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-2000:]
-    assert json.loads((tmp_path / "s.jsonl").read_text())["reward"] == pytest.approx(reward, abs=1e-9)
+    (scored,) = colbench_evaluate([record], tmp_path)
+    assert scored["reward"] == pytest.approx(reward, abs=1e-9)
 
 
 @pytest.mark.slow

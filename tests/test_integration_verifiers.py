@@ -21,11 +21,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from samples import FEE_TASK, SCALE_TASK, colbench_evaluate, scripted_replies_hold, secrets
 
 from colbench_env.prompting import format_agent_messages
 from colbench_env.protocol import parse_agent_turn
-from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator
-from colbench_env.tasks import load_tasks
 
 try:
     from openai_test_server import OpenAITestServer
@@ -35,27 +34,17 @@ except ImportError:  # run from the repository root
 pytest.importorskip("verifiers")
 
 FENCE = "```"
-TASKS = [
-    {"task_id": "scale", "problem_description": "I want a function that scales a number the way my lab does. "
-     f"The signature of the function is: def scale(x)\nI WANT TO ANSWER:\n{FENCE}python\ndef scale(x):\n"
-     f"    return 7919 * x + 1\n{FENCE}", "hidden_information": "Multiply x by the prime 7919, then add one.",
-     "ground_truth": "def scale(x):\n    return x * 7919 + 1",
-     "test_cases": {"test1": "scale(3)", "test2": "scale(11)", "test3": "scale(-2)", "test4": "scale(5)"}},
-    {"task_id": "fee-draft", "problem_description": "I want a function for the late fee on a library book. "
-     f"The signature of the function is: def late_fee(days)\nI WANT TO ANSWER:\n{FENCE}python\n"
-     f"def late_fee(days):\n    return 0.35 * days\n{FENCE}",
-     "hidden_information": "The fee is 0.35 dollars for each day late. The fee is capped at 5 dollars.",
-     "ground_truth": "def late_fee(days):\n    return min(days * 0.35, 5)",
-     "test_cases": {"test1": "late_fee(2)", "test2": "late_fee(10)", "test3": "late_fee(30)", "test4": "late_fee(0)"}},
-    {"task_id": "fee", "problem_description": "I want a function for the late fee on a library book. "
-     "The signature of the function is: def late_fee(days)\nOUTPUT: What is the fee for each day late?",
-     "hidden_information": "The fee is 0.35 dollars for each day late. The fee is capped at 5 dollars.",
-     "ground_truth": "def late_fee(days):\n    return min(days * 0.35, 5)",
-     "test_cases": {"test1": "late_fee(2)", "test2": "late_fee(10)", "test3": "late_fee(30)", "test4": "late_fee(0)"}},
+ANSWER = "\nI WANT TO ANSWER:\n" + FENCE + "python\n{}\n" + FENCE
+TASKS = [  # the request carries a right answer / a partly right one / a thought, OUTPUT: and a question
+    dict(SCALE_TASK, problem_description=SCALE_TASK["problem_description"]
+         + ANSWER.format("def scale(x):\n    return 7919 * x + 1")),
+    dict(FEE_TASK, task_id="fee-draft", problem_description=FEE_TASK["problem_description"]
+         + ANSWER.format("def late_fee(days):\n    return 0.35 * days")),
+    dict(FEE_TASK, problem_description=FEE_TASK["problem_description"]
+         + "\nOUTPUT: What is the fee for each day late?"),
 ]
 MAX_TURNS = 3
-SECRETS = sorted({t["ground_truth"] for t in TASKS} | {c for t in TASKS for c in t["test_cases"].values()}
-                 | {"23758", "87110", "15837", "39596"})
+SECRETS = secrets(TASKS)
 
 
 def vf_eval() -> str:
@@ -109,20 +98,9 @@ def _rebuild(result: dict) -> tuple[dict, list[tuple[list, str]]]:
 def test_vf_eval_rewards_are_colbench_evaluate_scores(run, tmp_path):
     results = run["results"]
     assert len(results) == 6 and all(r.get("error") is None for r in results)
-    tasks = {t.task_id: t for t in load_tasks(TASKS)}
-    human, records, n_replies = ScriptedBackendSimulator(), [], 0
-    for r in results:
-        rec, replies = _rebuild(r)
-        for dialogue, reply in replies:  # env_response is ColBench's scripted human
-            assert reply == human.reply(tasks[rec["task"]["task_id"]], dialogue)[:400]
-        n_replies += len(replies)
-        records.append(rec)
-    path = tmp_path / "rebuilt.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    p = subprocess.run([sys.executable, "-m", "colbench", "evaluate", str(path), "--out", str(tmp_path / "s.jsonl"),
-                        "--workers", "1", "--no-progress"], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-2000:]
-    scored = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    rebuilt = [_rebuild(r) for r in results]
+    n_replies = scripted_replies_hold(rebuilt)  # env_response is ColBench's scripted human
+    scored = colbench_evaluate([rec for rec, _ in rebuilt], tmp_path)
     assert [s["reward"] for s in scored] == pytest.approx([r["reward"] for r in results], abs=1e-9)
     assert [float(s["success"]) for s in scored] == [r["metrics"]["colbench_success"] for r in results]
     by_task = {r["info"]["task_id"]: r["reward"] for r in results}
@@ -149,8 +127,8 @@ def test_every_model_call_saw_colbench_agent_context(run):
 
 
 def test_nothing_sent_or_saved_holds_ground_truth_or_tests(run):
-    sent = json.dumps(run["requests"])
-    saved = "\n".join(p.read_text() for p in (run["dir"] / "out").rglob("*.json*"))
+    sent = json.dumps([req["messages"] for req in run["requests"]])
+    saved = json.dumps([{k: r.get(k) for k in ("prompt", "completion", "answer", "info")} for r in run["results"]])
     assert "7919" in sent and "0.35 dollars" in sent  # the human did tell the hidden facts
     assert [s for s in SECRETS if s in sent] == [] and [s for s in SECRETS if s in saved] == []
 
@@ -184,3 +162,37 @@ def test_readme_lines_load_an_env_that_evaluates(readme_block, monkeypatch):
     assert [o["reward"] for o in out["outputs"]] == [0.0, 0.0]
     assert [o["metrics"]["colbench_turns"] for o in out["outputs"]] == [10.0, 10.0]
     assert len(server.state.requests) == 20
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_frontend_rewards_are_colbench_evaluate_scores(tmp_path, monkeypatch):
+    """Frontend through the same env (verifiers' in-process evaluation, the stand-in server): the
+    echoing policy answers with the page its request carries; the reward is the similarity ColBench's
+    ``colbench evaluate`` gives the rebuilt episode."""
+    import signal
+
+    from verifiers.types import ClientConfig
+
+    from colbench.integrations.verifiers import load_environment
+
+    target = ('<html><body class="bg-gray-800"><h1 class="text-4xl text-white p-8">Corner Bakery</h1>'
+              '<p class="text-yellow-300 p-8">Fresh bread every morning.</p></body></html>')
+    page = '<html><body class="bg-gray-700"><h1 class="text-3xl text-white p-6">Corner Bakery</h1></body></html>'
+    task = {"task_id": "bakery", "ground_truth": target,
+            "problem_description": f"A dark page for my bakery.\nI WANT TO ANSWER: {page}"}
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        env = load_environment(kind="frontend", tasks=[task], max_turns=2)
+    finally:
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    monkeypatch.setenv("OPENAI_API_KEY", "local")
+    with OpenAITestServer() as server:
+        out = env.evaluate_sync(ClientConfig(api_key_var="OPENAI_API_KEY", api_base_url=server.url), "echo")
+    (result,) = out["outputs"]
+    (completion,) = result["completion"]
+    turn = parse_agent_turn(_text(completion["content"]))
+    assert turn.is_answer and target not in json.dumps(server.state.requests)
+    (scored,) = colbench_evaluate([{"task": task, "dialogue_history": [], "answer": turn.message}], tmp_path)
+    assert 0 < result["reward"] < 1 and scored["reward"] == pytest.approx(result["reward"], abs=1e-9)

@@ -49,6 +49,12 @@ from ._common import EpisodeParts
 __all__ = ["ColBenchMultiTurnEnv", "ColBenchRubric", "load_environment"]
 
 
+def _messages(chat: list[dict]) -> vf.Messages:
+    """ColBench's chat as verifiers' message types."""
+    kinds = {"system": vf.SystemMessage, "user": vf.UserMessage, "assistant": vf.AssistantMessage}
+    return [kinds[m["role"]](content=m["content"]) for m in chat]
+
+
 def _text(message: Any) -> str:
     """The text of a response message (a pydantic message or a dict; content a str or text parts)."""
     content = message.get("content") if isinstance(message, dict) else getattr(message, "content", None)
@@ -132,16 +138,17 @@ class ColBenchMultiTurnEnv(vf.MultiTurnEnv):
         """The human's reply to the agent's last turn: ColBench's simulator, through the env."""
         env = self._env(state)
         try:
-            reply = await asyncio.to_thread(env.simulator.reply, *env.simulator_request())
+            # in a thread: an LLM human is an HTTP call, the frontend request renders the target page
+            reply = await asyncio.to_thread(lambda: env.simulator.reply(*env.simulator_request()))
         except SimulatorError as e:
             env.human_step(error=f"simulator failed: {e}")
         else:
             env.human_step(reply)
         if env.transition()[3]:  # truncated: the human failed, the episode ends without an answer
             self._finish(state, env)
-            state["final_env_response"] = [{"role": "user", "content": "(the human could not reply)"}]
+            state["final_env_response"] = [vf.UserMessage(content="(the human could not reply)")]
             return state["final_env_response"]
-        return [{"role": "user", "content": env.dialogue[-1]["content"]}]
+        return [vf.UserMessage(content=env.dialogue[-1]["content"])]
 
     async def get_prompt_messages(self, state: vf.State) -> vf.Messages:
         """The human replies (``env_response``) to the last turn, then ColBench's agent context."""
@@ -151,8 +158,8 @@ class ColBenchMultiTurnEnv(vf.MultiTurnEnv):
             if state.get("final_env_response") is not None:
                 return [*last["prompt"], *last["completion"]]
         obs = self._env(state).transition()[0]
-        return observation_to_messages(obs, kind=self.parts.kind, max_turns=self.parts.max_turns,
-                                       style=self.prompt_style)
+        return _messages(observation_to_messages(obs, kind=self.parts.kind, max_turns=self.parts.max_turns,
+                                                 style=self.prompt_style))
 
     def _finish(self, state: vf.State, env) -> None:
         _, reward, terminated, truncated, info = env.transition()
