@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import glob
 import json
-import os
 
 import pytest
 import torch
@@ -83,7 +82,6 @@ def grpo(policy_dir, tmp_path_factory):
     from peft import LoraConfig
     from trl import GRPOConfig, GRPOTrainer
 
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     out = tmp_path_factory.mktemp("grpo")
     envs = ColBenchEnvironments("backend", TASKS, max_turns=MAX_TURNS, eval_workers=1)
     args = GRPOConfig(output_dir=str(out), per_device_train_batch_size=4, num_generations=4, max_steps=2,

@@ -1,7 +1,7 @@
 """ColBench inside other RL libraries' training and evaluation loops.
 
 * :mod:`colbench.integrations.trl`: ColBench as an ``environment_factory`` of TRL's ``GRPOTrainer``
-  (extra ``trl-env``).
+  (extra ``trl``).
 * :mod:`colbench.integrations.verifiers`: ColBench as a ``verifiers`` ``MultiTurnEnv`` with a
   ``load_environment(...)`` entry point for ``vf-eval`` and prime-rl (extra ``verifiers``).
 

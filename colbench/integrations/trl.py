@@ -5,8 +5,12 @@ with TRL 1.16.0, transformers 5.25.0)::
     from colbench.integrations.trl import ColBenchEnvironments
 
     colbench = ColBenchEnvironments("backend", tasks="backend_tasks/train.jsonl")
-    trainer = GRPOTrainer(model=model, args=GRPOConfig(max_tool_calling_iterations=10, ...),
+    trainer = GRPOTrainer(model=model, args=GRPOConfig(max_completion_length=4096, ...),
                           train_dataset=colbench.dataset(), environment_factory=colbench)
+
+(``max_completion_length`` bounds the whole dialogue: every turn and every reply. Leave
+``max_tool_calling_iterations`` unset: ColBench's ``max_turns`` ends the dialogue, and a call TRL
+leaves unexecuted at that limit is a turn the policy wrote but never played.)
 
 How the ColBench episode maps onto TRL's environment mode (the specification):
 
@@ -35,6 +39,10 @@ How the ColBench episode maps onto TRL's environment mode (the specification):
   group-relative advantage.
 * **The human's turns are not trained.** They come back as tool results, which TRL masks out of the
   loss (``tool_mask``); they still count against ``max_completion_length``.
+* **Context.** The rollout is one growing sequence: later turns see the earlier ones as generated
+  (thoughts and tool-call syntax included), where ColBench's own agent sees only the messages the
+  human saw (:mod:`colbench_env.prompting`). TRL's environment mode cannot rewrite the context
+  between turns.
 
 The model's chat template must be one TRL can parse tool calls from (TRL 1.16: the Qwen2.5/3,
 Llama-3.1/3.2, GPT-OSS, GLM-4-MoE, Gemma-4, DeepSeek-R1-distill, LFM2 families).

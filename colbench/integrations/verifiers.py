@@ -24,7 +24,8 @@ How a ColBench episode maps onto a ``MultiTurnEnv`` rollout (the specification):
   (:func:`colbench_env.prompting.observation_to_messages`): earlier agent turns as the messages the
   human saw (the text after ``OUTPUT:``), not their thoughts, so the rollout's prompts are not a
   growing prefix of raw completions (``get_prompt_messages`` is overridden; each trajectory step
-  keeps its own prompt, as verifiers allows).
+  keeps its own prompt, as verifiers allows), and the saved ``completion`` shows the earlier turns
+  that way too (the last turn as generated).
 * **Stop.** The rollout stops when the ColBench episode ends (the answer) -- at the latest at
   ``max_turns`` agent turns -- or on verifiers' own limits (errors, ``max_total_completion_tokens``).
 * **Rubric.** The reward is colbench's scorer's score of the answer, computed by the env when the
