@@ -30,3 +30,20 @@ def model_dir(tok, tmp_path_factory):
 def scored_trajectories():
     """``[GOOD, BAD, MID]`` of :mod:`samples`: rewards 1.0, 0.0, 0.3 on the same toy task."""
     return [GOOD, BAD, MID]
+
+
+@pytest.fixture(scope="session")
+def readme_block():
+    """``readme_block(name)``: the code of the first fenced block after ``<!-- readme-test: name -->``
+    in README.md (the lines a user copies, which a test then runs)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+    def block(name: str) -> str:
+        marker = f"<!-- readme-test: {name} -->"
+        assert marker in text, f"README.md has no {marker}"
+        after = text.split(marker, 1)[1].split("```", 1)[1]
+        return after.split("\n", 1)[1].split("```", 1)[0]
+
+    return block

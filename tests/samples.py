@@ -38,3 +38,56 @@ CHAT_CONVS = [
     [{"role": "user", "content": "What colour is the sky on a clear day, and why is it that colour?"}],
     [{"role": "user", "content": "ok"}, {"role": "assistant", "content": "Sure."}, {"role": "user", "content": "more"}],
 ]
+
+
+#: two backend task records whose tests' expected outputs are numbers nothing else holds (the integration
+#: tests look for the ground truths, the test calls and :data:`SECRET_OUTPUTS` in what the policy sees)
+SCALE_TASK = {"task_id": "scale", "problem_description": "I want a function that scales a number the way my lab "
+              "does. The signature of the function is: def scale(x)",
+              "hidden_information": "Multiply x by the prime 7919, then add one.",
+              "ground_truth": "def scale(x):\n    return x * 7919 + 1",
+              "test_cases": {"test1": "scale(3)", "test2": "scale(11)", "test3": "scale(-2)", "test4": "scale(5)"}}
+FEE_TASK = {"task_id": "fee", "problem_description": "I want a function for the late fee on a library book. "
+            "The signature of the function is: def late_fee(days)",
+            "hidden_information": "The fee is 0.35 dollars for each day late. The fee is capped at 5 dollars.",
+            "ground_truth": "def late_fee(days):\n    return min(days * 0.35, 5)",
+            "test_cases": {"test1": "late_fee(2)", "test2": "late_fee(10)", "test3": "late_fee(30)",
+                           "test4": "late_fee(0)"}}
+SECRET_OUTPUTS = ["23758", "87110", "15837", "39596"]  # scale(3), scale(11), scale(-2), scale(5)
+
+
+def secrets(tasks) -> list[str]:
+    """What a policy must never see of ``tasks``: their ground truths, their test calls, and
+    :data:`SECRET_OUTPUTS` (outputs only the evaluator computes)."""
+    return sorted({t["ground_truth"] for t in tasks} | {c for t in tasks for c in t["test_cases"].values()}
+                  | set(SECRET_OUTPUTS))
+
+
+def scripted_replies_hold(rebuilt) -> int:
+    """``rebuilt``: ``(record, [(dialogue before the reply, logged reply), ...])`` per episode; asserts
+    that every logged reply is what a fresh scripted human (ColBench's offline human) says there, cut
+    to 400 characters, and returns how many replies there were."""
+    from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator
+    from colbench_env.tasks import task_from_record
+
+    human, n = ScriptedBackendSimulator(), 0
+    for rec, replies in rebuilt:
+        task = task_from_record(rec["task"])
+        for dialogue, reply in replies:
+            assert reply == human.reply(task, dialogue)[:400], (dialogue, reply)
+        n += len(replies)
+    return n
+
+
+def colbench_evaluate(records, directory) -> list[dict]:
+    """``colbench evaluate`` in a fresh process on ``records`` (written under ``directory``): the scored records."""
+    import json
+    import subprocess
+    import sys
+
+    src, out = directory / "to_score.jsonl", directory / "scored.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in records))
+    p = subprocess.run([sys.executable, "-m", "colbench", "evaluate", str(src), "--out", str(out), "--workers", "1",
+                        "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return [json.loads(line) for line in out.read_text().splitlines()]

@@ -49,12 +49,13 @@ def test_core_dependencies_and_extras():
     core = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
     assert core == {"gymnasium", "pettingzoo", "numpy", "tqdm"}
     extras = PYPROJECT["project"]["optional-dependencies"]
-    assert set(extras) == {"lm", "frontend", "train", "bench", "dev", "view", "all"}
+    assert set(extras) == {"lm", "frontend", "train", "trl", "verifiers", "bench", "dev", "view", "all"}
     assert {_name(r) for r in extras["lm"]} >= {"torch", "transformers"}
     assert {_name(r) for r in extras["frontend"]} >= {"selenium", "pillow", "psutil"}
     assert "colbench[lm]" in extras["train"] and {_name(r) for r in extras["train"]} >= {"peft", "trl", "accelerate"}
     assert {_name(r) for r in extras["view"]} == {"jinja2", "pygments", "matplotlib"}
-    assert extras["all"] == ["colbench[lm,frontend,train,bench,dev,view]"]
+    assert "trl==1.16.0" in extras["trl"] and extras["verifiers"] == ["verifiers==0.3.1"]  # the versions tested
+    assert extras["all"] == ["colbench[lm,frontend,train,trl,verifiers,bench,dev,view]"]
     assert "scikit-learn" not in json.dumps(PYPROJECT)  # nothing uses it
     assert PYPROJECT["project"]["scripts"] == {"colbench": "colbench.cli:main"}
 

@@ -39,3 +39,69 @@ def save_tiny_llama(directory, tokenizer, seed: int = 0, hidden_size: int = 64) 
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return str(directory)
+
+
+def chat_tokens(tokenizer, messages, tools=None) -> tuple[list[int], list[int]]:
+    """``(token ids, trained)`` of a chat rendered by ``tokenizer``'s template (with ``tools``):
+    each assistant message -- what its template writes for it, end-of-turn included -- is trained
+    (1), the rest is context (0). Each piece is tokenized on its own, as a policy generates it."""
+    ids: list[int] = []
+    trained: list[int] = []
+    done = ""
+    for i, m in enumerate(messages):
+        if m["role"] != "assistant":
+            continue
+        before = tokenizer.apply_chat_template(messages[:i], tools=tools, tokenize=False, add_generation_prompt=True)
+        upto = tokenizer.apply_chat_template(messages[:i + 1], tools=tools, tokenize=False)
+        assert before.startswith(done) and upto.startswith(before), "the chat template is not prefix-preserving"
+        for text, flag in ((before[len(done):], 0), (upto[len(before):], 1)):
+            piece = tokenizer(text, add_special_tokens=False)["input_ids"]
+            ids += piece
+            trained += [flag] * len(piece)
+        done = upto
+    return ids, trained
+
+
+def fit_chats(model, tokenizer, chats, tools=None, steps: int = 150, lr: float = 5e-3, negatives: int = 4096,
+              seed: int = 0) -> float:
+    """Teach ``model`` (a :func:`tiny_llama`) the assistant turns of ``chats`` (a warm start, so that a
+    tiny random model behaves like a policy that follows a protocol). Adam with a one-cycle schedule
+    on everything but the input embeddings; the softmax is sampled (the demonstrations' tokens plus
+    ``negatives`` other tokens drawn afresh each step, weighted to stand for the whole vocabulary),
+    which costs a fraction of the full one and still pushes the untrained tokens down. Returns the
+    final full-vocabulary cross-entropy per trained token."""
+    import math
+
+    data = [chat_tokens(tokenizer, c, tools) for c in chats]
+    length = max(len(i) for i, _ in data)
+    pad = tokenizer.pad_token_id
+    ids = torch.tensor([i + [pad] * (length - len(i)) for i, _ in data])
+    mask = torch.tensor([[1] * len(i) + [0] * (length - len(i)) for i, _ in data])
+    trained = torch.tensor([t + [0] * (length - len(t)) for _, t in data])
+    at = trained[:, 1:].nonzero(as_tuple=True)          # position t predicts token t + 1
+    targets = ids[:, 1:][at]
+    vocab = torch.unique(targets)
+    local = torch.searchsorted(vocab, targets)
+    rest = torch.ones(model.lm_head.weight.shape[0], dtype=torch.bool)
+    rest[vocab] = False
+    rest = rest.nonzero().squeeze(1)
+    weight = math.log(len(rest) / negatives)
+    gen = torch.Generator().manual_seed(seed)
+    params = [p for n, p in model.named_parameters() if "embed_tokens" not in n]
+    opt = torch.optim.Adam(params, lr=lr)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    model.train()
+    for _ in range(steps):
+        neg = rest[torch.randint(len(rest), (negatives,), generator=gen)]
+        h = model.model(input_ids=ids, attention_mask=mask).last_hidden_state[:, :-1][at]
+        w = model.lm_head.weight
+        logits = torch.cat([h @ w[vocab].T, h @ w[neg].T + weight], dim=1)
+        loss = torch.nn.functional.cross_entropy(logits, local)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+    model.eval()
+    with torch.no_grad():
+        h = model.model(input_ids=ids, attention_mask=mask).last_hidden_state[:, :-1][at]
+        return torch.nn.functional.cross_entropy(model.lm_head(h), targets).item()
