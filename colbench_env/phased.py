@@ -9,6 +9,9 @@ A ColBench env (:class:`~colbench_env.gym_env.ColBenchEnv`) and every ColBench w
         env.human_step(reply)                                    # (or human_step(error=...))
     return env.transition()                                      # the 5-tuple of ``step``
 
+and a runner whose policy could not produce an action (its server failed) ends the episode with
+``env.fail(error)`` instead of ``agent_step``, then ``env.transition()``.
+
 A wrapper changes what a step returns by overriding :meth:`ColBenchWrapper.step_result`, which
 runs on both paths, so the same wrapper stack behaves the same in a loop of ``step`` calls and in
 :func:`colbench_env.rollout.run_episodes`. Gymnasium's own bookkeeping wrappers that ``gym.make``
@@ -30,7 +33,7 @@ _PASS_THROUGH = (OrderEnforcing, PassiveEnvChecker)
 
 @runtime_checkable
 class PhasedStep(Protocol):
-    """The four phases of a ColBench ``step`` (see the module docstring)."""
+    """The phases of a ColBench ``step`` (see the module docstring)."""
 
     def agent_step(self, action: str) -> bool:
         """Apply the agent's action; return whether the human must now reply."""
@@ -43,6 +46,9 @@ class PhasedStep(Protocol):
 
     def transition(self) -> tuple:
         """``(observation, reward, terminated, truncated, info)`` after the phases."""
+
+    def fail(self, error: str) -> None:
+        """End the episode now with ``error``, without an agent action (the policy failed)."""
 
 
 def phased(env: Any) -> PhasedStep:
@@ -77,6 +83,9 @@ class ColBenchWrapper(gym.Wrapper):
 
     def transition(self) -> tuple:
         return self.step_result(*phased(self.env).transition())
+
+    def fail(self, error: str) -> None:
+        phased(self.env).fail(error)
 
     def step(self, action: Any):
         return self.step_result(*self.env.step(action))
