@@ -66,7 +66,7 @@ def split_base_urls(base_url: Any) -> list[str]:
     bad = [u for u in urls if not u.startswith(("http://", "https://"))]
     if not urls or bad:
         raise ValueError(f"base_url must be an http(s) URL such as 'http://localhost:8000/v1' (or several: a list or "
-                         f"comma-separated), got {bad[0] if bad else base_url!r}")
+                         f"comma-separated), got {(bad[0] if bad else base_url)!r}")
     if len(set(urls)) != len(urls):
         raise ValueError(f"base_url names a server twice: {', '.join(urls)}")
     return urls
