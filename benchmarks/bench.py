@@ -6,11 +6,14 @@
 * batched (8) vs one-at-a-time SmolLM2 generation, tokens/s ratio (goal >= 3x);
 * 4-bit vs full-precision critic training step, peak memory ratio: a 1.07B random Llama (goal
   <= 0.35x), and SmolLM2-135M beside it (``critic_4bit_peak_memory_ratio_smollm2``);
-* rollout runner with SmolLM2: episodes/minute batched (8) vs one at a time.
+* rollout runner with SmolLM2: episodes/minute batched (8) vs one at a time;
+* rollout runner against a served agent and human (a stand-in server on 127.0.0.1 with lognormal
+  reply times): bound / wall, independent episodes and the lockstep runner side by side (goal >= 0.8).
 
 ``--json`` prints one JSON object as the last line with the keys ``env_steps_per_s``,
 ``evaluator_ratio_vs_inprocess``, ``render_pool_ratio``, ``batched_generation_ratio``,
-``critic_4bit_peak_memory_ratio`` (and each benchmark's details).
+``critic_4bit_peak_memory_ratio``, ``rollout_batched_ratio``, ``rollout_serving_efficiency`` (and
+each benchmark's details, e.g. ``rollout_serving_efficiency_lockstep``).
 """
 from __future__ import annotations
 
@@ -23,14 +26,16 @@ import traceback
 
 __all__ = ["add_arguments", "main", "BENCHES"]
 
-#: name -> (module, key of the headline number, goal text)
+#: name -> (module or "module:function" returning a dict, key of the headline number, goal text)
 BENCHES = {
     "env": ("benchmarks.bench_env", "env_steps_per_s", ">= 1000 steps/s"),
     "evaluator": ("benchmarks.bench_evaluator", "evaluator_ratio_vs_inprocess", ">= 1.0x"),
     "render": ("benchmarks.bench_render", "render_pool_ratio", ">= 2x"),
     "generation": ("benchmarks.bench_generation", "batched_generation_ratio", ">= 3x"),
     "critic": ("benchmarks.bench_critic_memory", "critic_4bit_peak_memory_ratio", "<= 0.35x (1B random Llama)"),
-    "rollout": ("benchmarks.bench_rollout", "rollout_batched_ratio", "episodes/min batched vs one at a time"),
+    "rollout": ("benchmarks.bench_rollout", "rollout_batched_ratio", ">= 2.0x episodes/min batched vs one at a time"),
+    "serving": ("benchmarks.bench_rollout:run_serving", "rollout_serving_efficiency",
+                ">= 0.8 of sum(reply times) / 32 (lockstep runner beside it)"),
 }
 
 
@@ -48,7 +53,8 @@ def main(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         print(f"[{name}] running ...", file=sys.stderr, flush=True)
         try:
-            r = importlib.import_module(module).run()
+            module_name, _, function = module.partition(":")
+            r = getattr(importlib.import_module(module_name), function or "run")()
             if key not in r:
                 raise KeyError(f"{module}.run() returned no {key!r}")
         except Exception as e:  # one broken benchmark must not hide the others

@@ -72,20 +72,29 @@ class ColBenchWrapper(gym.Wrapper):
     :meth:`step_result` to what both ``step`` and ``transition`` return (override it, and
     ``reset`` if needed, rather than ``step``)."""
 
+    @property
+    def _inner(self) -> PhasedStep:
+        """The wrapped layer that takes the phases (found once: a runtime protocol check is slow)."""
+        found = self.__dict__.get("_phased_inner")
+        if found is None or found[0] is not self.env:
+            found = (self.env, phased(self.env))
+            self.__dict__["_phased_inner"] = found
+        return found[1]
+
     def agent_step(self, action: str) -> bool:
-        return phased(self.env).agent_step(action)
+        return self._inner.agent_step(action)
 
     def simulator_request(self) -> tuple:
-        return phased(self.env).simulator_request()
+        return self._inner.simulator_request()
 
     def human_step(self, reply: str | None = None, *, error: str | None = None) -> None:
-        phased(self.env).human_step(reply, error=error)
+        self._inner.human_step(reply, error=error)
 
     def transition(self) -> tuple:
-        return self.step_result(*phased(self.env).transition())
+        return self.step_result(*self._inner.transition())
 
     def fail(self, error: str) -> None:
-        phased(self.env).fail(error)
+        self._inner.fail(error)
 
     def step(self, action: Any):
         return self.step_result(*self.env.step(action))
