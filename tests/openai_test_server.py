@@ -15,6 +15,8 @@ first ``stop`` string. Behaviour is selected by the request's ``model`` name:
 * ``nochoices``: answer JSON without ``choices``; ``empty``: answer a choice with empty content;
 * ``onechoice``: answer one choice whatever ``n`` is (as servers that ignore ``n`` do).
 
+``POST /v1/load_lora_adapter`` (vLLM's runtime LoRA loading) is recorded and answered 200.
+
 ``OpenAITestServer(mode=...)`` gives every request that behaviour whatever its model (two servers of
 one model that behave differently). The server counts requests per model, records every request body
 and its headers, and tracks the most requests in flight at once; it accepts 128 pending connections
@@ -50,6 +52,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 (http.server naming)
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
+        if self.path.rstrip("/") == "/v1/load_lora_adapter":  # vLLM's runtime LoRA loading: recorded, accepted
+            with self.server.state.lock:
+                self.server.state.requests.append(json.loads(raw))
+            self._send(200, b"Success: LoRA adapter loaded.", ctype="text/plain")
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, b'{"error": "not found"}')
             return
