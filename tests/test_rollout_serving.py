@@ -288,3 +288,36 @@ def test_ctrl_c_with_episodes_in_flight_then_resume(tmp_path):
     recs = read_trajectories(out)
     assert sorted(int(r["episode_id"]) for r in recs) == list(range(24))
     assert by_id(recs) == by_id(read_trajectories(whole))
+
+
+@pytest.mark.slow
+def test_smollm2_batching_queue_keeps_greedy_texts(evaluator):
+    """The embedded SmolLM2 as a batched policy (its calls logged): with 3 episodes in flight the
+    first generation batches all three and later ones batch what is pending; every trajectory (its
+    greedy texts included) equals the one-at-a-time run's."""
+    import torch
+
+    torch.set_num_threads(1)
+    agent = LMAgent("smollm2", max_turns=2, prompt_style="compact", sampling=SamplingParams(max_new_tokens=12))
+    sizes = []
+
+    class Logged:
+        batched = agent.batched
+
+        @staticmethod
+        def act_batch(observations):
+            sizes.append(len(observations))
+            return agent.act_batch(observations)
+
+    tasks = colbench_env.load_tasks("generated:5:1:rate", kind="backend")
+    specs = episode_specs(5, n_tasks=len(tasks))
+
+    def env_fn():
+        return gym.make("ColBench-Backend-v0", tasks=tasks, max_turns=2, evaluator=evaluator)
+
+    one = run_episodes(env_fn, agent, specs, episodes_in_flight=1)
+    batched = run_episodes(env_fn, Logged, specs, episodes_in_flight=3)
+    assert Logged.batched is True
+    assert by_id(batched) == by_id(one)
+    turns = sum(sum(m["role"] == "assistant" for m in r["dialogue_history"]) for r in one)
+    assert sum(sizes) == turns and sizes[0] == 3 and max(sizes) == 3 and len(sizes) < turns
