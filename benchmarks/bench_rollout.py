@@ -187,9 +187,10 @@ def run_serving(episodes: int = 96, in_flight: int = 32, median_s: float = 0.05,
                 stats = server.stats()
             if name == "independent":
                 per_episode = episode_reply_times(recs, tasks, agent, sim, timing)
-                if abs(sum(per_episode.values()) - stats["reply_s"]) > 1e-6 * max(1.0, stats["reply_s"]):
-                    raise RuntimeError(f"the reply times recomputed from the trajectories ({sum(per_episode.values())} s) "
-                                       f"differ from the server's ({stats['reply_s']} s)")
+                recomputed = sum(per_episode.values())
+                if abs(recomputed - stats["reply_s"]) > 1e-6 * max(1.0, stats["reply_s"]):
+                    raise RuntimeError(f"the reply times recomputed from the trajectories ({recomputed} s) differ "
+                                       f"from the server's ({stats['reply_s']} s)")
                 fifo = fifo_makespan([per_episode[s.episode_id] for s in specs], in_flight)
                 out["serving_fifo_bound_s"] = fifo
                 out["serving_longest_episode_s"] = max(per_episode.values())

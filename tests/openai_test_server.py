@@ -41,6 +41,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _send(self, status: int, payload: bytes, ctype: str = "application/json", headers: dict | None = None) -> None:
+        self._done()  # before the client can have the answer (and send its next request)
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(payload)))
@@ -75,11 +76,18 @@ class _Handler(BaseHTTPRequestHandler):
             state.headers.append(dict(self.headers))
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        self._counted = True
         try:
             self._answer(body, mode, arg, nth)
         finally:
-            with state.lock:
-                state.in_flight -= 1
+            self._done()
+
+    def _done(self) -> None:
+        """The request is no longer in flight (counted once)."""
+        if getattr(self, "_counted", False):
+            self._counted = False
+            with self.server.state.lock:
+                self.server.state.in_flight -= 1
 
     def _answer(self, body: dict, mode: str, arg: str, nth: int) -> None:
         if mode == "slow":

@@ -3,7 +3,6 @@
 stay in their episode, Ctrl-C and resume through `colbench run`."""
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -23,6 +22,7 @@ from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator
 from colbench_env.trajectories import read_trajectories
 from wrappers import HiddenInfoWrapper, TrajectoryRecorder
 
+from interrupting import interrupt_after_lines, terminal_like
 from openai_test_server import OpenAITestServer
 
 TEST_TASKS = colbench_env.default_tasks("backend", split="test")
@@ -247,12 +247,6 @@ def test_an_error_that_is_not_an_episodes_stops_the_run(evaluator):
 
 
 # ------------------------------------------------------------------------------------------ colbench run
-def _terminal_like():
-    """SIGINT at its default disposition, not blocked (what a terminal gives; see tests/test_cli.py)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
 def test_ctrl_c_with_episodes_in_flight_then_resume(tmp_path):
     """`colbench run` with 4 episodes in flight against a slow server, interrupted: exit 130, every
     line on file a complete record; the same command resumes, and the file then holds each episode
@@ -266,16 +260,8 @@ def test_ctrl_c_with_episodes_in_flight_then_resume(tmp_path):
         out = tmp_path / "run.jsonl"
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         proc = subprocess.Popen(cmd(out, "slow:0.25"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=env, preexec_fn=_terminal_like)
-        deadline = time.time() + 300
-        while time.time() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 4):
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        try:
-            _, err = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise AssertionError(f"the interrupt did not stop the run: {proc.communicate()[1][-1500:]}") from None
+                                env=env, preexec_fn=terminal_like)
+        err = interrupt_after_lines(proc, out, 4)
         assert proc.returncode == 130, err[-2000:]
         assert "Traceback" not in err
         saved = read_trajectories(out)  # strict: no partial line

@@ -56,7 +56,8 @@ class TransformersServe:
         deadline = time.time() + self.start_timeout_s
         while True:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"transformers serve exited ({self.proc.returncode}): {self.log.read_text()[-2000:]}")
+                raise RuntimeError(f"transformers serve exited ({self.proc.returncode}): "
+                                   f"{self.log.read_text()[-2000:]}")
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
                     if r.status == 200:

@@ -64,7 +64,7 @@ class RunConfig:
         split: ``train`` / ``test`` / ``None``. A file without ``split`` fields keeps all its tasks
             (a note says so).
         episodes: episodes to run (``None``: one per task); >= 1.
-        batch_size: episodes in flight (one batched agent call per turn); >= 1.
+        batch_size: episodes in flight, each advancing on its own (a local model batches their turns); >= 1.
         simulator: ``scripted`` | ``hf`` | ``smollm2`` | ``openai`` | ``record`` | ``replay``, or a
             plug-in spec (group ``colbench.simulators``).
         simulator_kwargs: keyword arguments for the simulator.
@@ -459,7 +459,7 @@ def add_common_arguments(p: argparse.ArgumentParser, *, defaults: dict | None = 
                    help="keep only this split (a file without 'split' fields keeps all its tasks)")
     p.add_argument("--episodes", type=int, default=None, help="episodes per run (default: one per task)")
     p.add_argument("--batch-size", type=int, default=d["batch_size"],
-                   help="episodes in flight (one batched agent call per turn)")
+                   help="episodes in flight, each advancing on its own (a local model batches their turns)")
     p.add_argument("--simulator", default="scripted",
                    help="the human: scripted | hf | smollm2 | openai | record | replay, or a plug-in "
                         "(module:Name, path/to/file.py:Name, or an entry point of group colbench.simulators)")
