@@ -269,14 +269,14 @@ def test_a_refused_or_timed_out_request_is_retried_on_another_server():
     down = closed_port_url()
     with OpenAITestServer(mode="slow:2") as stuck, OpenAITestServer() as up:
         # refused: retried at once on the other server (no backoff between servers)
-        b = OpenAICompatBackend([down, up.url], "echo", backoff_s=5, max_retries=1)
+        b = OpenAICompatBackend([down, up.url], "echo", backoff_s=30, max_retries=1)
         t0 = time.perf_counter()
         assert b.generate_one(conv("x")) == "ECHO[0] x"
-        assert time.perf_counter() - t0 < 2 and up.state.counts["echo"] == 1
+        assert time.perf_counter() - t0 < 15 and up.state.counts["echo"] == 1  # a backoff would have waited 30 s
         # the refusing server is passed over while the other one works
         assert b.generate_one(conv("y")) == "ECHO[0] y" and up.state.counts["echo"] == 2
         # timed out: likewise
-        b = OpenAICompatBackend([stuck.url, up.url], "echo", timeout_s=0.3, backoff_s=5, max_retries=1)
+        b = OpenAICompatBackend([stuck.url, up.url], "echo", timeout_s=0.3, backoff_s=30, max_retries=1)
         assert b.generate_one(conv("z")) == "ECHO[0] z"
         assert stuck.state.counts["echo"] == 1 and up.state.counts["echo"] == 3
 
