@@ -20,9 +20,10 @@ Each says how through an attribute ``batched`` (absent: true):
   request per episode in flight: ``episodes_in_flight`` in all.
 * ``batched`` true -- a local model (``LMAgent`` / ``LLMSimulator`` on
   :class:`~colbench_env.lm.hf.HFBackend`), and anything that does not say (it is then never called
-  from two threads at once): the calls go to a queue, and one thread of its own makes them as
-  ``act_batch(observations)`` / ``reply_batch(requests)`` with whatever is pending, up to
-  ``episodes_in_flight``. A batch goes out as soon as every episode is either in it or waiting
+  from two threads at once): the calls go to a queue, and the thread that called
+  :func:`run_episodes` makes them as ``act_batch(observations)`` / ``reply_batch(requests)`` with
+  whatever is pending, up to ``episodes_in_flight`` (so Ctrl-C interrupts a generation as in a
+  plain loop, and the process never exits while another thread is inside the model). A batch goes out as soon as every episode is either in it or waiting
   elsewhere (in another batch, or in a wait marked with :func:`colbench_env.waits.waiting`: a
   server, a scoring pool, a render), so a local model gets the batches the lockstep runner gave
   it, and an episode that waits for a slow reply or a score delays no batch. Batched greedy
@@ -48,8 +49,8 @@ Each says how through an attribute ``batched`` (absent: true):
   made again item by item, so only the failing item's episode fails. Any other exception stops
   the run and is raised.
 * Ctrl-C (``KeyboardInterrupt`` in the calling thread): no record is written after it; episodes in
-  progress are dropped (a call already made finishes in the background, then its thread stops);
-  the ``KeyboardInterrupt`` propagates.
+  progress are dropped (an HTTP request or scoring job already sent finishes in the background,
+  then its thread stops); the ``KeyboardInterrupt`` propagates.
 
 ## Policies
 
@@ -142,14 +143,14 @@ class _Call:
 
 
 class _Batcher:
-    """A queue of calls from episode threads, made by a thread of its own as batched calls (see
-    "How the policy and the simulator are called" in the module docstring)."""
+    """A queue of calls from episode threads, made as batched calls by the thread that called
+    :func:`run_episodes` (see "How the policy and the simulator are called" in the module
+    docstring): a local model then generates in that thread, where Ctrl-C interrupts it as in a
+    plain loop, and the interpreter never exits while another thread is inside it."""
 
-    def __init__(self, runner: "_Runner", call_batch: Callable[[list], list], name: str):
-        self.runner, self.call_batch, self.name = runner, call_batch, name
+    def __init__(self, runner: "_Runner", call_batch: Callable[[list], list]):
+        self.runner, self.call_batch = runner, call_batch
         self.pending: list[_Call] = []
-        self.closed = False
-        self.thread = threading.Thread(target=self._loop, name=f"colbench-rollout-{name}", daemon=True)
 
     def submit(self, item: Any) -> Any:
         """Called from an episode thread: the result of ``item`` once its batch has been made."""
@@ -162,35 +163,33 @@ class _Batcher:
             r.waiting += 1
             r.cv.notify_all()
             while not call.done:
+                if r.stopping:
+                    raise _Stopped
                 r.cv.wait()
         if call.error is not None:
             raise call.error
         return call.result
 
-    def _ready(self) -> bool:
+    def ready(self) -> bool:
+        """(Under the runner's lock.) Whether a batch should go out now."""
         r = self.runner
         return bool(self.pending) and (len(self.pending) >= r.n_threads or r.waiting >= r.active)
 
-    def _loop(self) -> None:
+    def take(self) -> list[_Call]:
+        """(Under the runner's lock.) The next batch, out of the queue."""
         r = self.runner
-        while True:
-            with r.cv:
-                while not (self.closed or r.stopping or self._ready()):
-                    r.cv.wait()
-                if self.closed or r.stopping:
-                    for call in self.pending:
-                        call.error, call.done = _Stopped(), True
-                    r.waiting -= len(self.pending)
-                    self.pending.clear()
-                    r.cv.notify_all()
-                    return
-                batch, self.pending = self.pending[:r.n_threads], self.pending[r.n_threads:]
-            outcomes = self._run([c.item for c in batch])
-            with r.cv:
-                for call, (result, error) in zip(batch, outcomes):
-                    call.result, call.error, call.done = result, error, True
-                r.waiting -= len(batch)
-                r.cv.notify_all()
+        batch, self.pending = self.pending[:r.n_threads], self.pending[r.n_threads:]
+        return batch
+
+    def make(self, batch: list[_Call]) -> None:
+        """Make the batched call for ``batch`` and hand each caller its result."""
+        outcomes = self._run([c.item for c in batch])
+        r = self.runner
+        with r.cv:
+            for call, (result, error) in zip(batch, outcomes):
+                call.result, call.error, call.done = result, error, True
+            r.waiting -= len(batch)
+            r.cv.notify_all()
 
     def _run(self, items: list) -> list[tuple[Any, BaseException | None]]:
         try:
@@ -198,20 +197,15 @@ class _Batcher:
         except EPISODE_ERRORS as e:
             if len(items) == 1:
                 return [(None, e)]
-        except BaseException as e:  # not an episode's failure: every caller raises it, the run stops
+        except Exception as e:  # not an episode's failure: every caller raises it, the run stops
             return [(None, e)] * len(items)
         out: list[tuple[Any, BaseException | None]] = []
         for item in items:  # find the failing items: only their episodes fail
             try:
                 out.append((self.call_batch([item])[0], None))
-            except BaseException as e:
+            except Exception as e:
                 out.append((None, e))
         return out
-
-    def close(self) -> None:
-        with self.runner.cv:
-            self.closed = True
-            self.runner.cv.notify_all()
 
 
 class _Runner:
@@ -232,9 +226,9 @@ class _Runner:
         self.stopping = False
         self.error: BaseException | None = None
         threaded = self.n_threads > 1
-        self.policy_batcher = _Batcher(self, lambda obs: policy_act_batch(policy, obs), "policy") \
+        self.policy_batcher = _Batcher(self, lambda obs: policy_act_batch(policy, obs)) \
             if threaded and is_batched(policy) else None
-        self.simulator_batcher = _Batcher(self, lambda reqs: _simulator_reply_batch(simulator, reqs), "simulator") \
+        self.simulator_batcher = _Batcher(self, lambda reqs: _simulator_reply_batch(simulator, reqs)) \
             if threaded and is_batched(simulator) else None
 
     # -- colbench_env.waits listener
@@ -346,6 +340,7 @@ class _Runner:
             self.cv.notify_all()
 
     def run(self) -> None:
+        """Run every episode; the calling thread makes the batched calls while episode threads run."""
         if self.n_threads == 1:
             self.work(0)
             return
@@ -353,17 +348,23 @@ class _Runner:
         threads = [threading.Thread(target=self.work, args=(k,), name=f"colbench-episode-{k}", daemon=True)
                    for k in range(self.n_threads)]
         try:
-            for t in (*(b.thread for b in batchers), *threads):
-                t.start()
             for t in threads:
-                while t.is_alive():
-                    t.join(0.2)
+                t.start()
+            while True:
+                with self.cv:
+                    ready = None
+                    while not (self.stopping or self.active == 0):
+                        ready = next((b for b in batchers if b.ready()), None)
+                        if ready is not None:
+                            batch = ready.take()
+                            break
+                        self.cv.wait(0.2)
+                if ready is None:
+                    break
+                ready.make(batch)
         except BaseException:  # KeyboardInterrupt: nothing more is written; the threads stop
             self.stop()
             raise
-        finally:
-            for b in batchers:
-                b.close()
         if self.error is not None:
             raise self.error
 

@@ -307,3 +307,21 @@ def test_smollm2_batching_queue_keeps_greedy_texts(evaluator):
     assert by_id(batched) == by_id(one)
     turns = sum(sum(m["role"] == "assistant" for m in r["dialogue_history"]) for r in one)
     assert sum(sizes) == turns and sizes[0] == 3 and max(sizes) == 3 and len(sizes) < turns
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_a_local_model_generates_for_episodes_in_flight(tmp_path):
+    """Ctrl-C while SmolLM2 generates a batch for 4 episodes in flight: exit 130 with the resume hint
+    (the batched generation runs in the main thread: an interpreter exiting while another thread is
+    inside torch aborts instead), every line on file a complete record."""
+    out = tmp_path / "run.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "colbench", "run", "--agent", "smollm2", "--tasks",
+                             "generated:12:1:rate", "--prompt-style", "compact", "--max-turns", "2",
+                             "--max-new-tokens", "16", "--batch-size", "4", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=terminal_like,
+                            env=dict(os.environ, OMP_NUM_THREADS="1"))
+    err = interrupt_after_lines(proc, out, 1, stop_s=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err and "terminate called" not in err
+    saved = read_trajectories(out)
+    assert 1 <= len(saved) < 12 and f"interrupted: {len(saved)} episodes saved in {out}" in err
