@@ -23,10 +23,11 @@ Each says how through an attribute ``batched`` (absent: true):
   from two threads at once): the calls go to a queue, and the thread that called
   :func:`run_episodes` makes them as ``act_batch(observations)`` / ``reply_batch(requests)`` with
   whatever is pending, up to ``episodes_in_flight`` (so Ctrl-C interrupts a generation as in a
-  plain loop, and the process never exits while another thread is inside the model). A batch goes out as soon as every episode is either in it or waiting
-  elsewhere (in another batch, or in a wait marked with :func:`colbench_env.waits.waiting`: a
-  server, a scoring pool, a render), so a local model gets the batches the lockstep runner gave
-  it, and an episode that waits for a slow reply or a score delays no batch. Batched greedy
+  plain loop, and the process never exits while another thread is inside the model). A batch
+  goes out as soon as every episode is either in it or waiting elsewhere (in another batch, or in
+  a wait marked with :func:`colbench_env.waits.waiting`: a server, a scoring pool, a render), so a
+  local model gets the batches the lockstep runner gave it, and an episode that waits for a slow
+  reply or a score delays no batch. Batched greedy
   generation gives the texts of one-at-a-time generation (:class:`~colbench_env.lm.hf.HFBackend`).
 
 ## Guarantees
