@@ -403,7 +403,8 @@ def test_version_and_help_show_defaults():
         p = colbench(cmd, "--help")
         assert p.returncode == 0
         text = " ".join(p.stdout.split())
-        assert "--batch-size BATCH_SIZE episodes in flight (one batched agent call per turn) (default: 4)" in text
+        assert ("--batch-size BATCH_SIZE episodes in flight, each advancing on its own (a local model batches their "
+                "turns) (default: 4)") in text
         assert "--max-turns MAX_TURNS agent turns per episode (the last one is taken as the answer) (default: 10)" in text
 
 
