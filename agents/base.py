@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
@@ -72,6 +73,8 @@ class ScriptedAgent(Agent):
     signature that returns ``None`` (scores 0): a fixed, LLM-free agent for tests and throughput.
     """
 
+    batched = False  # stateless: rollout episodes call it from their own threads
+
     DEFAULT_QUESTIONS = ("What exactly should the function do? Please tell me your specific rules.",
                          "Are there any thresholds, special cases or rounding rules I should know about?")
 
@@ -105,6 +108,10 @@ class LMAgent(Agent):
         prompt_style: ``"paper"`` (default) or ``"compact"`` (a worked example, for very small
             policies; :data:`colbench_env.prompting.PROMPT_STYLES`).
         lm_kwargs: passed to :func:`make_backend` when ``lm`` is a name.
+
+    ``batched`` is the backend's (:attr:`~colbench_env.lm.base.LMBackend.batched`): the rollout
+    runner gathers a local model's observations into batched calls, and lets each episode call an
+    HTTP backend on its own (the agent is thread-safe; its call counter is locked).
     """
 
     def __init__(self, lm: Any = "smollm2", *, kind: str = "backend", max_turns: int = MAX_TURNS,
@@ -124,6 +131,12 @@ class LMAgent(Agent):
         self.sampling = sampling or SamplingParams(max_new_tokens=512, temperature=0.0)
         self.prompt_style = prompt_style
         self._calls = 0
+        self._calls_lock = threading.Lock()
+
+    @property
+    def batched(self) -> bool:
+        """Whether rollouts should gather this agent's calls into batches (its backend's ``batched``)."""
+        return bool(getattr(self.lm, "batched", True))
 
     def messages(self, observation: dict) -> list[dict]:
         """The chat the LM sees for ``observation``."""
@@ -136,9 +149,10 @@ class LMAgent(Agent):
         if not observations:
             return []
         params = self.sampling
+        with self._calls_lock:
+            call, self._calls = self._calls, self._calls + 1
         if params.seed is not None and params.temperature > 0:
-            params = dataclasses.replace(params, seed=derived_seed(params.seed, self._calls))
-        self._calls += 1
+            params = dataclasses.replace(params, seed=derived_seed(params.seed, call))
         gens = self.lm.generate([self.messages(o) for o in observations], params)
         n = self.sampling.n
         # the text, knowing whether it ended at an end token or was cut at max_new_tokens

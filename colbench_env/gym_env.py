@@ -52,7 +52,8 @@ class ColBenchEnv(gym.Env):
 
     * ``terminated``: the agent answered (``I WANT TO ANSWER:``, or its ``max_turns``-th turn, whose
       message is taken as the answer).
-    * ``truncated``: the simulator failed or returned an empty reply (``info["error"]`` says why).
+    * ``truncated``: the simulator failed or returned an empty reply, or a rollout runner's policy
+      failed (:meth:`fail`); ``info["error"]`` says why.
 
     ``info``: ``task_id``, ``turn`` (agent turns taken: 0 after ``reset``); at the end also
     ``answer``, ``reward``, ``success`` (backend only) and the scorer's details (backend: ``tests_passed``, ``tests_total``, ``eval_reason``). Wrap the env in
@@ -78,7 +79,7 @@ class ColBenchEnv(gym.Env):
 
     The step is also available in phases (:mod:`colbench_env.phased`), which the batched rollout
     runner and the ColBench wrappers use: :meth:`agent_step`, :meth:`simulator_request`,
-    :meth:`human_step`, :meth:`transition`.
+    :meth:`human_step`, :meth:`transition` (and :meth:`fail` when the policy could not act).
 
     ## Version History
 
@@ -200,6 +201,16 @@ class ColBenchEnv(gym.Env):
             self.pz.fail(f"the simulator returned an empty reply ({reply!r})")
             return
         self.pz.step(reply)
+
+    def fail(self, error: str) -> None:
+        """End the episode now with ``error`` (truncated, reward 0, ``info["error"]``), without an
+        agent action: the runner's policy could not act (e.g. its server failed)."""
+        if self.pz.task is None:
+            raise RuntimeError("call reset() before fail()")
+        if self.pz.episode_over:
+            raise RuntimeError("the episode is over: call reset()")
+        self._pending_reply = False
+        self.pz.fail(error)
 
     def transition(self):
         """``(observation, reward, terminated, truncated, info)`` after the last phase."""

@@ -9,6 +9,9 @@ A ColBench env (:class:`~colbench_env.gym_env.ColBenchEnv`) and every ColBench w
         env.human_step(reply)                                    # (or human_step(error=...))
     return env.transition()                                      # the 5-tuple of ``step``
 
+and a runner whose policy could not produce an action (its server failed) ends the episode with
+``env.fail(error)`` instead of ``agent_step``, then ``env.transition()``.
+
 A wrapper changes what a step returns by overriding :meth:`ColBenchWrapper.step_result`, which
 runs on both paths, so the same wrapper stack behaves the same in a loop of ``step`` calls and in
 :func:`colbench_env.rollout.run_episodes`. Gymnasium's own bookkeeping wrappers that ``gym.make``
@@ -30,7 +33,7 @@ _PASS_THROUGH = (OrderEnforcing, PassiveEnvChecker)
 
 @runtime_checkable
 class PhasedStep(Protocol):
-    """The four phases of a ColBench ``step`` (see the module docstring)."""
+    """The phases of a ColBench ``step`` (see the module docstring)."""
 
     def agent_step(self, action: str) -> bool:
         """Apply the agent's action; return whether the human must now reply."""
@@ -43,6 +46,9 @@ class PhasedStep(Protocol):
 
     def transition(self) -> tuple:
         """``(observation, reward, terminated, truncated, info)`` after the phases."""
+
+    def fail(self, error: str) -> None:
+        """End the episode now with ``error``, without an agent action (the policy failed)."""
 
 
 def phased(env: Any) -> PhasedStep:
@@ -66,17 +72,29 @@ class ColBenchWrapper(gym.Wrapper):
     :meth:`step_result` to what both ``step`` and ``transition`` return (override it, and
     ``reset`` if needed, rather than ``step``)."""
 
+    @property
+    def _inner(self) -> PhasedStep:
+        """The wrapped layer that takes the phases (found once: a runtime protocol check is slow)."""
+        found = self.__dict__.get("_phased_inner")
+        if found is None or found[0] is not self.env:
+            found = (self.env, phased(self.env))
+            self.__dict__["_phased_inner"] = found
+        return found[1]
+
     def agent_step(self, action: str) -> bool:
-        return phased(self.env).agent_step(action)
+        return self._inner.agent_step(action)
 
     def simulator_request(self) -> tuple:
-        return phased(self.env).simulator_request()
+        return self._inner.simulator_request()
 
     def human_step(self, reply: str | None = None, *, error: str | None = None) -> None:
-        phased(self.env).human_step(reply, error=error)
+        self._inner.human_step(reply, error=error)
 
     def transition(self) -> tuple:
-        return self.step_result(*phased(self.env).transition())
+        return self.step_result(*self._inner.transition())
+
+    def fail(self, error: str) -> None:
+        self._inner.fail(error)
 
     def step(self, action: Any):
         return self.step_result(*self.env.step(action))

@@ -12,6 +12,9 @@ the human sees beyond the dialogue, how a final answer is scored -- so that
 
 Heavy parts (an evaluator's worker pool, a Chromium driver, a CLIP model) are created on first use
 and closed by :meth:`Scorer.close`; parts passed in are shared and stay the caller's to close.
+Scoring jobs and renders run in those pools; the calling thread's wait for them is marked with
+:func:`colbench_env.waits.waiting`, so in a rollout an episode waiting for its score holds no
+other episode's batch.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from gymnasium import spaces
 
 from .protocol import extract_html
 from .simulators.base import reply_limit
+from .waits import waiting
 
 __all__ = ["Scorer", "BackendScorer", "FrontendScorer", "EpisodeResult", "make_scorer"]
 
@@ -118,7 +122,9 @@ class BackendScorer(Scorer):
         return f"{task.hidden_information}\n\nThe function I want (ground truth):\n{task.ground_truth}"
 
     def score(self, task: Any, answer: str) -> EpisodeResult:
-        s = self.evaluator.score(task, answer)
+        evaluator = self.evaluator
+        with waiting():
+            s = evaluator.score(task, answer)
         return EpisodeResult(reward=float(s.reward), success=bool(s.success), tests_passed=s.passed,
                              tests_total=s.total, eval_reason=s.reason, eval_semantics=s.semantics,
                              eval_tests=[t.as_dict() for t in s.tests])
@@ -180,17 +186,22 @@ class FrontendScorer(Scorer):
         self._agent_array: np.ndarray | None = None
         self._target_array: np.ndarray | None = None
 
+    def _render(self, html: str):
+        renderer = self.renderer
+        with waiting():
+            return renderer.render(html)
+
     def target_image(self):
         """The rendered target page (rendered once per episode)."""
         if self._target_image is None:
-            self._target_image = self.renderer.render(self._task.ground_truth)
+            self._target_image = self._render(self._task.ground_truth)
         return self._target_image
 
     def agent_message(self, message: str) -> None:
         html = extract_html(message)
         if html:
             self._agent_html = html
-            self._agent_image = self.renderer.render(html)
+            self._agent_image = self._render(html)
             self._agent_array = None
 
     def simulator_renders(self) -> dict:
@@ -229,8 +240,8 @@ class FrontendScorer(Scorer):
         html = extract_html(answer)
         if not html:
             return EpisodeResult(reward=0.0, eval_reason="no <html> or <body> in the answer")
-        target = self.target_image() if task is self._task else self.renderer.render(task.ground_truth)
-        return EpisodeResult(reward=float(self.similarity(self.renderer.render(html), target)))
+        target = self.target_image() if task is self._task else self._render(task.ground_truth)
+        return EpisodeResult(reward=float(self.similarity(self._render(html), target)))
 
     def close(self) -> None:
         if self._own_renderer and self._renderer is not None:

@@ -6,18 +6,26 @@ first ``stop`` string. Behaviour is selected by the request's ``model`` name:
 
 * ``echo`` (or anything not listed): answer at once;
 * ``slow:S``: sleep S seconds, then answer;
+* ``jitter:S``: sleep between 0 and S seconds, a function of the request's messages only (the
+  same request always waits as long), then answer;
+* ``failon:WORD``: answer HTTP 400 (not retried) when WORD is in the request's messages;
 * ``fail500:K`` / ``fail429:K`` / ``drop:K``: the first K requests of that model get HTTP 500 /
   HTTP 429 / a closed socket without any reply; later ones are answered;
 * ``garbage``: answer 200 with a body that is not JSON;
 * ``nochoices``: answer JSON without ``choices``; ``empty``: answer a choice with empty content;
 * ``onechoice``: answer one choice whatever ``n`` is (as servers that ignore ``n`` do).
 
-The server counts requests per model, records every request body and its headers, and tracks the most requests
-in flight at once. Run it alone with ``python tests/openai_test_server.py [--port N]``.
+``POST /v1/load_lora_adapter`` (vLLM's runtime LoRA loading) is recorded and answered 200.
+
+``OpenAITestServer(mode=...)`` gives every request that behaviour whatever its model (two servers of
+one model that behave differently). The server counts requests per model, records every request body
+and its headers, and tracks the most requests in flight at once; it accepts 128 pending connections
+(a threaded server's default backlog of 5 refuses connections under a few dozen concurrent clients). Run it alone with ``python tests/openai_test_server.py [--port N]``.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import socket
 import threading
@@ -33,6 +41,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _send(self, status: int, payload: bytes, ctype: str = "application/json", headers: dict | None = None) -> None:
+        self._done()  # before the client can have the answer (and send its next request)
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(payload)))
@@ -44,6 +53,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 (http.server naming)
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
+        if self.path.rstrip("/") == "/v1/load_lora_adapter":  # vLLM's runtime LoRA loading: recorded, accepted
+            with self.server.state.lock:
+                self.server.state.requests.append(json.loads(raw))
+            self._send(200, b"Success: LoRA adapter loaded.", ctype="text/plain")
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, b'{"error": "not found"}')
             return
@@ -54,7 +68,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         state = self.server.state
         model = str(body.get("model", "echo"))
-        mode, _, arg = model.partition(":")
+        mode, _, arg = (self.server.mode or model).partition(":")
         with state.lock:
             state.counts[model] = state.counts.get(model, 0) + 1
             nth = state.counts[model]
@@ -62,15 +76,28 @@ class _Handler(BaseHTTPRequestHandler):
             state.headers.append(dict(self.headers))
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        self._counted = True
         try:
             self._answer(body, mode, arg, nth)
         finally:
-            with state.lock:
-                state.in_flight -= 1
+            self._done()
+
+    def _done(self) -> None:
+        """The request is no longer in flight (counted once)."""
+        if getattr(self, "_counted", False):
+            self._counted = False
+            with self.server.state.lock:
+                self.server.state.in_flight -= 1
 
     def _answer(self, body: dict, mode: str, arg: str, nth: int) -> None:
         if mode == "slow":
             time.sleep(float(arg or 1.0))
+        elif mode == "jitter":
+            digest = hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).digest()
+            time.sleep(float(arg or 0.05) * int.from_bytes(digest[:4], "big") / 2 ** 32)
+        elif mode == "failon" and arg in json.dumps(body.get("messages"), ensure_ascii=False):
+            self._send(400, json.dumps({"error": f"refusing a request that mentions {arg!r}"}).encode())
+            return
         elif mode in ("fail500", "fail429", "drop") and nth <= int(arg or 1):
             if mode == "drop":
                 self.close_connection = True
@@ -129,7 +156,9 @@ class _State:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128
     state: _State
+    mode: str | None = None
 
 
 class OpenAITestServer:
@@ -138,9 +167,10 @@ class OpenAITestServer:
     Use as a context manager; :attr:`url` is the API root (``http://127.0.0.1:PORT/v1``).
     """
 
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, *, mode: str | None = None) -> None:
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.state = _State()
+        self._httpd.mode = mode
         self._thread: threading.Thread | None = None
 
     @property

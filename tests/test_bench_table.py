@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from colbench.cli.table import parse_agent_spec
 
 
@@ -57,3 +59,30 @@ def test_table_with_a_served_lm_agent_and_the_compact_prompt(tmp_path):
     rows = list(csv.DictReader(open(tmp_path / "table.csv")))
     assert [(r["agent"], r["episodes"]) for r in rows] == [("echo", "2")]
     assert systems == {agent_instructions("backend", 2, "compact")}
+
+
+def test_bench_serving_runs_both_runners_on_one_stand_in_server():
+    """The serving benchmark, small: both runners give the same trajectories; the reply times it
+    recomputes from them add up to the server's own total (else it raises); the numbers hang together."""
+    from benchmarks.bench_rollout import run_serving
+
+    r = run_serving(episodes=12, in_flight=4)
+    assert r["serving_same_trajectories"] and r["serving_independent_errors"] == 0
+    assert r["serving_independent_requests"] == r["serving_lockstep_requests"] > 12
+    assert r["serving_independent_bound_s"] == pytest.approx(r["serving_lockstep_bound_s"])
+    for name in ("independent", "lockstep"):
+        assert r[f"serving_{name}_wall_s"] == pytest.approx(r["serving_independent_bound_s"] /
+                                                             r["rollout_serving_efficiency" + ("" if name == "independent"
+                                                                                                else "_lockstep")])
+    # no runner beats the in-order schedule without overhead, which no schedule makes shorter than
+    # the longest episode or the bound
+    assert r["serving_fifo_bound_s"] <= r["serving_independent_wall_s"]
+    assert r["serving_fifo_bound_s"] >= max(r["serving_longest_episode_s"], r["serving_independent_bound_s"]) - 1e-9
+
+
+def test_fifo_makespan_by_hand():
+    from benchmarks.bench_rollout import fifo_makespan
+
+    # 2 slots: 3 | 1 -> the 2nd slot frees at 1: +2 -> 3; the first slot frees at 3: +4 -> 7
+    assert fifo_makespan([3, 1, 2, 4], 2) == 7
+    assert fifo_makespan([1, 1, 1], 5) == 1 and fifo_makespan([2, 3], 1) == 5

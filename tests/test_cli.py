@@ -9,16 +9,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from colbench.cli.run import config_path
 from colbench_env.trajectories import read_trajectories
+from interrupting import interrupt_after_lines, terminal_like
 
 HERE = Path(__file__).resolve().parent
 BACKEND_FILE = HERE.parent / "colbench_env" / "data" / "backend" / "part_a.jsonl"
@@ -319,30 +318,10 @@ def test_ctrl_c_says_what_is_saved_and_how_to_resume(tmp_path, plugin_dir):
                     "    time.sleep(0.4 if calls <= 3 else 10)\n"
                     "    return 'OUTPUT: I WANT TO ANSWER: def f():\\n    return None'\n")
     out = tmp_path / "slow.jsonl"
-    # what a terminal gives the command: SIGINT at its default disposition and not blocked. A
-    # subprocess inherits an ignored SIGINT from its parent, and a non-interactive shell ignores
-    # SIGINT in what it starts with `&` (`nohup make test &` does: the child then ran on through the
-    # interrupt); Python installs no KeyboardInterrupt handler over an inherited SIG_IGN.
-    parent = (signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, []))
-
-    def terminal_like():
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
     proc = subprocess.Popen([colbench_exe(), "run", "--agent", f"{slow}:slow", "--episodes", "40", "--batch-size", "1",
                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=terminal_like)
-    deadline = time.time() + 300  # generous: a loaded CI machine can take a minute to start
-    while time.time() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    try:
-        _, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        _, err = proc.communicate()
-        raise AssertionError(f"the interrupt did not stop the run within 60 s (pytest's SIGINT handler and "
-                             f"blocked signals: {parent}); its stderr ends: {err[-1500:]}") from None
+                            preexec_fn=terminal_like)  # what a terminal gives the command (tests/interrupting.py)
+    err = interrupt_after_lines(proc, out, 2)
     assert proc.returncode == 130, err[-2000:]
     assert "Traceback" not in err
     n = len(read_trajectories(out))
@@ -426,8 +405,8 @@ def test_version_and_help_show_defaults():
         p = colbench(cmd, "--help")
         assert p.returncode == 0
         text = " ".join(p.stdout.split())
-        assert ("--episodes-in-flight EPISODES_IN_FLIGHT, --batch-size EPISODES_IN_FLIGHT episodes run side by side, "
-                "one batched agent call per turn (--batch-size: old name) (default: 4)") in text
+        assert ("--episodes-in-flight EPISODES_IN_FLIGHT, --batch-size EPISODES_IN_FLIGHT episodes in flight, each "
+                "advancing on its own; a local model batches their turns (--batch-size: old name) (default: 4)") in text
         assert "--max-turns MAX_TURNS agent turns per episode (the last one is taken as the answer) (default: 10)" in text
 
 

@@ -20,7 +20,7 @@ def test_bounds_and_dialogue(tmp_path, capsys):
     assert (upper["tests_passed_pct"], upper["success_rate"], upper["mean_turns"]) == (100.0, 1.0, 2.0)
     assert (lower["tests_passed_pct"], lower["success_rate"], lower["mean_turns"]) == (0.0, 0.0, 3.0)
     capsys.readouterr()
-    rec = read_trajectories(tmp_path / "up.jsonl")[0]
+    rec = next(r for r in read_trajectories(tmp_path / "up.jsonl") if r["episode_id"] == "0")  # the file is in finishing order
     print_dialogue(rec)
     out = capsys.readouterr().out
     lines = [ln.strip() for ln in out.splitlines() if ln.strip()]

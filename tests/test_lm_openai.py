@@ -4,9 +4,11 @@ from __future__ import annotations
 import base64
 import io
 import os
+import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -216,3 +218,97 @@ def test_lm_agent_draws_a_fresh_seed_every_call(server):
     greedy = LMAgent(backend(server), sampling=SamplingParams(max_new_tokens=8, temperature=0.0, seed=9))
     greedy.act(obs)
     assert server.state.requests[-1]["seed"] == 9  # greedy: the seed is passed through unchanged
+
+
+# ------------------------------------------------------------------------------------ several servers
+def closed_port_url():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again when the block ends: nobody listens there
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_base_url_lists_and_comma_separated():
+    from colbench_env.lm.openai_compat import split_base_urls
+
+    assert split_base_urls("http://a/v1") == ["http://a/v1"]
+    assert split_base_urls("http://a/v1/, http://b/v1") == ["http://a/v1", "http://b/v1"]
+    assert split_base_urls(["http://a/v1", "http://b/v1,http://c/v1"]) == ["http://a/v1", "http://b/v1", "http://c/v1"]
+    for bad, shown in (("http://a/v1,localhost:8000", "'localhost:8000'"), ("", "''"), ([], "[]"), (3, "3")):
+        with pytest.raises(ValueError, match=re.escape(f"got {shown}")):
+            split_base_urls(bad)
+    with pytest.raises(ValueError, match="names a server twice"):
+        split_base_urls("http://a/v1,http://a/v1/")
+    b = OpenAICompatBackend("http://a/v1,http://b/v1", "m")
+    assert b.base_urls == ["http://a/v1", "http://b/v1"] and b.config()["base_url"] == ["http://a/v1", "http://b/v1"]
+    assert OpenAICompatBackend("http://a/v1/", "m").config()["base_url"] == "http://a/v1"  # one server: as before
+
+
+def test_requests_go_to_the_server_with_fewest_in_flight():
+    """Six concurrent requests over two servers: three each. A long request holds the first server:
+    the requests sent meanwhile go to the other one (not round-robin); once it is back, to the first
+    listed again."""
+    with OpenAITestServer() as a, OpenAITestServer() as b:
+        both = OpenAICompatBackend([a.url, b.url], "slow:0.3", backoff_s=0.01)
+        gens = both.generate([conv(str(i)) for i in range(6)])
+        assert [g.text for g in gens] == [f"ECHO[0] {i}" for i in range(6)]
+        assert a.state.counts["slow:0.3"] == 3 and b.state.counts["slow:0.3"] == 3
+    with OpenAITestServer(mode="slow:1") as a, OpenAITestServer() as b:
+        both = OpenAICompatBackend([a.url, b.url], "echo")
+        hold = threading.Thread(target=both.generate_one, args=(conv("held"),))
+        hold.start()  # both idle: the first listed takes it, for 1 s
+        time.sleep(0.2)
+        assert [both.generate_one(conv(x)) for x in "pq"] == ["ECHO[0] p", "ECHO[0] q"]
+        hold.join()
+        assert both.generate_one(conv("r")) == "ECHO[0] r"
+        assert [r["messages"][-1]["content"] for r in a.state.requests] == ["held", "r"]
+        assert [r["messages"][-1]["content"] for r in b.state.requests] == ["p", "q"]
+
+
+def test_a_refused_or_timed_out_request_is_retried_on_another_server():
+    down = closed_port_url()
+    with OpenAITestServer(mode="slow:2") as stuck, OpenAITestServer() as up:
+        # refused: retried at once on the other server (no backoff between servers)
+        b = OpenAICompatBackend([down, up.url], "echo", backoff_s=30, max_retries=1)
+        t0 = time.perf_counter()
+        assert b.generate_one(conv("x")) == "ECHO[0] x"
+        assert time.perf_counter() - t0 < 15 and up.state.counts["echo"] == 1  # a backoff would have waited 30 s
+        # the refusing server is passed over while the other one works
+        assert b.generate_one(conv("y")) == "ECHO[0] y" and up.state.counts["echo"] == 2
+        # timed out: likewise
+        b = OpenAICompatBackend([stuck.url, up.url], "echo", timeout_s=0.3, backoff_s=30, max_retries=1)
+        assert b.generate_one(conv("z")) == "ECHO[0] z"
+        assert stuck.state.counts["echo"] == 1 and up.state.counts["echo"] == 3
+
+
+def test_the_error_names_every_server_tried():
+    down1, down2 = closed_port_url(), closed_port_url()
+    with OpenAITestServer(mode="fail500:99") as failing:
+        b = OpenAICompatBackend([down1, failing.url, down2], "m", backoff_s=0.01, max_retries=3)
+        with pytest.raises(BackendError) as err:
+            b.generate_one(conv("x"))
+    msg = str(err.value)
+    assert msg.startswith("every server tried failed (4 attempts): ")
+    for url, why in ((down1, "connection failed"), (failing.url, "HTTP 500"), (down2, "connection failed")):
+        assert f"{url}/chat/completions: {why}" in msg
+    # each server once, in order (the least busy untried one, the first listed on a tie), then back off
+    # and start over with the first listed: all three failed just now, none is preferred
+    assert failing.state.counts["m"] == 1
+    assert msg.index(failing.url) < msg.index(down2) < msg.index(down1)  # in the order last tried
+
+
+def test_cli_base_url_repeated_or_comma_separated(tmp_path):
+    import argparse
+
+    from colbench.cli.run import RunConfig, add_arguments, config_from_args
+    from colbench.errors import UsageError
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    args = p.parse_args(["--out", str(tmp_path / "o.jsonl"), "--agent", "openai", "--agent-model", "m",
+                         "--agent-base-url", "http://a/v1", "--agent-base-url", "http://b/v1,http://c/v1",
+                         "--simulator-base-url", "http://h/v1"])
+    cfg = config_from_args(args)
+    assert cfg.agent_base_url == "http://a/v1,http://b/v1,http://c/v1" and cfg.simulator_base_url == "http://h/v1"
+    with pytest.raises(UsageError, match="--agent-base-url: base_url must be an http"):
+        RunConfig(out="o.jsonl", agent="openai", agent_model="m", agent_base_url="http://a/v1,localhost:1")

@@ -66,7 +66,7 @@ class RunConfig(metaclass=AliasedConfig):
         split: ``train`` / ``test`` / ``None``. A file without ``split`` fields keeps all its tasks
             (a note says so).
         episodes: episodes to run (``None``: one per task); >= 1.
-        episodes_in_flight: episodes run side by side (one batched agent call per turn); >= 1. Old
+        episodes_in_flight: episodes in flight, each advancing on its own (a local model batches their turns); >= 1. Old
             name: ``batch_size`` (``--batch-size``), accepted as an alias.
         simulator: ``scripted`` | ``hf`` | ``smollm2`` | ``openai`` | ``record`` | ``replay``, or a
             plug-in spec (group ``colbench.simulators``).
@@ -128,6 +128,14 @@ class RunConfig(metaclass=AliasedConfig):
                 raise UsageError(f"--{name.replace('_', '-')} must be a JSON object, got {getattr(self, name)!r}")
         if self.agent == "hf" and not self.agent_model:
             raise UsageError("--agent hf needs --agent-model PATH")
+        for name in ("agent_base_url", "simulator_base_url"):
+            if getattr(self, name) is not None:
+                from colbench_env.lm.openai_compat import split_base_urls
+
+                try:
+                    split_base_urls(getattr(self, name))
+                except ValueError as e:
+                    raise UsageError(f"--{name.replace('_', '-')}: {e}") from None
         if self.agent == "openai" and not (self.agent_base_url and self.agent_model):
             raise UsageError("--agent openai needs --agent-base-url and --agent-model")
         if self.simulator == "openai" and not (self.simulator_base_url and self.simulator_model):
@@ -434,6 +442,15 @@ def json_object(option: str) -> Callable[[str], dict]:
     return parse
 
 
+class JoinURLs(argparse.Action):
+    """An option that may be repeated: its values are kept as one comma-separated string (several
+    OpenAI-compatible servers, see :func:`colbench_env.lm.openai_compat.split_base_urls`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        previous = getattr(namespace, self.dest, None)
+        setattr(namespace, self.dest, f"{previous},{values}" if previous else values)
+
+
 def add_common_arguments(p: argparse.ArgumentParser, *, defaults: dict | None = None) -> None:
     """The options ``run`` and ``table`` share (same names, same meaning)."""
     d = {"split": None, "episodes_in_flight": 4, "max_new_tokens": 384, "max_turns": 10, "prompt_style": "paper"}
@@ -446,14 +463,16 @@ def add_common_arguments(p: argparse.ArgumentParser, *, defaults: dict | None = 
     p.add_argument("--episodes", type=int, default=None, help="episodes per run (default: one per task)")
     p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=d["episodes_in_flight"],
                    dest="episodes_in_flight",
-                   help="episodes run side by side, one batched agent call per turn (--batch-size: old name)")
+                   help="episodes in flight, each advancing on its own; a local model batches their turns (--batch-size: old name)")
     p.add_argument("--simulator", default="scripted",
                    help="the human: scripted | hf | smollm2 | openai | record | replay, or a plug-in "
                         "(module:Name, path/to/file.py:Name, or an entry point of group colbench.simulators)")
     p.add_argument("--simulator-kwargs", type=json_object("--simulator-kwargs"), default={},
                    help="JSON object of keyword arguments for the simulator")
     p.add_argument("--simulator-model", default=None, help="LLM simulator's model (hf path or served name)")
-    p.add_argument("--simulator-base-url", default=None, help="LLM simulator's OpenAI-compatible base URL")
+    p.add_argument("--simulator-base-url", default=None, action=JoinURLs,
+                   help="LLM simulator's OpenAI-compatible base URL; several servers: repeat the option or "
+                        "separate the URLs with commas (each request goes to the least busy one)")
     p.add_argument("--simulator-cache", default=None, help="record/replay cache file")
     p.add_argument("--max-turns", type=int, default=d["max_turns"],
                    help="agent turns per episode (the last one is taken as the answer)")
@@ -478,7 +497,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent-kwargs", type=json_object("--agent-kwargs"), default={},
                    help="JSON object of keyword arguments for the agent's class or factory")
     p.add_argument("--agent-model", default=None, help="local model path/hub id (hf) or served model name (openai)")
-    p.add_argument("--agent-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1")
+    p.add_argument("--agent-base-url", default=None, action=JoinURLs,
+                   help="OpenAI-compatible base URL, e.g. http://localhost:8000/v1; several servers: repeat the "
+                        "option or separate the URLs with commas")
     p.add_argument("--agent-4bit", action="store_true", help="load the local agent model in 4-bit NF4")
     add_common_arguments(p)
     p.add_argument("--semantics", choices=SEMANTICS, default="reference",

@@ -112,7 +112,15 @@ class LMBackend(ABC):
     """Generates chat replies. Implementations: :class:`~colbench_env.lm.hf.HFBackend` (local
     transformers, default SmolLM2-135M-Instruct) and
     :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend` (vLLM or any
-    OpenAI-compatible server)."""
+    OpenAI-compatible server).
+
+    ``batched``: whether one :meth:`generate` call for many conversations is much faster than one
+    call each (a local model: true, the default) -- then a rollout runner gathers its callers'
+    conversations into batches made from one thread; or whether :meth:`generate` may be called
+    from many threads at once, one conversation each (an HTTP client: false). See
+    :mod:`colbench_env.rollout`."""
+
+    batched: bool = True
 
     @abstractmethod
     def generate(self, conversations: Sequence[Sequence[dict]], params: SamplingParams | None = None) -> list[Generation]:

@@ -5,6 +5,7 @@ Only the standard library is used (``urllib`` + a thread pool): no ``openai`` pa
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import io
 import json
@@ -17,9 +18,10 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
+from ..waits import waiting
 from .base import BackendError, Generation, LMBackend, SamplingParams
 
-__all__ = ["OpenAICompatBackend", "image_to_data_url"]
+__all__ = ["OpenAICompatBackend", "image_to_data_url", "split_base_urls", "FAILED_SERVER_PAUSE_S"]
 
 #: HTTP statuses worth retrying (rate limit, server trouble).
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
@@ -49,20 +51,68 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
+def split_base_urls(base_url: Any) -> list[str]:
+    """The server URLs of a ``base_url`` setting: one URL, several separated by commas, or a list
+    of those (the command line's ``--...-base-url`` may be repeated or comma-separated).
+
+    Raises:
+        ValueError: no URL, or one that is not an ``http(s)://`` URL.
+    """
+    items = [base_url] if isinstance(base_url, str) else list(base_url) if isinstance(base_url, (list, tuple)) else None
+    if items is None or not all(isinstance(u, str) for u in items):
+        raise ValueError(f"base_url must be an http(s) URL such as 'http://localhost:8000/v1' (or several: a list or "
+                         f"comma-separated), got {base_url!r}")
+    urls = [u.strip().rstrip("/") for item in items for u in item.split(",") if u.strip()]
+    bad = [u for u in urls if not u.startswith(("http://", "https://"))]
+    if not urls or bad:
+        raise ValueError(f"base_url must be an http(s) URL such as 'http://localhost:8000/v1' (or several: a list or "
+                         f"comma-separated), got {(bad[0] if bad else base_url)!r}")
+    if len(set(urls)) != len(urls):
+        raise ValueError(f"base_url names a server twice: {', '.join(urls)}")
+    return urls
+
+
+class _Server:
+    """One server's routing state (guarded by the backend's lock)."""
+
+    __slots__ = ("url", "in_flight", "failed_at")
+
+    def __init__(self, base_url: str):
+        self.url = base_url + "/chat/completions"
+        self.in_flight = 0
+        self.failed_at: float | None = None
+
+
+#: a server whose request failed (refused, timed out, 5xx/429) gets new requests only when every
+#: other server also failed in the last this many seconds
+FAILED_SERVER_PAUSE_S = 10.0
+
+
 class OpenAICompatBackend(LMBackend):
-    """Chat generation through ``POST {base_url}/chat/completions``.
+    """Chat generation through ``POST {base_url}/chat/completions``, on one server or several.
 
     Args:
-        base_url: the API root, e.g. ``"http://localhost:8000/v1"``.
-        model: the model name the server expects.
+        base_url: the API root, e.g. ``"http://localhost:8000/v1"``; several servers of the same
+            model: a list, or the URLs separated by commas (:func:`split_base_urls`).
+        model: the model name the servers expect.
         api_key: bearer token; default ``$OPENAI_API_KEY`` (none sent when unset).
         timeout_s: per-request socket timeout.
         max_retries: retries after the first attempt, for timeouts, connection errors (refused,
             reset, closed without reply), HTTP 408/429/5xx. Other HTTP errors fail at once.
-        backoff_s: the first retry waits ``backoff_s``, then doubling (a 429's ``Retry-After`` is
-            honoured when longer), capped at 30 s.
-        max_concurrency: most requests in flight at once when generating for many conversations.
+        backoff_s: once every server has failed the request, the next retry waits ``backoff_s``,
+            then doubling (a 429's ``Retry-After`` is honoured when longer), capped at 30 s.
+        max_concurrency: most requests in flight at once over all callers of this backend;
+            ``None`` (the default): no limit of its own -- the callers set it:
+            :func:`colbench_env.rollout.run_episodes` sends at most one request per episode in
+            flight, and one :meth:`generate` call for many conversations sends them all at once.
         extra_body: extra JSON fields sent with every request (e.g. vLLM's ``{"top_k": 20}``).
+
+    Several servers: each request goes to the server with the fewest requests of this backend in
+    flight (the first listed on a tie), passing over one that failed in the last
+    :data:`FAILED_SERVER_PAUSE_S` seconds while another has not. A request that fails there
+    (refused, timed out, HTTP 408/429/5xx) is retried at once on the least busy server it has not
+    tried yet, and after backoff once it has tried them all; when the retries run out the error
+    names every server tried and why each failed.
 
     Request body: ``model``, ``messages`` (passed through unchanged, so multimodal content parts
     with ``image_url`` data URLs work), ``max_tokens``, ``temperature``, ``top_p``, ``n``, ``stop``
@@ -73,26 +123,30 @@ class OpenAICompatBackend(LMBackend):
     ``choices[i].logprobs.content[*].logprob`` (the server's sampling log-probs; token strings in
     ``meta["tokens"]``; no token ids in the OpenAI format).
 
+    The backend is thread-safe (``batched`` is false: rollout episodes each send their own
+    requests); the wait for a reply is marked with :func:`colbench_env.waits.waiting`.
+
     Raises (from :meth:`generate`):
-        BackendError: naming the URL, when the server is unreachable after the retries, answers a
-            non-retryable HTTP error, or answers garbage (non-JSON, no ``choices``, empty content,
+        BackendError: naming the URL(s), when the servers are unreachable after the retries, answer
+            a non-retryable HTTP error, or answer garbage (non-JSON, no ``choices``, empty content,
             missing log-probs when requested). An empty reply is never returned silently.
     """
 
+    batched = False
+
     def __init__(
         self,
-        base_url: str,
+        base_url: str | Sequence[str],
         model: str,
         *,
         api_key: str | None = None,
         timeout_s: float = 60.0,
         max_retries: int = 4,
         backoff_s: float = 0.5,
-        max_concurrency: int = 8,
+        max_concurrency: int | None = None,
         extra_body: dict | None = None,
     ) -> None:
-        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must be an http(s) URL such as 'http://localhost:8000/v1', got {base_url!r}")
+        urls = split_base_urls(base_url)
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be a non-empty string, got {model!r}")
         if not timeout_s > 0:
@@ -101,9 +155,10 @@ class OpenAICompatBackend(LMBackend):
             raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
         if backoff_s < 0:
             raise ValueError(f"backoff_s must be >= 0, got {backoff_s!r}")
-        if not isinstance(max_concurrency, int) or max_concurrency < 1:
-            raise ValueError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
-        self.base_url = base_url.rstrip("/")
+        if max_concurrency is not None and (not isinstance(max_concurrency, int) or max_concurrency < 1):
+            raise ValueError(f"max_concurrency must be None or an int >= 1, got {max_concurrency!r}")
+        self.base_urls = urls
+        self.base_url = urls[0]
         self.url = self.base_url + "/chat/completions"
         self.model = model
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
@@ -112,16 +167,18 @@ class OpenAICompatBackend(LMBackend):
         self.backoff_s = float(backoff_s)
         self.max_concurrency = max_concurrency
         self.extra_body = dict(extra_body or {})
+        self._servers = [_Server(u) for u in urls]
+        self._slots = threading.BoundedSemaphore(max_concurrency) if max_concurrency else None
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ HTTP
-    def _post_once(self, body: dict) -> dict:
+    def _post_once(self, url: str, body: dict) -> dict:
         data = json.dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        req = urllib.request.Request(url, data=data, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
                 raw = resp.read()
@@ -134,7 +191,7 @@ class OpenAICompatBackend(LMBackend):
                 except ValueError:
                     pass
                 raise _Retryable(f"HTTP {e.code} {detail!r}", retry_after) from None
-            raise BackendError(f"{self.url} answered HTTP {e.code}: {detail}") from None
+            raise BackendError(f"{url} answered HTTP {e.code}: {detail}") from None
         except urllib.error.URLError as e:
             raise _Retryable(f"connection failed ({e.reason})") from None
         except (socket.timeout, TimeoutError) as e:
@@ -144,25 +201,61 @@ class OpenAICompatBackend(LMBackend):
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise BackendError(f"{self.url} answered a body that is not JSON: {raw[:200]!r}") from None
+            raise BackendError(f"{url} answered a body that is not JSON: {raw[:200]!r}") from None
 
-    def _post(self, body: dict) -> dict:
-        attempt = 0
-        while True:
-            try:
-                return self._post_once(body)
-            except _Retryable as e:
-                if attempt >= self.max_retries:
-                    raise BackendError(f"{self.url} failed after {attempt + 1} attempt(s): {e}") from None
-                wait = min(self.backoff_s * (2 ** attempt), _MAX_BACKOFF_S)
-                if e.retry_after is not None:
-                    wait = min(max(wait, e.retry_after), _MAX_BACKOFF_S)
-                time.sleep(wait)
-                attempt += 1
+    def _acquire(self, tried: dict) -> _Server:
+        """The server for the next attempt (fewest in flight; see the class docstring), now counted
+        as having one more request in flight."""
+        now = time.monotonic()
+        with self._lock:
+            fresh = [s for s in self._servers if s.url not in tried] or self._servers
+            server = min(fresh, key=lambda s: (s.failed_at is not None and now - s.failed_at < FAILED_SERVER_PAUSE_S,
+                                               s.in_flight))  # min() keeps the first listed on a tie
+            server.in_flight += 1
+        return server
+
+    def _release(self, server: _Server, *, failed: bool) -> None:
+        with self._lock:
+            server.in_flight -= 1
+            server.failed_at = time.monotonic() if failed else None
+
+    def _post(self, body: dict) -> tuple[dict, str]:
+        """The parsed reply and the URL that gave it, after failover and retries."""
+        tried: dict[str, _Retryable] = {}  # URL -> its last failure, in the order last tried
+        sleeps = 0
+        with waiting(), (self._slots or contextlib.nullcontext()):
+            for attempt in range(self.max_retries + 1):
+                server = self._acquire(tried)
+                try:
+                    reply = self._post_once(server.url, body)
+                except _Retryable as e:
+                    self._release(server, failed=True)
+                    tried.pop(server.url, None)
+                    tried[server.url] = e
+                    if attempt == self.max_retries:
+                        break
+                    if len(tried) == len(self._servers):  # every server failed this request: back off
+                        wait = min(self.backoff_s * (2 ** sleeps), _MAX_BACKOFF_S)
+                        if e.retry_after is not None:
+                            wait = min(max(wait, e.retry_after), _MAX_BACKOFF_S)
+                        time.sleep(wait)
+                        sleeps += 1
+                    continue
+                except BaseException:
+                    self._release(server, failed=False)
+                    raise
+                self._release(server, failed=False)
+                return reply, server.url
+        attempts = self.max_retries + 1
+        if len(tried) == 1:
+            url, e = next(iter(tried.items()))
+            raise BackendError(f"{url} failed after {attempts} attempt(s): {e}")
+        raise BackendError(f"every server tried failed ({attempts} attempts): "
+                           + "; ".join(f"{url}: {e}" for url, e in tried.items()))
 
     # ------------------------------------------------------------------ parsing
-    def _parse_choice(self, choice: Any, params: SamplingParams, k: int) -> Generation:
-        where = f"{self.url}: choice {k}"
+    def _parse_choice(self, choice: Any, params: SamplingParams, k: int, url: str) -> Generation:
+        where = f"{url}: choice {k}"
         if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
             raise BackendError(f"{where} has no 'message' object: {json.dumps(choice)[:200]}")
         content = choice["message"].get("content")
@@ -207,17 +300,18 @@ class OpenAICompatBackend(LMBackend):
             if params.return_logprobs:
                 body["logprobs"] = True
             body.update(self.extra_body)
-            reply = self._post(body)
+            reply, url = self._post(body)
             choices = reply.get("choices") if isinstance(reply, dict) else None
             if not isinstance(choices, list) or not choices:
-                raise BackendError(f"{self.url} answered JSON without 'choices': {json.dumps(reply)[:200]}")
-            gens.extend(self._parse_choice(c, params, len(gens) + i) for i, c in enumerate(choices))
+                raise BackendError(f"{url} answered JSON without 'choices': {json.dumps(reply)[:200]}")
+            gens.extend(self._parse_choice(c, params, len(gens) + i, url) for i, c in enumerate(choices))
             asks += 1
         return gens[: params.n]
 
     # ------------------------------------------------------------------ API
     def generate(self, conversations: Sequence[Sequence[dict]], params: SamplingParams | None = None) -> list[Generation]:
-        """One request per conversation (``n`` choices each), at most ``max_concurrency`` in flight."""
+        """One request per conversation (``n`` choices each), all at once (at most ``max_concurrency``
+        in flight when it is set); one conversation is sent from the calling thread."""
         params = params or SamplingParams()
         if isinstance(conversations, (str, dict)):
             raise TypeError("generate takes a list of conversations (each a list of message dicts)")
@@ -227,16 +321,24 @@ class OpenAICompatBackend(LMBackend):
                 raise BackendError(f"conversation {i}: expected a list of message dicts with 'role' and 'content'")
         if len(conversations) <= 1:
             return [g for i, c in enumerate(conversations) for g in self._complete(c, params, i)]
+        if self.max_concurrency is None:  # no limit of its own: every conversation at once
+            with ThreadPoolExecutor(max_workers=len(conversations), thread_name_prefix="colbench-openai") as pool:
+                return self._gather(pool, conversations, params)
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="colbench-openai")
             pool = self._pool
+        return self._gather(pool, conversations, params)
+
+    def _gather(self, pool: ThreadPoolExecutor, conversations: list, params: SamplingParams) -> list[Generation]:
         futures = [pool.submit(self._complete, c, params, i) for i, c in enumerate(conversations)]
-        return [g for f in futures for g in f.result()]
+        with waiting():
+            return [g for f in futures for g in f.result()]
 
     def config(self) -> dict:
-        return {"class": type(self).__name__, "base_url": self.base_url, "model": self.model,
-                "extra_body": self.extra_body}
+        # one server: its URL (as recorded before several were possible); several: the list
+        return {"class": type(self).__name__, "base_url": self.base_url if len(self.base_urls) == 1 else self.base_urls,
+                "model": self.model, "extra_body": self.extra_body}
 
     def close(self) -> None:
         with self._lock:

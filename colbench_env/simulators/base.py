@@ -33,10 +33,17 @@ class SimulatorError(RuntimeError):
 
 class Simulator(ABC):
     """Plays the human. Subclasses implement :meth:`reply`; :meth:`reply_batch` may be overridden
-    to answer many live episodes at once (batched generation, concurrent HTTP requests)."""
+    to answer many live episodes at once (batched generation, concurrent HTTP requests).
+
+    ``batched`` tells the rollout runner (:mod:`colbench_env.rollout`) how to call it: true (the
+    default) -- gather the pending requests of many episodes into one :meth:`reply_batch` call,
+    made from one thread (a local model; also the safe choice for a simulator that is not
+    thread-safe); false -- call :meth:`reply` from each episode's own thread, concurrently (a
+    thread-safe simulator: an HTTP client, the scripted human)."""
 
     #: ``"backend"``, ``"frontend"`` or ``"any"``.
     kind: str = "any"
+    batched: bool = True
 
     @abstractmethod
     def reply(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> str:

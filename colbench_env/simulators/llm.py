@@ -64,6 +64,11 @@ class LLMSimulator(Simulator):
                                      seed=seed if temperature > 0 else None)
         self.limit = reply_limit(kind)
 
+    @property
+    def batched(self) -> bool:
+        """As its backend's (see :attr:`Simulator.batched`)."""
+        return bool(getattr(self.backend, "batched", True))
+
     # ------------------------------------------------------------------ prompts
     def build_messages(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> list[dict]:
         """The chat messages sent to the backend for one reply."""

@@ -122,6 +122,11 @@ class RecordReplaySimulator(Simulator):
             f.flush()
             os.fsync(f.fileno())
 
+    @property
+    def batched(self) -> bool:
+        """As the inner simulator's; a replay without one only looks replies up (thread-safe)."""
+        return bool(getattr(self.inner, "batched", True)) if self.inner is not None else False
+
     def __len__(self) -> int:
         return len(self._store)
 

@@ -230,6 +230,7 @@ class ScriptedBackendSimulator(Simulator):
     """
 
     kind = "backend"
+    batched = False  # pure and thread-safe: rollout episodes call it from their own threads
 
     def __init__(self, max_facts: int = 2, volunteer: bool = True):
         if not isinstance(max_facts, int) or isinstance(max_facts, bool) or max_facts < 1:

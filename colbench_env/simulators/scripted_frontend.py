@@ -138,6 +138,7 @@ class ScriptedFrontendSimulator(Simulator):
     """
 
     kind = "frontend"
+    batched = False  # pure and thread-safe: rollout episodes call it from their own threads
 
     def __init__(self, max_points: int = 3):
         if max_points < 1:
