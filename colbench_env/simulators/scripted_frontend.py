@@ -260,7 +260,7 @@ class ScriptedFrontendSimulator(Simulator):
             return self._cut(self._describe(target, renders.get("target")))
         points = self._differences(page_structure(agent_html), target, renders.get("agent"), renders.get("target"))
         if not points:
-            return "This looks very close to what I want. I can't see any important difference."
+            return CLOSE_ENOUGH
         return self._cut(" ".join(points[: self.max_points]))
 
     def _reply_generated(self, task: Any, hidden: list[dict], stated: list[dict], dialogue: Sequence[dict],
