@@ -62,7 +62,7 @@ class ColBenchEnv(gym.Env):
     ## Arguments
 
     * ``kind``: ``"backend"`` or ``"frontend"`` (set by the registered id).
-    * ``tasks``: ``"default"``, a path, ``"generated:N:d:family"``, a list
+    * ``tasks``: ``"default"``, a path, ``"generated:N:d:family"``, ``"generated-frontend:N:d:family"``, a list
       (:func:`colbench_env.tasks.load_tasks`).
     * ``split``: ``"train"`` / ``"test"`` / ``None``.
     * ``simulator``: ``"scripted"`` (offline default), ``"hf"``, ``"openai"``, ``"record"``,

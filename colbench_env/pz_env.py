@@ -78,7 +78,7 @@ class ColBenchAECEnv(AECEnv):
 
     * ``kind``: ``"backend"`` or ``"frontend"``.
     * ``tasks``: ``"default"`` (embedded set), a path to an official jsonl file,
-      ``"generated:N:d:family"``, or a list of tasks/records (:func:`colbench_env.tasks.load_tasks`).
+      ``"generated:N:d:family"``, ``"generated-frontend:N:d:family"``, or a list of tasks/records (:func:`colbench_env.tasks.load_tasks`).
     * ``split``: ``"train"`` / ``"test"`` / ``None`` (all).
     * ``max_turns``: agent turns per episode (:data:`MAX_TURNS` = 10 in ColBench).
     * ``evaluator``: backend, a :class:`~colbench_env.evaluation.backend.BackendEvaluator` to share,

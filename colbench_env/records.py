@@ -23,7 +23,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-__all__ = ["BackendTask", "FrontendTask", "Task", "TaskFormatError", "task_from_record", "record_kind", "split_of"]
+__all__ = ["BackendTask", "FrontendTask", "Task", "TaskFormatError", "task_from_record", "record_kind", "split_of",
+           "split_seeds"]
 
 #: the official record's fields of each kind, in order
 _BACKEND_OFFICIAL = ("problem_description", "ground_truth", "test_cases", "hidden_information")
@@ -47,6 +48,28 @@ def split_of(number: int, every: int = 5) -> str:
     (``a005``, ``a010``, ... are test), the generator uses its seed (seeds 0, 5, 10, ...), the
     embedded frontend set uses ``every=4``."""
     return "test" if number % every == 0 else "train"
+
+
+def split_seeds(n: int, split: str | None = None, start: int = 0) -> list[int]:
+    """The first ``n`` seeds ``start, start+1, ...`` of ``split`` (:func:`split_of`; ``None``: every
+    seed): the seeds a generator's ``n`` tasks are drawn from.
+
+    Raises:
+        ValueError: for a negative ``n``, a bad ``split`` or a negative ``start``.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"n must be a non-negative integer, got {n!r}")
+    if split not in (None, "train", "test"):
+        raise ValueError(f"split must be 'train', 'test' or None, got {split!r}")
+    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+        raise ValueError(f"start must be a non-negative integer (the first seed), got {start!r}")
+    seeds: list[int] = []
+    seed = start
+    while len(seeds) < n:
+        if split is None or split_of(seed) == split:
+            seeds.append(seed)
+        seed += 1
+    return seeds
 
 
 class TaskFormatError(ValueError):

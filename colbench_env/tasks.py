@@ -1,5 +1,6 @@
 """Loading ColBench tasks: every task specification (the embedded default sets, official jsonl
-files, ``generated:N:difficulty:family``, lists of records) resolves here, in :func:`load_tasks`.
+files, ``generated:N:difficulty:family``, ``generated-frontend:N:difficulty:family``, lists of
+records) resolves here, in :func:`load_tasks`.
 
 The record formats and the task classes are in :mod:`colbench_env.records` (re-exported here);
 procedural tasks come from :mod:`colbench_env.generator`, which this module alone imports.
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .generator import check_difficulty, check_family, generate_tasks
+from .generator.frontend import check_frontend_difficulty, check_frontend_family, generate_frontend_tasks
 from .records import BackendTask, FrontendTask, Task, TaskFormatError, task_from_record
 
 __all__ = [
@@ -89,8 +91,10 @@ def load_tasks(spec: Any = "default", *, kind: str = "backend", split: str | Non
     Args:
         spec: ``"default"`` (embedded set), ``"generated"`` / ``"generated:N"`` /
             ``"generated:N:difficulty"`` / ``"generated:N:difficulty:family"`` (procedural backend
-            tasks, seeds 0..N-1; family from :data:`colbench_env.generator.FAMILIES`), a path to a
-            ``.jsonl``/``.json`` file, or a sequence of tasks or records.
+            tasks, seeds 0..N-1; family from :data:`colbench_env.generator.FAMILIES`),
+            ``"generated-frontend[:N[:difficulty[:family]]]"`` (procedural frontend tasks, the same
+            way; :mod:`colbench_env.generator.frontend`), a path to a ``.jsonl``/``.json`` file, or a
+            sequence of tasks or records.
         kind: ``"backend"`` or ``"frontend"``.
         split: keep only ``"train"`` or ``"test"`` tasks (tasks without a split are kept when
             loading a file that has no split information).
@@ -102,9 +106,15 @@ def load_tasks(spec: Any = "default", *, kind: str = "backend", split: str | Non
         if s == "default":
             return default_tasks(kind, split)
         if s.startswith("generated"):
-            if kind != "backend":
-                raise ValueError("generated tasks exist for the backend only")
             n, difficulty, family = parse_generated_spec(s)
+            if s.split(":")[0] == _FRONTEND_PREFIX:
+                if kind != "frontend":
+                    raise ValueError(f"task spec {s!r} makes frontend tasks (ColBench-Frontend-v0, kind='frontend'), "
+                                     f"not {kind} tasks")
+                return generate_frontend_tasks(n, difficulty=difficulty, split=split, family=family)
+            if kind != "backend":
+                raise ValueError(f"task spec {s!r} makes backend tasks; generated frontend tasks are "
+                                 "'generated-frontend:N:difficulty[:family]'")
             return list(generate_tasks(n, difficulty=difficulty, split=split, family=family))
         tasks = read_task_file(s, kind=kind)
     elif isinstance(spec, Iterable):
@@ -118,33 +128,48 @@ def load_tasks(spec: Any = "default", *, kind: str = "backend", split: str | Non
     return tasks
 
 
+#: the first part of a generated frontend spec (``"generated-frontend:N:difficulty:family"``)
+_FRONTEND_PREFIX = "generated-frontend"
+
+
 def parse_generated_spec(spec: str) -> tuple[int, int, str]:
     """``(n, difficulty, family)`` of a ``"generated[:N[:difficulty[:family]]]"`` spec (defaults 100,
-    1, ``"all"``), each part checked (difficulty and family by :mod:`colbench_env.generator`).
+    1, ``"all"``), each part checked (difficulty and family by :mod:`colbench_env.generator`); a
+    ``"generated-frontend[:N[:difficulty[:family]]]"`` spec the same way, checked by
+    :mod:`colbench_env.generator.frontend`.
 
     Raises:
         ValueError: naming the spec and the part at fault.
     """
     parts = spec.split(":")
-    if parts[0] != "generated" or len(parts) > 4:
-        raise ValueError(f"task spec {spec!r}: expected 'generated:N:difficulty:family'")
+    head = parts[0]
+    if head not in ("generated", _FRONTEND_PREFIX) or len(parts) > 4:
+        raise ValueError(f"task spec {spec!r}: expected 'generated:N:difficulty:family'"
+                         + (" or 'generated-frontend:N:difficulty:family'" if head != "generated" else ""))
     try:
         n = int(parts[1]) if len(parts) > 1 and parts[1] else 100
         difficulty = int(parts[2]) if len(parts) > 2 and parts[2] else 1
     except ValueError:
         raise ValueError(f"task spec {spec!r}: N and difficulty must be integers "
-                         "('generated:N:difficulty:family')") from None
+                         f"('{head}:N:difficulty:family')") from None
     if n < 0:
         raise ValueError(f"task spec {spec!r}: N must be >= 0")
     family = parts[3] if len(parts) > 3 else "all"
-    check_difficulty(difficulty)
-    check_family(family)
+    if head == _FRONTEND_PREFIX:
+        check_frontend_family(family)
+        check_frontend_difficulty(difficulty, family)
+    else:
+        check_difficulty(difficulty)
+        check_family(family)
     return n, difficulty, family
 
 
-def generated_spec(n: int = 100, difficulty: int = 1, family: str = "all") -> str:
-    """The task spec ``"generated:N:difficulty:family"`` for :func:`load_tasks`, checked now (so a
-    config can reject a bad difficulty or family when it is built, with the generator's message)."""
-    spec = f"generated:{n}:{difficulty}:{family}"
+def generated_spec(n: int = 100, difficulty: int = 1, family: str = "all", kind: str = "backend") -> str:
+    """The task spec ``"generated:N:difficulty:family"`` (``kind="frontend"``:
+    ``"generated-frontend:N:difficulty:family"``) for :func:`load_tasks`, checked now (so a config can
+    reject a bad difficulty or family when it is built, with the generator's message)."""
+    if kind not in ("backend", "frontend"):
+        raise ValueError(f"unknown task kind {kind!r} (expected 'backend' or 'frontend')")
+    spec = f"{_FRONTEND_PREFIX if kind == 'frontend' else 'generated'}:{n}:{difficulty}:{family}"
     parse_generated_spec(spec)
     return spec

@@ -43,7 +43,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..records import BackendTask, split_of
+from ..records import BackendTask, split_of, split_seeds
 from .machinery import MAX_DIFFICULTY, MIN_DIFFICULTY, NUM_TESTS, Fact, Template
 from .templates import FAMILIES, TEMPLATES
 from .test_selection import choose_tests
@@ -129,18 +129,7 @@ def generate_tasks(n: int, difficulty: int = 1, split: str | None = None, start:
     Raises:
         ValueError: for a negative ``n``, a bad ``split``, ``start``, ``difficulty`` or ``family``.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"n must be a non-negative integer, got {n!r}")
-    if split not in (None, "train", "test"):
-        raise ValueError(f"split must be 'train', 'test' or None, got {split!r}")
-    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-        raise ValueError(f"start must be a non-negative integer (the first seed), got {start!r}")
+    seeds = split_seeds(n, split, start)
     check_difficulty(difficulty)
     check_family(family)
-    tasks: list[BackendTask] = []
-    seed = start
-    while len(tasks) < n:
-        if split is None or split_of(seed) == split:
-            tasks.append(generate_task(seed, difficulty, family))
-        seed += 1
-    return tasks
+    return [generate_task(seed, difficulty, family) for seed in seeds]

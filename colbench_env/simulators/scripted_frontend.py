@@ -11,6 +11,23 @@ differences concretely, like the paper's VLM human does from the two screenshots
 Differences are ranked by how much they matter for the look of the page (colours of large areas
 first, then missing sections and headings, then counts) and the top ``max_points`` are said in plain
 words. The reply never pastes HTML or class names of the target. Cut to 1000 characters.
+
+Generated tasks (:mod:`colbench_env.generator.frontend`: ``extra["generator"]`` holds the page's
+facts, each with a plain-words ``sentence``, a ``question`` and ``keywords``) are also answered in
+words, as the scripted backend human answers backend questions:
+
+* the agent's last message, its page and code cut out, is matched to the facts by the keywords its
+  words hit (lower-cased, plural ``s`` dropped, "color" read "colour"), each counting its weight;
+  the facts scoring at least half the best form the reply, at most ``max_facts`` of them, the hidden
+  (active) facts before the ones the request already states. "How many cards?" gets "I want four
+  cards for our bakes.";
+* a broad question that hits no keyword ("what do you have in mind?") gets the first hidden facts
+  not told yet; any other message that hits none, "I don't know about that" and an invitation;
+* a message that holds a page gets the answers only to what it asks (a question mark, a question
+  word ...: :func:`~.scripted_backend.asks_something`; a broad question gets no facts), then the
+  differences between the renders that matter most, as on any task.
+
+On any other task (the official-format records) the replies are what they always were.
 """
 from __future__ import annotations
 
@@ -23,8 +40,9 @@ from PIL import Image
 
 from ..protocol import extract_html
 from .base import FRONTEND_REPLY_LIMIT, Simulator
+from .scripted_backend import asks_something
 
-__all__ = ["ScriptedFrontendSimulator", "page_structure", "colour_name"]
+__all__ = ["ScriptedFrontendSimulator", "page_structure", "colour_name", "generated_facts", "answer_facts"]
 
 # Tailwind 2's default palette (shades 100/300/500/700/900, grays in more steps), for naming colours.
 _SHADES = {
@@ -130,25 +148,106 @@ def _norm(s: str) -> str:
     return re.sub(r"[^a-z0-9 ]", "", s.lower()).strip()
 
 
+# ---- generated tasks: answering questions about the page's facts ---------------------------------
+
+_BROAD = re.compile(r"\b(requirements?|details?|specifics?|preferences?|anything else|what else|tell me (more|about)|"
+                    r"more about|look like|have in mind|what (do|would) you (want|like|need)|what kind|describe|"
+                    r"ideas?|vision|wishes)\b", re.I)
+_PAGE = re.compile(r"<html\b.*?(</html\s*>|\Z)|<body\b.*?(</body\s*>|\Z)|```.*?(```|\Z)", re.S | re.I)
+_TAG = re.compile(r"<[^>]*>")
+_SPELLING = {"color": "colour", "colors": "colour", "colours": "colour", "colored": "coloured"}
+#: replies of the generated-task path that are no fact
+DONT_KNOW_PAGE = ("I don't know about that. Ask me how the page should look, or show me a draft and I'll tell you "
+                  "what to change.")
+ALL_TOLD = "That's everything I have in mind; the rest is as I described it in my request."
+CLOSE_ENOUGH = "This looks very close to what I want. I can't see any important difference."
+
+
+def _words(text: str) -> set[str]:
+    """Lower-cased words, plural ``s`` dropped ("cards" -> "card", "bakeries" -> "bakery"), colour spelt
+    one way."""
+    out = set()
+    for w in re.findall(r"[a-z0-9]+", text.lower()):
+        w = _SPELLING.get(w, w)
+        if len(w) > 4 and w.endswith("ies"):
+            w = w[:-3] + "y"
+        elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.add(w)
+    return out
+
+
+def generated_facts(task: Any) -> tuple[list[dict], list[dict]] | None:
+    """``(hidden, stated)``: the facts a generated frontend task's human can tell, the hidden ones
+    (``extra["generator"]["facts"]``) and the ones the request states (``["stated"]``), each a dict
+    with ``sentence`` and ``keywords``; ``None`` for a task without them (an official-format record)."""
+    gen = (getattr(task, "extra", None) or {}).get("generator")
+    if not isinstance(gen, dict):
+        return None
+    hidden, stated = list(gen.get("facts", ())), list(gen.get("stated", ()))
+    if not hidden or not all(isinstance(f, dict) and "sentence" in f and "keywords" in f for f in hidden + stated):
+        return None
+    return hidden, stated
+
+
+def answer_facts(hidden: Sequence[dict], stated: Sequence[dict], message: str, told: str = "",
+                 max_facts: int = 2, broad: bool = True) -> list[str]:
+    """The sentences of the facts that answer ``message`` (see the module docstring), hidden facts
+    first on equal scores; ``told``: what the human said so far; ``broad=False``: a broad question
+    gets nothing. ``[]`` when nothing answers it."""
+    words = _words(_TAG.sub(" ", _PAGE.sub(" ", message)))
+    facts = [*hidden, *stated]
+    scored = []
+    for i, fact in enumerate(facts):
+        weights: dict[str, float] = {}
+        for key, weight in fact["keywords"].items():
+            for w in _words(key):
+                weights[w] = max(weights.get(w, 0), weight)
+        score = sum(weights[w] for w in words if w in weights)
+        if score > 0:
+            scored.append((-score, i))
+    if scored:
+        scored.sort()
+        best = -scored[0][0]
+        return [facts[i]["sentence"] for s, i in scored[:max_facts] if -s * 2 >= best]
+    if broad and _BROAD.search(message):
+        untold = [f["sentence"] for f in hidden if f["sentence"] not in told]
+        return untold[:max_facts] or [ALL_TOLD]
+    return []
+
+
 class ScriptedFrontendSimulator(Simulator):
     """Deterministic offline human for frontend tasks (see the module docstring).
 
     Args:
         max_points: differences per reply.
+        max_facts: facts per answer on a generated task.
     """
 
     kind = "frontend"
     batched = False  # pure and thread-safe: rollout episodes call it from their own threads
 
-    def __init__(self, max_points: int = 3):
+    def __init__(self, max_points: int = 3, max_facts: int = 2):
         if max_points < 1:
             raise ValueError(f"max_points must be >= 1, got {max_points}")
+        if not isinstance(max_facts, int) or isinstance(max_facts, bool) or max_facts < 1:
+            raise ValueError(f"max_facts must be an integer >= 1, got {max_facts!r}")
         self.max_points = max_points
+        self.max_facts = max_facts
 
     def config(self) -> dict:
-        return {"class": type(self).__name__, "max_points": self.max_points, "version": 1}
+        # version 1: replies on the tasks answered before generated tasks existed are unchanged;
+        # max_facts (generated tasks only) is recorded when it is not the default, so the record/replay
+        # key of a default human stays what it was
+        config = {"class": type(self).__name__, "max_points": self.max_points, "version": 1}
+        if self.max_facts != 2:
+            config["max_facts"] = self.max_facts
+        return config
 
     def reply(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> str:
+        facts = generated_facts(task)
+        if facts is not None:
+            return self._cut(self._reply_generated(task, *facts, dialogue, renders or {}))
         target_html = task.ground_truth
         agent_html = ""
         for m in reversed(dialogue):
@@ -162,8 +261,24 @@ class ScriptedFrontendSimulator(Simulator):
             return self._cut(self._describe(target, renders.get("target")))
         points = self._differences(page_structure(agent_html), target, renders.get("agent"), renders.get("target"))
         if not points:
-            return "This looks very close to what I want. I can't see any important difference."
+            return CLOSE_ENOUGH
         return self._cut(" ".join(points[: self.max_points]))
+
+    def _reply_generated(self, task: Any, hidden: list[dict], stated: list[dict], dialogue: Sequence[dict],
+                         renders: dict) -> str:
+        last = dialogue[-1] if dialogue else {}
+        message = last.get("content", "") if last.get("role") == "assistant" else ""
+        told = " ".join(m.get("content", "") for m in dialogue if m.get("role") == "user")
+        page = extract_html(message)
+        # a message with a page gets answers only to what it asks ("Here is a first draft." asks
+        # nothing), and a broad question with it ("is this what you have in mind?") the differences
+        asks = not page or asks_something(_TAG.sub(" ", _PAGE.sub(" ", message)))
+        answers = answer_facts(hidden, stated, message, told, self.max_facts, broad=not page) if asks else []
+        if page:
+            points = self._differences(page_structure(page), page_structure(task.ground_truth),
+                                       renders.get("agent"), renders.get("target"))
+            return " ".join(answers + (points[: self.max_points] or [CLOSE_ENOUGH]))
+        return " ".join(answers) if answers else DONT_KNOW_PAGE
 
     # ------------------------------------------------------------------
     def _describe(self, target: _Structure, target_img: Any) -> str:
