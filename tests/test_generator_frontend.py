@@ -22,7 +22,7 @@ from colbench_env.simulators.scripted_frontend import (ALL_TOLD, DONT_KNOW_PAGE,
                                                        generated_facts)
 from colbench_env.tasks import FrontendTask, default_tasks, generated_spec, load_tasks, parse_generated_spec, \
     task_from_record
-from test_authoring_frontend import CDN, PICSUM, foreign_urls, leaked_classes, structure
+from html_checks import CDN, PICSUM, foreign_urls, leaked_classes, structure
 
 FACT_NAMES = tuple(f.name for f in FACTS)
 TOP = len(FACT_NAMES)
@@ -149,7 +149,7 @@ def test_pages_are_short_clean_tailwind_documents():
 
 @pytest.fixture(scope="module")
 def tailwind():
-    from test_authoring_frontend import _stylesheet, tailwind_classes
+    from html_checks import stylesheet as _stylesheet, tailwind_classes
 
     path = _stylesheet()
     if path is None:
