@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
 from agents.config import _AliasedConfig, merge_config_dicts
+from colbench_env.errors import UsageError
 from colbench_env.prompting import PROMPT_STYLES
 from colbench_env.lm.heap import limit_heap_retention
 
@@ -414,7 +415,12 @@ def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dic
     t0 = time.perf_counter()
     trainer = cls(conf)
     try:
-        metrics = trainer.update(rollouts)
+        if getattr(cls, "resumable_stages", False):  # SWEET-RL: its critic and candidates survive an interruption
+            metrics = trainer.update(rollouts, stage_dir=out / "stages" / method)
+        else:
+            metrics = trainer.update(rollouts)
+    except UsageError:  # e.g. stage files made with other settings: the user's to resolve, not a skip
+        raise
     except ValueError as e:  # the rollouts hold nothing this method can learn from (e.g. no success)
         info = {"method": method, "skipped": str(e), "train_seconds": time.perf_counter() - t0}
         _log(f"{method} skipped: {e}")
@@ -638,6 +644,12 @@ def _canonical_overrides(method: str, overrides: Any) -> Any:
         return overrides
 
 
+def _begun_stages(out: Path) -> list[str]:
+    """Methods with files in ``out/stages/<method>/`` (begun by an earlier, maybe interrupted, invocation)."""
+    d = out / "stages"
+    return sorted(p.name for p in d.iterdir() if p.is_dir() and any(p.iterdir())) if d.is_dir() else []
+
+
 def check_resume(cfg: PipelineConfig) -> None:
     """Refuse to resume an out-dir whose files were made with other settings. Every stage resumes
     what it finds (``rollouts.jsonl``, ``eval/*.jsonl``, ``models/<method>``), so a run with another
@@ -646,11 +658,15 @@ def check_resume(cfg: PipelineConfig) -> None:
     it and the first field that differs; nothing is changed. Free to change on a resume: the methods,
     seeds, held-out task count, episodes in flight, bootstrap resamples and the sampled evaluation
     (checked by :func:`check_sampled_files`); a method's ``trainer_overrides`` only while its model
-    is not trained yet. Fields an older config.json lacks are not compared."""
+    is not trained yet (nor its resumable stages begun, ``stages/<method>/``). Fields an older
+    config.json lacks are not compared."""
     for run_cfg in _seed_configs(cfg):
         d = Path(run_cfg.out_dir)
         path = d / "config.json"
-        models = finished_methods(d)
+        trained = finished_methods(d)
+        # a method whose resumable stages (SWEET-RL's critic and candidates) were begun: as a trained one
+        begun = [m for m in _begun_stages(d) if m not in trained]
+        models = trained + begun
         made = [p for p in (d / "rollouts.jsonl", *sorted((d / "eval").glob("*.jsonl"))) if p.exists() and p.stat().st_size]
         if not path.exists() or not (made or models):
             continue
@@ -663,7 +679,8 @@ def check_resume(cfg: PipelineConfig) -> None:
                   and _canonical_overrides(m, overrides.get(m, {})) != _as_json(want["trainer_overrides"].get(m, {}))]
         if diffs:
             field_, was, now = diffs[0]
-            held = " and ".join(x for x in ("its episodes" if made else "", f"trained {', '.join(models)}" if models else "") if x)
+            held = " and ".join(x for x in ("its episodes" if made else "", f"trained {', '.join(trained)}" if trained else "",
+                                            f"the begun stages of {', '.join(begun)}" if begun else "") if x)
             raise ValueError(f"{path}: field {field_!r}: {was!r}, but this run asks {now!r} "
                              f"({held} were made with the former): use another --out-dir"
                              + (f" ({len(diffs) - 1} more field(s) differ)" if len(diffs) > 1 else ""))
