@@ -42,12 +42,19 @@ training step with the real SmolLM2-135M on this machine.
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import random
 from collections import defaultdict
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import torch
+
+from colbench_env.errors import UsageError
+from colbench_env.lm.base import GeneratedText, derived_seed, finish_reason_of
+from colbench_env.trajectories import append_jsonl, read_jsonl
 
 from .losses import bradley_terry_loss, turn_advantage
 from .mt_dpo import PreferencePair, train_preference_pairs
@@ -56,13 +63,18 @@ from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tok
                        turn_masks)
 from .trainer_base import ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key, trajectory_reward
 
-__all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "critic_messages", "training_info", "critic_pairs", "all_ordered_pairs"]
+__all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "StageFiles", "StageMismatch", "critic_messages", "training_info",
+           "critic_pairs", "all_ordered_pairs"]
 
 INFO_HEADER = "Training-time information (hidden from the agent; use it to judge the agent's actions):"
 
 #: Leading context messages the critic's truncation never cuts: the instructions, which carry the
 #: training-time information (:func:`critic_messages`), and the problem statement.
 CRITIC_KEEP_HEAD = 2
+
+#: ``derived_seed`` keys of the candidate sampling streams (one per update and state) and of the
+#: policy stage's torch seed (so that a resumed update trains the policy as an uninterrupted one)
+_CANDIDATE_STREAM, _POLICY_STREAM = 0x5EE7C, 0x5EE7D
 
 
 def training_info(task: dict, fields: Sequence[str]) -> str:
@@ -97,6 +109,8 @@ class SweetRL(LMTrainer):
 
     config_class = SweetRLConfig
     algorithm = "sweet-rl"
+    #: :meth:`update` takes ``stage_dir`` (the pipeline passes ``<out>/stages/sweet-rl``)
+    resumable_stages = True
 
     def __init__(self, config=None, *, critic=None, critic_tokenizer=None, **kwargs):
         self._critic_source = critic
@@ -295,32 +309,68 @@ class SweetRL(LMTrainer):
         k = max(1, round(c.state_fraction * len(states)))
         return self._rng.sample(states, k)
 
-    def step_pairs(self, trajectories, *, candidates: dict | None = None) -> tuple[list[PreferencePair], dict]:
+    def step_pairs(self, trajectories, *, candidates: dict | None = None, stages: "StageFiles | None" = None,
+                   critic_metrics: dict | None = None) -> tuple[list[PreferencePair], dict]:
         """Stage 2: sample candidates at selected states, rank them with the critic, draw pairs.
+
+        Each state's candidates are sampled from their own seeded stream
+        (``derived_seed(seed, stream, update, state number)``), so a state's candidates do not
+        depend on which states were sampled before it (what makes a resumed run equal an
+        uninterrupted one). Pairs are drawn after every state is scored, in state order.
 
         Args:
             candidates: optional ``{(task_key, turn_index): [actions]}`` used instead of sampling.
+            stages: the :class:`StageFiles` of :meth:`update`'s ``stage_dir``: states already in its
+                ``candidates.jsonl`` are read back instead of sampled and scored; new ones are appended.
+            critic_metrics: the critic's training metrics, recorded in (and, on resume, checked against)
+                the candidates file's header: a critic retrained from scratch after its files were lost
+                must have trained the same, or the file's scores are not this critic's.
 
         Returns:
             ``(pairs, stats)``; pairs are tokenised for the policy (agent context, no training info).
         """
         c = self.config
-        pairs: list[PreferencePair] = []
-        gaps = []
-        n_dropped = 0
-        for rec, turn in self._progress(self.select_states(trajectories), "candidates"):
+        states = self.select_states(trajectories)
+        keys = [(i, task_key(rec["task"]), turn.index) for i, (rec, turn) in enumerate(states)]
+        done: dict[int, dict] = {}
+        if stages is not None:  # the main process checks (and makes) the file; the others read it after
+            main = self.accelerator.is_main_process
+            if main:
+                done = stages.open_candidates(keys, dict(critic_metrics or {}))
+            self.accelerator.wait_for_everyone()
+            if not main:
+                done = stages.open_candidates(keys, dict(critic_metrics or {}), is_main=False)
+        scored: list[dict] = []
+        for i, (rec, turn) in enumerate(self._progress(states, "candidates")):
+            if i in done:
+                scored.append(done[i])
+                continue
             history = rec["dialogue_history"][:turn.index]
             if candidates is not None:
                 acts = list(candidates[(task_key(rec["task"]), turn.index)])
             else:
+                torch.manual_seed(derived_seed(c.seed, _CANDIDATE_STREAM, self.updates, i))
                 acts = self.policy.generate(turn.messages, n=c.n_candidates,
                                             max_new_tokens=c.candidate_max_new_tokens or c.max_new_tokens,
                                             temperature=c.candidate_temperature)
+            entry = {"state": i, "task": keys[i][1], "turn": turn.index, "actions": [str(a) for a in acts],
+                     "finish_reasons": [finish_reason_of(a) for a in acts]}
             try:
-                scores = self.score_actions(rec["task"], history, acts, baseline="policy")
+                entry["scores"] = self.score_actions(rec["task"], history, acts, baseline="policy")
             except ContextTooLong:  # the critic cannot see this state with its information: skip it
+                entry["dropped"] = "context too long for the critic"
+            if stages is not None:
+                stages.append_state(entry, is_main=self.accelerator.is_main_process)
+            scored.append(entry)
+        pairs: list[PreferencePair] = []
+        gaps = []
+        n_dropped = 0
+        for (rec, turn), entry in zip(states, scored):
+            if "dropped" in entry:
                 n_dropped += 1
                 continue
+            acts = [GeneratedText(a, r) for a, r in zip(entry["actions"], entry["finish_reasons"])]
+            scores = entry["scores"]
             order = sorted(range(len(acts)), key=lambda i: scores[i], reverse=True)
             half = len(order) // 2
             top, bottom = order[:half], order[len(order) - half:]
@@ -332,7 +382,8 @@ class SweetRL(LMTrainer):
                               [tokenize_turn(self.tokenizer, turn.messages, acts[j], max_length=c.max_length)]))
                 gaps.append(scores[i] - scores[j])
         return pairs, {"n_step_pairs": len(pairs), "mean_advantage_gap": sum(gaps) / max(len(gaps), 1),
-                       "n_states_dropped": n_dropped}
+                       "n_states_dropped": n_dropped, "n_states": len(states),
+                       "n_states_resumed": len(done)}
 
     def update_policy(self, pairs: Sequence[PreferencePair]) -> dict:
         """Stage 3: DPO + NLL on step-level pairs."""
@@ -342,16 +393,57 @@ class SweetRL(LMTrainer):
                                    progress=self._progress)
         return {f"policy_{k}" if not k.startswith("n_") else k: v for k, v in m.items()}
 
-    def update(self, trajectories) -> dict:
-        """All three stages on ``trajectories``; returns critic and policy metrics."""
+    def update(self, trajectories, *, stage_dir: str | os.PathLike | None = None) -> dict:
+        """All three stages on ``trajectories``; returns critic and policy metrics.
+
+        Args:
+            stage_dir: makes the first two stages resumable (:class:`StageFiles`): the trained
+                critic is saved there (``critic/``, ``critic.json``) and each state's candidates and
+                critic scores are appended to ``candidates.jsonl`` as they are made; a later
+                ``update`` on the same trajectories with the same settings loads the critic and
+                skips the states already done, and gives the same pairs and policy as an
+                uninterrupted run. Other settings or other trajectories are refused
+                (:class:`StageMismatch`, naming the file and field). ``None``: nothing is written.
+        """
         records = load_trajectories(trajectories)
-        metrics = self.update_critic(records)
+        stages = StageFiles(stage_dir, self._stage_signature(records)) if stage_dir is not None else None
+        metrics = self._critic_stage(records, stages)
         if self.config.train_policy:
-            pairs, stats = self.step_pairs(records)
+            pairs, stats = self.step_pairs(records, stages=stages, critic_metrics=metrics)
             metrics.update(stats)
+            torch.manual_seed(derived_seed(self.config.seed, _POLICY_STREAM, self.updates))
             if pairs:
                 metrics.update(self.update_policy(pairs))
         return self._record(metrics)
+
+    def _stage_signature(self, records: list[dict]) -> dict:
+        """What shapes the critic and the candidates: every config field (progress bars aside) and
+        the trajectories' content (sha256 of their canonical JSON), and the update's number."""
+        conf = json.loads(json.dumps(self.config.to_dict(), default=str))
+        conf.pop("show_progress", None)
+        digest = hashlib.sha256()
+        for rec in records:
+            digest.update(json.dumps(rec, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8"))
+            digest.update(b"\n")
+        return {"config": conf, "trajectories_sha256": digest.hexdigest(), "n_trajectories": len(records),
+                "update": self.updates}
+
+    def _critic_stage(self, records: list[dict], stages: "StageFiles | None") -> dict:
+        """Stage 1, or its saved outcome: a critic saved in ``stages`` by an earlier interrupted
+        ``update`` with the same signature is loaded (adapter and optimiser) instead of retrained,
+        and the micro-batch order counter is set where its training left it."""
+        if stages is not None:
+            done = stages.critic_done()
+            if done is not None:
+                self.critic.load_state(stages.critic_dir)
+                self._shuffle_calls = (self.updates, int(done["shuffle_calls"]))
+                return dict(done["metrics"])
+        metrics = self.update_critic(records)
+        if stages is not None:
+            stages.save_critic(self.critic, metrics, getattr(self, "_shuffle_calls", (self.updates, 0))[1],
+                               is_main=self.accelerator.is_main_process)
+            self.accelerator.wait_for_everyone()
+        return metrics
 
     def _save_extra(self, d: Path) -> None:
         if self.accelerator.is_main_process:
@@ -361,6 +453,120 @@ class SweetRL(LMTrainer):
         p = d / "sweet_rng.pt"
         if p.exists():
             self._rng.setstate(torch.load(p, weights_only=False))
+
+
+class StageMismatch(UsageError):
+    """A stage directory made with other settings or other trajectories; the message names the file
+    and the first field that differs (a user error: the ``colbench`` command prints it in one line)."""
+
+
+def _first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """``(dotted field, old, new)`` of the first difference between two JSON values, else ``None``."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for k in sorted(set(old) | set(new)):
+            d = _first_difference(old.get(k), new.get(k), f"{path}.{k}" if path else k)
+            if d is not None:
+                return d
+        return None
+    return None if old == new else (path or "<value>", old, new)
+
+
+class StageFiles:
+    """The resumable stages of one :meth:`SweetRL.update` in a directory.
+
+    * ``critic/`` and ``critic.json``: the trained critic (adapter and optimiser, as
+      :meth:`~agents.trainer_base.TrainableLM.save` writes them) and, written after it, its
+      training metrics, the micro-batch order counter and the stage signature. Without
+      ``critic.json`` the critic is trained again.
+    * ``candidates.jsonl``: a header line ``{"header": {"format", "signature", "critic"}}``, then one
+      line per stage-2 state, appended (flushed, fsynced) as soon as it is scored:
+      ``{"state", "task", "turn", "actions", "finish_reasons", "scores"}`` or, for a state the
+      critic cannot see, ``"dropped"`` instead of ``"scores"``. An unterminated last line (an
+      interrupted append) is dropped on resume.
+
+    The signature (:meth:`SweetRL._stage_signature`) is every config field but the progress bars,
+    a hash of the trajectories and the update's number; a file made under another signature, or
+    holding a state that is not this run's (another state list), raises :class:`StageMismatch`
+    and nothing is changed.
+    """
+
+    FORMAT = "colbench.sweet-rl.stage/1"
+
+    def __init__(self, directory: str | os.PathLike, signature: dict):
+        self.dir = Path(directory)
+        self.signature = signature
+        self.critic_dir = self.dir / "critic"
+        self.critic_json = self.dir / "critic.json"
+        self.candidates = self.dir / "candidates.jsonl"
+
+    def _check(self, path: Path, what: str, old: Any, new: Any) -> None:
+        diff = _first_difference(old, new)
+        if diff is not None:
+            field_, was, now = diff
+            raise StageMismatch(f"{path}: field '{what}.{field_}': {was!r}, but this run has {now!r} "
+                                f"(made by another run: use another stage directory)")
+
+    def critic_done(self) -> dict | None:
+        """The saved critic stage (``critic.json``) when there is one; checks its signature."""
+        if not self.critic_json.exists():
+            return None
+        try:
+            data = json.loads(self.critic_json.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise StageMismatch(f"{self.critic_json}: invalid JSON ({e.msg} at line {e.lineno})") from None
+        if not isinstance(data, dict) or data.get("format") != self.FORMAT:
+            raise StageMismatch(f"{self.critic_json}: field 'format': not a {self.FORMAT} file")
+        self._check(self.critic_json, "signature", data.get("signature"), self.signature)
+        return data
+
+    def save_critic(self, critic: TrainableLM, metrics: dict, shuffle_calls: int, *, is_main: bool = True) -> None:
+        """Save the trained critic, then (atomically) ``critic.json``, which marks it complete."""
+        critic.save(self.critic_dir)
+        if not is_main:
+            return
+        data = {"format": self.FORMAT, "signature": self.signature, "metrics": metrics, "shuffle_calls": shuffle_calls}
+        tmp = self.critic_json.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        os.replace(tmp, self.critic_json)
+
+    def open_candidates(self, keys: Sequence[tuple[int, str, int]], critic_metrics: dict, *,
+                        is_main: bool = True) -> dict[int, dict]:
+        """The states already scored, ``{state number: entry}``, after checking the file against this
+        run; ``keys`` are this run's states ``(number, task key, turn index)``. Writes the header of a
+        new file. ``is_main=False`` (another process of a multi-process run, reading after the main
+        one): writes nothing and does not compare the critic's metrics, which are each process's
+        own means over its share of the batches."""
+        critic = json.loads(json.dumps(critic_metrics, default=str))
+        header = {"format": self.FORMAT, "signature": self.signature, "critic": critic}
+        if not self.candidates.exists() or not self.candidates.stat().st_size:
+            if is_main:
+                append_jsonl(self.candidates, [{"header": header}])
+            return {}
+        src = str(self.candidates)
+        done: dict[int, dict] = {}
+        for n, rec in read_jsonl(src, tolerate_partial_last_line=True):
+            if n == 1 or "header" in rec:
+                old = rec.get("header") if isinstance(rec, dict) else None
+                if n != 1 or not isinstance(old, dict) or old.get("format") != self.FORMAT:
+                    raise StageMismatch(f"{src}:{n}: field 'header': line 1 must be the {self.FORMAT} header")
+                self._check(self.candidates, "header.signature", old.get("signature"), self.signature)
+                if is_main:
+                    self._check(self.candidates, "header.critic", old.get("critic"), critic)
+                continue
+            i = rec.get("state") if isinstance(rec, dict) else None
+            if not isinstance(i, int) or not 0 <= i < len(keys) or (i, rec.get("task"), rec.get("turn")) != keys[i]:
+                raise StageMismatch(f"{src}:{n}: field 'state': {i!r} ({rec.get('task') if isinstance(rec, dict) else None!r}, "
+                                    f"turn {rec.get('turn') if isinstance(rec, dict) else None!r}) is not one of this run's states")
+            if "dropped" not in rec and not (isinstance(rec.get("scores"), list) and isinstance(rec.get("actions"), list)
+                                             and len(rec["scores"]) == len(rec["actions"]) == len(rec.get("finish_reasons", []))):
+                raise StageMismatch(f"{src}:{n}: field 'scores': must list one score per action")
+            done[i] = rec
+        return done
+
+    def append_state(self, entry: dict, *, is_main: bool = True) -> None:
+        """Append one scored state (flushed and fsynced before the next state starts)."""
+        if is_main:
+            append_jsonl(self.candidates, [entry])
 
 
 def critic_pairs(records: Sequence[dict], min_gap: float, kind: str = "best_vs_lower") -> list[tuple[dict, dict]]:

@@ -16,6 +16,9 @@ It goes through :func:`agents.config.config_from_dict`, as the pipeline's ``--tr
 When ``--out`` already holds a checkpoint of the same algorithm, training
 resumes from it (adapters, optimiser state, update count) unless ``--no-resume`` is given.
 Each ``--updates`` round runs one ``update`` on the trajectories and writes the checkpoint.
+SWEET-RL also keeps its trained critic and each scored candidate state in ``OUT/stages/update-N/``
+as they are made, so that rerunning the same command after an interruption continues inside the
+update (settings or trajectories that differ from those files are refused, naming the field).
 """
 from __future__ import annotations
 
@@ -94,7 +97,10 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as e:
         raise UsageError(str(e)) from None
     for _ in range(args.updates):
-        metrics = trainer.update(records)
+        # SWEET-RL keeps its critic and scored candidates as they are made: an interrupted update
+        # resumes inside its stages (OUT/stages/update-N), not only from the last saved update
+        stages = {"stage_dir": out / "stages" / f"update-{trainer.updates}"} if getattr(cls, "resumable_stages", False) else {}
+        metrics = trainer.update(records, **stages)
         trainer.save(out)
         print(json.dumps(metrics, sort_keys=True))
     print(f"checkpoint: {out}")

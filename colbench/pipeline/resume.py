@@ -92,6 +92,12 @@ def _canonical_overrides(method: str, overrides: Any) -> Any:
         return overrides
 
 
+def begun_stages(out: Path) -> list[str]:
+    """Methods with files in ``out/stages/<method>/`` (begun by an earlier, maybe interrupted, invocation)."""
+    d = out / "stages"
+    return sorted(p.name for p in d.iterdir() if p.is_dir() and any(p.iterdir())) if d.is_dir() else []
+
+
 def check_resume(cfg: PipelineConfig) -> None:
     """Refuse to resume an out-dir whose files were made with other settings. Every stage resumes
     what it finds (``rollouts.jsonl``, ``eval/*.jsonl``, ``models/<method>``), so a run with another
@@ -100,11 +106,15 @@ def check_resume(cfg: PipelineConfig) -> None:
     it and the first field that differs; nothing is changed. Free to change on a resume: the methods,
     seeds, held-out task count, episodes in flight, bootstrap resamples and the sampled evaluation
     (checked by :func:`check_sampled_files`); a method's ``trainer_overrides`` only while its model
-    is not trained yet. Fields an older config.json lacks are not compared."""
+    is not trained yet (nor its resumable stages begun, ``stages/<method>/``). Fields an older
+    config.json lacks are not compared."""
     for run_cfg in seed_configs(cfg):
         d = Path(run_cfg.out_dir)
         path = d / "config.json"
-        models = finished_methods(d)
+        trained = finished_methods(d)
+        # a method whose resumable stages (SWEET-RL's critic and candidates) were begun: as a trained one
+        begun = [m for m in begun_stages(d) if m not in trained]
+        models = trained + begun
         made = [p for p in (d / "rollouts.jsonl", *sorted((d / "eval").glob("*.jsonl"))) if p.exists() and p.stat().st_size]
         if not path.exists() or not (made or models):
             continue
@@ -117,7 +127,8 @@ def check_resume(cfg: PipelineConfig) -> None:
                   and _canonical_overrides(m, overrides.get(m, {})) != as_json(want["trainer_overrides"].get(m, {}))]
         if diffs:
             field_, was, now = diffs[0]
-            held = " and ".join(x for x in ("its episodes" if made else "", f"trained {', '.join(models)}" if models else "") if x)
+            held = " and ".join(x for x in ("its episodes" if made else "", f"trained {', '.join(trained)}" if trained else "",
+                                            f"the begun stages of {', '.join(begun)}" if begun else "") if x)
             raise ValueError(f"{path}: field {field_!r}: {was!r}, but this run asks {now!r} "
                              f"({held} were made with the former): use another --out-dir"
                              + (f" ({len(diffs) - 1} more field(s) differ)" if len(diffs) > 1 else ""))

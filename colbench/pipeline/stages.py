@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import trainer_class
+from colbench_env.errors import UsageError
 
 from .config import METHODS, PipelineConfig, trainer_config
 
@@ -118,7 +119,12 @@ def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dic
     t0 = time.perf_counter()
     trainer = cls(conf)
     try:
-        metrics = trainer.update(rollouts)
+        if getattr(cls, "resumable_stages", False):  # SWEET-RL: its critic and candidates survive an interruption
+            metrics = trainer.update(rollouts, stage_dir=out / "stages" / method)
+        else:
+            metrics = trainer.update(rollouts)
+    except UsageError:  # e.g. stage files made with other settings: the user's to resolve, not a skip
+        raise
     except ValueError as e:  # the rollouts hold nothing this method can learn from (e.g. no success)
         info = {"method": method, "skipped": str(e), "train_seconds": time.perf_counter() - t0}
         log(f"{method} skipped: {e}")
