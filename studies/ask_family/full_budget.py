@@ -70,7 +70,53 @@ def analyse(base: Path = BASE, full: Path = FULL, *, seeds: list[int] | None = N
                     "templates": paired_bootstrap(grids[FULL_NAME][k], grids[b][k], resamples=resamples,
                                                   clusters=labels).as_dict()})
         report["modes"][mode] = entry
+    report["critic_choices"] = {str(s): critic_choices(d / "stages" / "sweet-rl" / "candidates.jsonl")
+                                for s, d in zip(seeds, full_dirs)}
+    report["never_coded"] = {
+        name: {mode: [never_coded(d / "eval" / f"{m}{suffix}.jsonl") for d in dirs]
+               for mode, suffix in (("greedy", ""), ("sampled", ".sampled"))}
+        for name, m, dirs in ((FULL_NAME, "sweet-rl", full_dirs), (LABELS["sweet-rl"], "sweet-rl", base_dirs),
+                              ("mt-dpo", "mt-dpo", base_dirs), ("zero-shot", "zero-shot", base_dirs))}
     return report
+
+
+ANSWER_MARK = "I WANT TO ANSWER"
+
+
+def critic_choices(stage_file: Path) -> dict:
+    """What the trained critic preferred among each state's candidates (``candidates.jsonl``).
+
+    A candidate is an answer when it carries the compact prompt's answer mark, else a question. Per
+    agent turn (1, 2, 3): how many states, how many whose candidates are all answers, how many mixed
+    (questions and answers both), and in how many mixed ones the critic's top-scored candidate is a question.
+    """
+    out: dict[int, dict[str, int]] = {}
+    for line in stage_file.read_text().splitlines():
+        rec = json.loads(line)
+        if "header" in rec:
+            continue
+        kinds = [ANSWER_MARK in a for a in rec["actions"]]
+        top = max(range(len(kinds)), key=lambda i: rec["scores"][i])
+        row = out.setdefault(rec["turn"] // 2 + 1, {"states": 0, "all_answers": 0, "all_questions": 0,
+                                                     "mixed": 0, "question_on_top": 0})
+        row["states"] += 1
+        row["all_answers"] += all(kinds)
+        row["all_questions"] += not any(kinds)
+        if any(kinds) and not all(kinds):
+            row["mixed"] += 1
+            row["question_on_top"] += not kinds[top]
+    return {str(k): out[k] for k in sorted(out)}
+
+
+def never_coded(eval_file: Path) -> list[int]:
+    """[episodes in which the agent wrote no function in any turn, episodes] in an evaluation file.
+
+    The last turn is taken as the answer whatever it says, so an episode of questions only scores 0.
+    """
+    recs = [json.loads(line) for line in eval_file.read_text().splitlines() if line.strip()]
+    silent = sum(not any("def " in m["content"] for m in r["dialogue_history"] if m["role"] == "assistant")
+                 for r in recs)
+    return [silent, len(recs)]
 
 
 def markdown(report: dict) -> str:
@@ -96,6 +142,22 @@ def markdown(report: dict) -> str:
                          f"[{a['diff_low']:+.1f}, {a['diff_high']:+.1f}] | {a['p_value']:.3f} | "
                          f"[{b['diff_low']:+.1f}, {b['diff_high']:+.1f}] | {b['p_value']:.3f} |")
         lines.append("")
+    lines += ["### What the critic preferred (`stages/sweet-rl/candidates.jsonl`)", "",
+              "Per seed and agent turn: states, states whose 4 candidates are all answers / all questions, "
+              "mixed states, and mixed states where the critic scored a question highest.", "",
+              "| seed | agent turn | states | all answers | all questions | mixed | question on top |",
+              "|---|---|---|---|---|---|---|"]
+    for seed, turns in report["critic_choices"].items():
+        for turn, r in turns.items():
+            lines.append(f"| {seed} | {turn} | {r['states']} | {r['all_answers']} | {r['all_questions']} | "
+                         f"{r['mixed']} | {r['question_on_top']} |")
+    lines += ["", "Evaluation episodes in which the agent wrote no function in any turn, only questions (per seed; "
+              "the last turn is taken as the answer, so they score 0):", "",
+              "| method | greedy | sampled |", "|---|---|---|"]
+    for name, modes in report["never_coded"].items():
+        lines.append(f"| {name} | " + " | ".join(" / ".join(f"{a} of {b}" for a, b in modes[mode])
+                                                for mode in ("greedy", "sampled")) + " |")
+    lines.append("")
     return "\n".join(lines)
 
 
