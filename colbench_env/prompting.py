@@ -62,30 +62,50 @@ def ticket_total(count):
     return count * 12
 ```"""
 
-# The frontend's "compact" style: a worked dialogue as chat turns after short instructions (SmolLM2-135M
-# wrote a page on none of 4 requests with the dialogue inside the system message, and on 2 of 4 with it
-# as chat turns: it continues a chat it has seen), on a mini page (colbench_env.generator.frontend's
-# "mini" family: 7 lines, ~150 tokens), so the policy can copy the example page and change what it was
-# told. The question is a broad one, which the scripted human answers with the hidden facts.
+# The frontend's "compact" style: two worked dialogues as chat turns after short instructions, each
+# on a mini page (colbench_env.generator.frontend's "mini" family: 7 lines, ~150 tokens), so the
+# policy copies the question and then the example page, changing what it was told. Measured with
+# SmolLM2-135M greedy on 8 held-out mini tasks: with the dialogue inside the system message it wrote
+# no page; with one dialogue as chat turns it never asked the example's question and wrote a page on
+# 6 of 8 after being given an ideal question; with two, it asked the question 8 of 8 times and wrote
+# a page 8 of 8 times. The question is a broad one, which the scripted human answers with the hidden
+# facts.
 _TAILWIND = "https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css"
 COMPACT_FRONTEND_AGENT_INSTRUCTIONS = f"""You help a human make a web page with HTML and Tailwind CSS. The human has a page in mind and said only part of it.
 First ask what they did not tell you. Then write "{ANSWER_MARKER}" followed by the whole page: the example's page with the human's name, headline and colours (a green bar is bg-green-500; a dark red welcome section is bg-red-700 text-white). You have at most {{max_turns}} turns; your last turn is taken as your answer."""
 
-#: The worked dialogue of the compact frontend prompt (chat turns between the instructions and the
-#: human's request); its page is ``mini_page_html("Blue Door", ...)`` of the generator.
+_COMPACT_QUESTION = "What do you have in mind that you did not tell me?"
+
+
+def _mini_page(name: str, accent: str, section: str, headline: str) -> str:
+    # the generator's mini page (colbench_env.generator.frontend_templates.mini_page_html), written
+    # out here so that the prompt does not change when the generator does (a test compares them)
+    return f"""<html>
+<head><link href="{_TAILWIND}" rel="stylesheet"></head>
+<body>
+<nav class="bg-{accent}-500 text-white p-4">{name}</nav>
+<section class="{section}"><h1 class="text-4xl font-bold">{headline}</h1></section>
+<footer class="bg-{accent}-500 text-white p-4">{name}</footer>
+</body></html>"""
+
+
+#: The worked dialogues of the compact frontend prompt (chat turns between the instructions and the
+#: human's request): a hidden headline, then a hidden welcome-section background.
 COMPACT_FRONTEND_EXAMPLE = (
     {"role": "user", "content": "I want a landing page for my shop, Blue Door: a blue navigation bar with the name, "
                                 "a welcome section with no background colour of its own and a headline in my own "
                                 "words, and a blue footer."},
-    {"role": "assistant", "content": "What do you have in mind that you did not tell me?"},
+    {"role": "assistant", "content": _COMPACT_QUESTION},
     {"role": "user", "content": 'The main headline says "Open every day".'},
-    {"role": "assistant", "content": f"""{ANSWER_MARKER} <html>
-<head><link href="{_TAILWIND}" rel="stylesheet"></head>
-<body>
-<nav class="bg-blue-500 text-white p-4">Blue Door</nav>
-<section class="p-16 text-center"><h1 class="text-4xl font-bold">Open every day</h1></section>
-<footer class="bg-blue-500 text-white p-4">Blue Door</footer>
-</body></html>"""},
+    {"role": "assistant", "content": f"{ANSWER_MARKER} "
+                                     + _mini_page("Blue Door", "blue", "p-16 text-center", "Open every day")},
+    {"role": "user", "content": "I want a landing page for my cafe, Red Cup: a blue navigation bar with the name, a "
+                                "welcome section with a background colour I have in mind and the headline \"Welcome "
+                                "to Red Cup\", and a blue footer."},
+    {"role": "assistant", "content": _COMPACT_QUESTION},
+    {"role": "user", "content": "The welcome section at the top has a dark green background."},
+    {"role": "assistant", "content": f"{ANSWER_MARKER} " + _mini_page("Red Cup", "blue", "bg-green-700 text-white p-16 "
+                                                                      "text-center", "Welcome to Red Cup")},
 )
 
 #: Prompt styles: ``"paper"`` (the paper's instructions; the default, for capable policies) and

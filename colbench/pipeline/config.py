@@ -253,10 +253,10 @@ KIND_TRAINER_SETTINGS: dict[str, dict] = {
 
 #: What ``--small`` changes for ``ColBench-Frontend-v0`` (laid over ``PRESETS["small"]``, trainer
 #: overrides field by field): mini pages at difficulty 1, 2 turns (ask, then write the page) of 176
-#: tokens (a mini page is ~150 SmolLM2 tokens).
+#: tokens (a mini page is ~150 SmolLM2 tokens), 12 training tasks x 4 rollouts, 16 episodes in flight.
 FRONTEND_PRESETS: dict[str, dict] = {
     "small": {"out_dir": "runs/pipeline_small_frontend", "env": "ColBench-Frontend-v0", "family": "mini",
-              "difficulty": 1, "max_turns": 2, "max_new_tokens": 176},
+              "difficulty": 1, "max_turns": 2, "max_new_tokens": 176, "n_train_tasks": 12, "episodes_in_flight": 16},
 }
 
 
