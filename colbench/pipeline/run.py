@@ -14,7 +14,13 @@ evaluation files are appended episode by episode and resume mid-stage):
    episodes per task at ``--eval-samples-temperature``), its settings recorded in
    ``eval/<method>.sampled.json``: resuming an out-dir with another temperature or ``k`` is refused
    (exit 2) rather than reporting one temperature's episodes as another's.
-4. **report** -- ``results.md`` / ``results.csv`` / ``results.png`` and ``results.json``.
+4. **report** -- ``results.md`` / ``results.csv`` / ``results.png`` and ``results.json``: per method
+   backend % tests passed and success rate, frontend similarity x 100 and the win rate over zero-shot
+   (:data:`ROW_METRICS`); ``stats.*`` the same with bootstrap intervals (:mod:`.analysis`).
+
+Backend or frontend (``cfg.env``): the stages are the same; the frontend's reward is the similarity
+of the final page's Chromium render to the target's, and its trainers' rules for a continuous reward
+are :data:`colbench.pipeline.config.KIND_TRAINER_SETTINGS`.
 
 The package, by job (no import circle: config <- stages <- resume <- run, analysis <- run):
 :mod:`.config` (:class:`PipelineConfig`, the presets, :data:`PAPER_SETTINGS`), :mod:`.stages` (tasks,
