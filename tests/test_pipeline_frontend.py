@@ -93,6 +93,18 @@ def test_frontend_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
     for m, row in rows.items():
         assert row["episodes"] == 2 and row["similarity_pct"] is not None, row
         assert "tests_passed_pct" not in row
+    # the policy saw the frontend's prompt: zero-shot's greedy first turn is the tiny model's greedy
+    # continuation of the compact frontend chat (two worked dialogues, then the request)
+    from colbench_env.lm.base import SamplingParams
+    from colbench_env.lm.hf import HFBackend
+    from colbench_env.prompting import format_agent_messages
+
+    first = read_trajectories(out / "eval" / "zero-shot.jsonl")[0]
+    chat = format_agent_messages(first["task"]["problem_description"], [], kind="frontend", max_turns=cfg.max_turns,
+                                 style="compact")
+    lm = HFBackend(tiny_model)
+    assert first["dialogue_history"][0]["output"] == lm.generate([chat], SamplingParams(max_new_tokens=8))[0].text
+    lm.close()
     # the frontend's rules, recorded in each checkpoint, and what they kept (counted by hand above):
     # RFT: each task's best (the target page on A, the generic page on B); MT-DPO and the critic:
     # every pair of a task's rollouts more than 0.02 apart (A: target > generic, B: generic > none)

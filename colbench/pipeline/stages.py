@@ -60,7 +60,7 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
     specs = [s for s in _specs(cfg, tasks, repeats) if only is None or s.episode_id in only]
 
     def make_agent():
-        return LMAgent("hf", model=model_path, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
+        return LMAgent("hf", model=model_path, kind=cfg.kind, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
                        sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
                                                seed=cfg.seed if temperature > 0 else None))
 
