@@ -22,12 +22,13 @@ from .config import (ENVS, FRONTEND_PRESETS, METHODS, PAPER_SETTINGS, PRESETS, P
                      preset_settings, resolve_setting, trainer_config)
 from .resume import changed_fields, check_resume, check_sampled_files, read_json_object
 from .run import run_pipeline
-from .stages import (base_policy, episodes_in_file, finished_methods, release_memory, run_stage_episodes, task_split,
-                     train_method, training_outcome)
+from .stages import (StageFailed, base_policy, episodes_in_file, finished_methods, release_memory, run_stage_episodes,
+                     task_split, train_method, training_outcome)
 from .stats import Comparison, Interval, bootstrap_mean, paired_bootstrap
 
-__all__ = ["ENVS", "FRONTEND_PRESETS", "METHODS", "PAPER_SETTINGS", "PRESETS", "PipelineConfig", "preset_settings", "paper_settings_table", "resolve_setting",
-           "trainer_config", "base_policy", "episodes_in_file", "finished_methods", "release_memory",
+__all__ = ["ENVS", "FRONTEND_PRESETS", "METHODS", "PAPER_SETTINGS", "PRESETS", "PipelineConfig", "preset_settings",
+           "paper_settings_table", "resolve_setting", "trainer_config", "StageFailed", "base_policy", "episodes_in_file",
+           "finished_methods", "release_memory",
            "run_stage_episodes", "task_split", "train_method", "training_outcome", "changed_fields", "check_resume",
            "check_sampled_files", "read_json_object", "run_pipeline", "analyse_runs", "Comparison", "Interval",
            "bootstrap_mean", "paired_bootstrap"]
