@@ -66,7 +66,8 @@ def test_frontend_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
     cfg = frontend_config(tmp_path / "f", policy=tiny_model, n_train_tasks=2, n_test_tasks=2, rollouts_per_task=2,
                           max_new_tokens=8, episodes_in_flight=4, bootstrap_resamples=200,
                           trainer_overrides={m: dict(small) for m in ("rft", "mt-dpo", "ppo", "grpo")}
-                          | {"sweet-rl": {**small, "n_candidates": 2, "candidate_max_new_tokens": 8}})
+                          # the critic sees the target page before the dialogue (~870 tokens) and the answered page
+                          | {"sweet-rl": {"max_length": 1536, "n_candidates": 2, "candidate_max_new_tokens": 8}})
     train = task_split(cfg, "train")
     assert [t.task_id for t in train] == ["gen-frontend-mini-d1-1", "gen-frontend-mini-d1-2"]
     specs = episode_specs(4, n_tasks=2, repeats=2)

@@ -151,6 +151,30 @@ def test_pairs_by_reward_difference_for_a_continuous_reward():
         MultiTurnDPOConfig(pairing="all")
 
 
+def test_frontend_sweet_rl_critic_sees_the_target_page(model_dir):
+    """The pipeline's frontend SWEET-RL (trainer_config of --small --env ColBench-Frontend-v0): the
+    critic's context is the agent's with the target HTML, and only it, before the instructions; the
+    policy's context holds no page; the critic pairs are MT-DPO's (pairs by reward difference)."""
+    from agents.mt_dpo import all_ordered_pairs
+    from agents.sweet_rl import INFO_HEADER, critic_pairs
+    from colbench.pipeline import PipelineConfig, preset_settings, trainer_config
+    from colbench_env.prompting import agent_instructions
+
+    cfg = PipelineConfig(**preset_settings("small", "ColBench-Frontend-v0"))
+    trainer = SweetRL(trainer_config(cfg, "sweet-rl", model_dir))
+    r = _page_rollouts()
+    rec = r[1]
+    history = rec["dialogue_history"][:0]
+    agent = trainer.formatter(rec["task"], history)
+    critic = trainer._critic_formatter(rec["task"])(rec["task"], history)
+    # by hand: the header, "ground_truth:", the target page, a blank line, the frontend instructions
+    assert critic[0]["content"] == (f"{INFO_HEADER}\nground_truth:\n<html>A</html>\n\n"
+                                    f"{agent_instructions('frontend', 2, 'compact')}")
+    assert critic[1:] == agent[1:] and agent[0]["content"] == agent_instructions("frontend", 2, "compact")
+    assert not any("<html>A</html>" in m["content"] for m in agent)
+    assert critic_pairs(r, trainer.config.min_reward_gap, trainer.config.critic_pairs) == all_ordered_pairs(r, 0.02)
+
+
 def test_mt_dpo_moves_chosen_up_relative_to_rejected(model_dir):
     assert [(id(a), id(b)) for a, b in trajectory_pairs([GOOD, BAD, MID])] == [(id(GOOD), id(BAD)), (id(GOOD), id(MID))]
     trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, learning_rate=5e-3, epochs=3, beta=0.1, nll_coef=0.1))
