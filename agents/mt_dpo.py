@@ -190,13 +190,13 @@ class MultiTurnDPO(LMTrainer):
 
     def update(self, trajectories) -> dict:
         """DPO epochs over all trajectory pairs of ``trajectories``; returns the epoch's mean metrics."""
+        c = self.config
         records = load_trajectories(trajectories)
         pairs = self.pairs(records)
         if not pairs:
             what = ("(successful, worse)" if c.pairing == "best_vs_lower"
                     else f"(better, worse by more than {c.min_reward_gap:g})")
             raise ValueError(f"mt-dpo: no {what} pair of rollouts of the same task among {len(records)} trajectories")
-        c = self.config
         metrics = train_preference_pairs(self.policy, pairs, beta=c.beta, nll_coef=c.nll_coef,
                                          pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
                                          progress=self._progress)

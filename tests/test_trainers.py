@@ -134,7 +134,7 @@ def test_rft_keeps_each_tasks_best_rollouts_for_a_continuous_reward():
         RFTConfig(selection="best")
 
 
-def test_pairs_by_reward_difference_for_a_continuous_reward():
+def test_pairs_by_reward_difference_for_a_continuous_reward(model_dir):
     from agents.mt_dpo import all_ordered_pairs
 
     r = _page_rollouts()
@@ -149,6 +149,11 @@ def test_pairs_by_reward_difference_for_a_continuous_reward():
         [(0, 1), (0, 3), (7, 4), (7, 5), (7, 6)]
     with pytest.raises(ValueError, match="field 'pairing'"):
         MultiTurnDPOConfig(pairing="all")
+    # no pair: the error names the rule (a: 0.61 vs 0.6 alone are within the gap)
+    trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, pairing="all_ordered", success_threshold=0.0,
+                                              min_reward_gap=0.02))
+    with pytest.raises(ValueError, match="no \\(better, worse by more than 0.02\\) pair"):
+        trainer.update([r[1], r[3]])
 
 
 def test_frontend_sweet_rl_critic_sees_the_target_page(model_dir):
