@@ -39,7 +39,7 @@ Presets (the backend's; :func:`preset_settings` lays :data:`FRONTEND_PRESETS` ov
   frontend tasks of the ``"mini"`` family at difficulty 1 (a navigation bar, a welcome section and a
   footer; one of headline, accent colour and welcome background hidden; ~150-token pages), the
   compact prompt (a worked dialogue whose answer is a mini page), 2 turns (a question, then the page)
-  of 176 tokens. Sized for 2 CPU cores in about an hour (see the README for the measured run).
+  of 176 tokens. Aimed at one seed in about an hour on 2 CPU cores (not met yet: see the README).
 """
 from __future__ import annotations
 
