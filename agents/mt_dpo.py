@@ -1,7 +1,10 @@
 """Multi-turn DPO: whole-trajectory preferences between rollouts of the same task.
 
 For every task, the best successful rollout (highest reward, at least ``success_threshold``) is the
-*chosen* trajectory and every rollout of that task with a strictly lower reward is a *rejected* one.
+*chosen* trajectory and every rollout of that task with a strictly lower reward is a *rejected* one
+(``pairing="best_vs_lower"``); with ``pairing="all_ordered"`` (the reference's frontend pairs,
+``scripts/evaluate_html.py`` of facebookresearch/sweet_rl) every two rollouts of a task whose rewards
+differ by more than ``min_reward_gap`` form a pair, the higher one chosen.
 A trajectory's log-probability is ``sum_t log pi(a_t | context_t)`` over all its agent turns (one
 packed sequence whose mask covers only the assistant turns; simulator tokens are never in the mask),
 and the loss is DPO (:func:`agents.losses.dpo_loss`) against the reference policy -- the same network
@@ -26,15 +29,24 @@ from .mt_dpo_config import MultiTurnDPOConfig
 from .tokenize import TokenizedSequence, tokenize_trajectory
 from .trainer_base import LMTrainer, TrainableLM, load_trajectories, task_key, trajectory_reward
 
-__all__ = ["MultiTurnDPOConfig", "MultiTurnDPO", "trajectory_pairs", "train_preference_pairs", "PreferencePair"]
+__all__ = ["MultiTurnDPOConfig", "MultiTurnDPO", "all_ordered_pairs", "trajectory_pairs", "train_preference_pairs",
+           "PreferencePair"]
 
 #: (chosen sequences, rejected sequences): each side is one trajectory (or one action) as 1+ sequences
 PreferencePair = tuple[list[TokenizedSequence], list[TokenizedSequence]]
 
 
 def trajectory_pairs(trajectories: Sequence[dict], *, success_threshold: float = 1.0,
-                     min_reward_gap: float = 0.0) -> list[tuple[dict, dict]]:
-    """``(chosen, rejected)`` trajectory pairs: per task, the best successful rollout vs each worse one."""
+                     min_reward_gap: float = 0.0, pairing: str = "best_vs_lower") -> list[tuple[dict, dict]]:
+    """``(chosen, rejected)`` trajectory pairs of rollouts of the same task. ``"best_vs_lower"``: the
+    best rollout, when its reward reaches ``success_threshold``, vs each one lower by more than
+    ``min_reward_gap``; ``"all_ordered"``: :func:`all_ordered_pairs` whose chosen side reaches
+    ``success_threshold``."""
+    if pairing == "all_ordered":
+        return [(a, b) for a, b in all_ordered_pairs(trajectories, min_reward_gap)
+                if trajectory_reward(a) >= success_threshold]
+    if pairing != "best_vs_lower":
+        raise ValueError(f"pairing must be 'best_vs_lower' or 'all_ordered', got {pairing!r}")
     groups: dict[str, list[dict]] = defaultdict(list)
     for rec in trajectories:
         groups[task_key(rec["task"])].append(rec)
@@ -46,6 +58,21 @@ def trajectory_pairs(trajectories: Sequence[dict], *, success_threshold: float =
             continue
         pairs += [(best, r) for r in recs if r is not best and trajectory_reward(r) < r_best - min_reward_gap]
     return pairs
+
+
+def all_ordered_pairs(records: Sequence[dict], min_gap: float) -> list[tuple[dict, dict]]:
+    """Every ``(higher, lower)`` pair of rollouts of the same task whose rewards differ by more than
+    ``min_gap``, in data order."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        groups[task_key(r["task"])].append(r)
+    out = []
+    for recs in groups.values():
+        for a in recs:
+            for b in recs:
+                if trajectory_reward(a) > trajectory_reward(b) + min_gap:
+                    out.append((a, b))
+    return out
 
 
 def _summed_logps(lm: TrainableLM, sides: list[list[TokenizedSequence]], *, reference: bool,
@@ -155,7 +182,7 @@ class MultiTurnDPO(LMTrainer):
             return cache[id(rec)]
 
         for chosen, rejected in trajectory_pairs(trajectories, success_threshold=c.success_threshold,
-                                                 min_reward_gap=c.min_reward_gap):
+                                                 min_reward_gap=c.min_reward_gap, pairing=c.pairing):
             a, b = tok(chosen), tok(rejected)
             if a and b:
                 out.append((a, b))
@@ -163,12 +190,13 @@ class MultiTurnDPO(LMTrainer):
 
     def update(self, trajectories) -> dict:
         """DPO epochs over all trajectory pairs of ``trajectories``; returns the epoch's mean metrics."""
+        c = self.config
         records = load_trajectories(trajectories)
         pairs = self.pairs(records)
         if not pairs:
-            raise ValueError(f"mt-dpo: no (successful, worse) pair of rollouts of the same task among "
-                             f"{len(records)} trajectories")
-        c = self.config
+            what = ("(successful, worse)" if c.pairing == "best_vs_lower"
+                    else f"(better, worse by more than {c.min_reward_gap:g})")
+            raise ValueError(f"mt-dpo: no {what} pair of rollouts of the same task among {len(records)} trajectories")
         metrics = train_preference_pairs(self.policy, pairs, beta=c.beta, nll_coef=c.nll_coef,
                                          pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
                                          progress=self._progress)

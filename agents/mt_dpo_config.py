@@ -19,6 +19,9 @@ class MultiTurnDPOConfig(TrainerConfig):
         nll_coef: weight of the chosen trajectory's per-token NLL added to the DPO loss (0: plain DPO).
         success_threshold: the chosen rollout must reach this reward.
         min_reward_gap: a rejected rollout's reward must be below the chosen one's by more than this.
+        pairing: which rollouts of a task are paired (:func:`agents.mt_dpo.trajectory_pairs`):
+            ``"best_vs_lower"`` (the best vs each lower one) or ``"all_ordered"`` (every two whose
+            rewards differ by more than ``min_reward_gap``: the reference's frontend pairs).
         pairs_per_batch: (chosen, rejected) trajectory pairs per micro-batch. Old name: ``batch_size``.
         epochs: passes over the pairs per ``update``.
     """
@@ -29,6 +32,7 @@ class MultiTurnDPOConfig(TrainerConfig):
     nll_coef: float = 0.0
     success_threshold: float = 1.0
     min_reward_gap: float = 0.0
+    pairing: str = "best_vs_lower"
     pairs_per_batch: int = 2
     epochs: int = 1
 
@@ -39,3 +43,5 @@ class MultiTurnDPOConfig(TrainerConfig):
         _check(self.nll_coef >= 0, "nll_coef", f"must be >= 0, got {self.nll_coef!r}")
         _check(0.0 <= self.success_threshold <= 1.0, "success_threshold", f"must be in [0, 1], got {self.success_threshold!r}")
         _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")
+        _check(self.pairing in ("best_vs_lower", "all_ordered"), "pairing",
+               f"must be 'best_vs_lower' or 'all_ordered', got {self.pairing!r}")

@@ -1,8 +1,9 @@
-"""Rejection fine-tuning (RFT): supervised fine-tuning on the agent turns of successful trajectories.
+"""Rejection fine-tuning (RFT): supervised fine-tuning on the agent turns of the best trajectories.
 
 The paper's simplest baseline: keep the trajectories whose reward reaches ``success_threshold``
 (ColBench backend: all hidden tests passed), and maximise the log-likelihood of every agent action
-given its context. Only agent tokens are in the loss (simulator turns, prompt and padding are
+given its context. A continuous reward (the frontend's similarity, which has no pass/fail) keeps
+each task's best rollouts instead (``selection="task_best"``, :func:`kept_trajectories`). Only agent tokens are in the loss (simulator turns, prompt and padding are
 masked out); the loss is the mean negative log-likelihood per trained token.
 """
 from __future__ import annotations
@@ -12,9 +13,9 @@ import torch
 from .losses import masked_sum
 from .rft_config import RFTConfig
 from .tokenize import tokenize_trajectory
-from .trainer_base import LMTrainer, load_trajectories, trajectory_reward
+from .trainer_base import LMTrainer, load_trajectories, task_key, trajectory_reward
 
-__all__ = ["RFTConfig", "RejectionFineTuning", "successful"]
+__all__ = ["RFTConfig", "RejectionFineTuning", "kept_trajectories", "successful"]
 
 
 def successful(trajectories: list[dict], threshold: float = 1.0) -> list[dict]:
@@ -22,30 +23,55 @@ def successful(trajectories: list[dict], threshold: float = 1.0) -> list[dict]:
     return [t for t in trajectories if trajectory_reward(t) >= threshold]
 
 
+def kept_trajectories(trajectories: list[dict], threshold: float = 1.0, selection: str = "threshold") -> list[dict]:
+    """The trajectories RFT trains on, in their order (:attr:`RFTConfig.selection`).
+
+    ``"threshold"``: every trajectory whose reward is at least ``threshold`` (:func:`successful`).
+    ``"task_best"``: per task (:func:`~agents.trainer_base.task_key`), the trajectories whose reward
+    equals the task's highest, when that reaches ``threshold`` (ties are all kept: two rollouts
+    that wrote the same page render the same and score the same).
+    """
+    if selection == "threshold":
+        return successful(trajectories, threshold)
+    if selection != "task_best":
+        raise ValueError(f"selection must be 'threshold' or 'task_best', got {selection!r}")
+    best: dict[str, float] = {}
+    for t in trajectories:
+        key = task_key(t["task"])
+        best[key] = max(best.get(key, float("-inf")), trajectory_reward(t))
+    return [t for t in trajectories
+            if trajectory_reward(t) == best[task_key(t["task"])] and trajectory_reward(t) >= threshold]
+
+
 class RejectionFineTuning(LMTrainer):
-    """SFT on successful trajectories. See :class:`RFTConfig` and :class:`~agents.trainer_base.LMTrainer`."""
+    """SFT on the kept (successful, or each task's best) trajectories. See :class:`RFTConfig` and :class:`~agents.trainer_base.LMTrainer`."""
 
     config_class = RFTConfig
     algorithm = "rft"
 
     def sequences(self, trajectories) -> list:
         """Tokenised, masked sequences of the kept trajectories (one per trajectory when packable)."""
-        kept = successful(load_trajectories(trajectories), self.config.success_threshold)
+        kept = self.kept(load_trajectories(trajectories))
         seqs = []
         for i, rec in enumerate(kept):
             seqs += tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter,
                                         max_length=self.config.max_length, source=f"<trajectory {i}>")
         return seqs
 
+    def kept(self, trajectories) -> list[dict]:
+        """The trajectories trained on (:func:`kept_trajectories` with the config's rule)."""
+        return kept_trajectories(load_trajectories(trajectories), self.config.success_threshold,
+                                 self.config.selection)
+
     def update(self, trajectories) -> dict:
-        """SFT epochs over the agent turns of the successful trajectories.
+        """SFT epochs over the agent turns of the kept trajectories.
 
         Returns:
             ``{"loss", "n_trajectories", "n_sequences", "n_tokens", "update"}`` (``loss``: mean NLL
             per agent token over the last epoch).
         """
         records = load_trajectories(trajectories)
-        kept = successful(records, self.config.success_threshold)
+        kept = self.kept(records)
         seqs = self.sequences(kept)
         if not seqs:
             raise ValueError(f"rft: none of the {len(records)} trajectories reaches reward "

@@ -16,6 +16,11 @@ class RFTConfig(TrainerConfig):
     Attributes:
         success_threshold: a trajectory is kept when its reward is ``>=`` this (``success`` is used
             when ``reward`` is absent).
+        selection: which trajectories are kept (:func:`agents.rft.kept_trajectories`).
+            ``"threshold"`` (backend: the successful ones): every trajectory reaching
+            ``success_threshold``; ``"task_best"`` (a continuous reward such as the frontend's
+            similarity): per task, the rollouts with the task's highest reward, when it reaches
+            ``success_threshold``.
         sequences_per_batch: tokenised sequences per micro-batch (one per kept trajectory, or one
             per agent turn of a trajectory longer than ``max_length``). Old name: ``batch_size``.
         epochs: passes over the kept trajectories per ``update``.
@@ -27,6 +32,7 @@ class RFTConfig(TrainerConfig):
     _aliases: ClassVar[dict[str, Any]] = {**TrainerConfig._aliases, "batch_size": "sequences_per_batch"}
 
     success_threshold: float = 1.0
+    selection: str = "threshold"
     sequences_per_batch: int = 4
     epochs: int = 1
 
@@ -35,3 +41,5 @@ class RFTConfig(TrainerConfig):
         _check_positive_ints(self, "sequences_per_batch", "epochs")
         _check(0.0 <= self.success_threshold <= 1.0, "success_threshold",
                f"must be in [0, 1], got {self.success_threshold!r}")
+        _check(self.selection in ("threshold", "task_best"), "selection",
+               f"must be 'threshold' or 'task_best', got {self.selection!r}")

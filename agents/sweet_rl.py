@@ -57,20 +57,18 @@ from colbench_env.lm.base import GeneratedText, derived_seed, finish_reason_of
 from colbench_env.trajectories import append_jsonl, read_jsonl
 
 from .losses import bradley_terry_loss, turn_advantage
-from .mt_dpo import PreferencePair, train_preference_pairs
+from .mt_dpo import PreferencePair, all_ordered_pairs, train_preference_pairs
 from .sweet_rl_config import CriticConfig, SweetRLConfig
 from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn,
                        turn_masks)
 from .trainer_base import ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key, trajectory_reward
 
-__all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "StageFiles", "StageMismatch", "critic_messages", "training_info",
+__all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "StageFiles", "StageMismatch", "critic_keep_head",
+           "critic_messages", "training_info",
            "critic_pairs", "all_ordered_pairs"]
 
 INFO_HEADER = "Training-time information (hidden from the agent; use it to judge the agent's actions):"
 
-#: Leading context messages the critic's truncation never cuts: the instructions, which carry the
-#: training-time information (:func:`critic_messages`), and the problem statement.
-CRITIC_KEEP_HEAD = 2
 
 #: ``derived_seed`` keys of the candidate sampling streams (one per update and state) and of the
 #: policy stage's torch seed (so that a resumed update trains the policy as an uninterrupted one)
@@ -84,6 +82,13 @@ def training_info(task: dict, fields: Sequence[str]) -> str:
         raise ValueError(f"task record has none of the training-time fields {list(fields)} "
                          f"(fields present: {sorted(task)})")
     return "\n\n".join(parts)
+
+
+def critic_keep_head(formatter, task: dict) -> int:
+    """How many leading context messages the critic's truncation never cuts: every message before
+    the dialogue -- the instructions, which carry the training-time information
+    (:func:`critic_messages`), a worked example where the prompt style has one, and the problem."""
+    return len(formatter(task, []))
 
 
 def critic_messages(agent_messages: list[dict], info: str | None) -> list[dict]:
@@ -145,9 +150,10 @@ class SweetRL(LMTrainer):
         problem and the whole action, the dialogue cut in the middle
         (:func:`~agents.tokenize.tokenize_turn` ``keep_head``);
         :class:`~agents.tokenize.ContextTooLong` when even that does not fit."""
-        return tokenize_trajectory(self.critic_tokenizer, rec, formatter=self._critic_formatter(rec["task"]),
+        fmt = self._critic_formatter(rec["task"])
+        return tokenize_trajectory(self.critic_tokenizer, rec, formatter=fmt,
                                    max_length=self.config.critic.max_length or self.config.max_length,
-                                   keep_head=CRITIC_KEEP_HEAD)
+                                   keep_head=critic_keep_head(fmt, rec["task"]))
 
     def _turn_means(self, lm: TrainableLM, sequences: list[TokenizedSequence], *, reference: bool) -> torch.Tensor:
         """Mean log-prob of each turn's action tokens, all turns of ``sequences`` in order: ``(n_turns,)``."""
@@ -265,13 +271,14 @@ class SweetRL(LMTrainer):
         c = self.config
         fmt = self.formatter
         agent_ctx = list(fmt(task, list(history)))
-        critic_ctx = self._critic_formatter(task)(task, list(history))
+        critic_fmt = self._critic_formatter(task)
+        critic_ctx = critic_fmt(task, list(history))
         self.critic.eval()
         out: list[float] = []
         for start in range(0, len(actions), c.pairs_per_batch):
             chunk = list(actions[start:start + c.pairs_per_batch])
             cseqs = [tokenize_turn(self.critic_tokenizer, critic_ctx, a, max_length=c.critic.max_length or c.max_length,
-                                   keep_head=CRITIC_KEEP_HEAD) for a in chunk]
+                                   keep_head=critic_keep_head(critic_fmt, task)) for a in chunk]
             crit = self._turn_means(self.critic, cseqs, reference=False)
             if baseline == "critic_reference":
                 base = self._turn_means(self.critic, cseqs, reference=True)
@@ -592,18 +599,4 @@ def critic_pairs(records: Sequence[dict], min_gap: float, kind: str = "best_vs_l
             continue
         best = recs[rewards.index(top)]
         out += [(best, r) for r, x in zip(recs, rewards) if x < top - min_gap]
-    return out
-
-
-def all_ordered_pairs(records: Sequence[dict], min_gap: float) -> list[tuple[dict, dict]]:
-    """Every ``(higher, lower)`` reward pair of rollouts of the same task."""
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for r in records:
-        groups[task_key(r["task"])].append(r)
-    out = []
-    for recs in groups.values():
-        for a in recs:
-            for b in recs:
-                if trajectory_reward(a) > trajectory_reward(b) + min_gap:
-                    out.append((a, b))
     return out

@@ -1,10 +1,12 @@
 """The agent's prompt (the paper's agent instructions, in our words) and chat formatting.
 
-The policy sees a chat: a system message with the instructions, a user message with the human's
-problem, then the dialogue so far -- each earlier agent turn as an ``assistant`` message holding the
-agent's raw generation, each human reply as a ``user`` message. The next ``assistant`` message is the
-action. Because every context is a prefix of the next, a whole trajectory is one chat whose
-``assistant`` messages are exactly the actions (what multi-turn trainers mask in).
+The policy sees a chat: a system message with the instructions (the frontend's ``"compact"`` style:
+then a worked dialogue as chat turns), a user message with the human's problem, then the dialogue so
+far -- each earlier agent turn as an ``assistant`` message holding the agent's raw generation, each
+human reply as a ``user`` message. The next ``assistant`` message is the action. Because every
+context is a prefix of the next, a whole trajectory is one chat whose ``assistant`` messages after
+the problem are exactly the actions (what multi-turn trainers mask in: the completions of the
+agent's turns, never the worked example's).
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from .protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
 from .records import record_kind
 
 __all__ = ["dialogue_messages", "history_message", "BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
-           "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "PROMPT_STYLES", "agent_instructions", "format_agent_messages",
+           "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_FRONTEND_EXAMPLE", "PROMPT_STYLES", "agent_instructions", "format_agent_messages",
            "observation_to_messages", "record_messages", "trajectory_turns"]
 
 BACKEND_AGENT_INSTRUCTIONS = f"""You are a helpful LLM agent. You help a human user write a Python function.
@@ -60,18 +62,58 @@ def ticket_total(count):
     return count * 12
 ```"""
 
-COMPACT_FRONTEND_AGENT_INSTRUCTIONS = f"""You help a human make a web page with HTML and Tailwind CSS. The human has an exact page in mind that they described only vaguely.
-Show a complete HTML draft; the human tells you what differs from the page they want. Fix it, then write "{ANSWER_MARKER}" followed by the final HTML. You have at most {{max_turns}} turns; your last turn is taken as your answer.
+# The frontend's "compact" style: two worked dialogues as chat turns after short instructions, each
+# on a mini page (colbench_env.generator.frontend's "mini" family: 7 lines, ~150 tokens), so the
+# policy copies the question and then the example page, changing what it was told. Measured with
+# SmolLM2-135M greedy on 8 held-out mini tasks: with the dialogue inside the system message it wrote
+# no page; with one dialogue as chat turns it never asked the example's question and wrote a page on
+# 6 of 8 after being given an ideal question; with two, it asked the question 8 of 8 times and wrote
+# a page 8 of 8 times. The question is a broad one, which the scripted human answers with the hidden
+# facts.
+_TAILWIND = "https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css"
+COMPACT_FRONTEND_AGENT_INSTRUCTIONS = f"""You help a human make a web page with HTML and Tailwind CSS. The human has a page in mind and said only part of it.
+First ask what they did not tell you. Then write "{ANSWER_MARKER}" followed by the whole page: the example's page with the human's name, headline and colours (a green bar is bg-green-500; a dark red welcome section is bg-red-700 text-white). You have at most {{max_turns}} turns; your last turn is taken as your answer."""
 
-Example:
-Human: I want a page for my shop with a dark header.
-You: <html><head><link href="https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css" rel="stylesheet"></head><body><header class="bg-gray-800 text-white p-6"><h1 class="text-3xl">My Shop</h1></header></body></html>
-Human: The header should be green, not gray.
-You: {ANSWER_MARKER} <html><head><link href="https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css" rel="stylesheet"></head><body><header class="bg-green-700 text-white p-6"><h1 class="text-3xl">My Shop</h1></header></body></html>"""
+_COMPACT_QUESTION = "What do you have in mind that you did not tell me?"
+
+
+def _mini_page(name: str, accent: str, section: str, headline: str) -> str:
+    # the generator's mini page (colbench_env.generator.frontend_templates.mini_page_html), written
+    # out here so that the prompt does not change when the generator does (a test compares them)
+    return f"""<html>
+<head><link href="{_TAILWIND}" rel="stylesheet"></head>
+<body>
+<nav class="bg-{accent}-500 text-white p-4">{name}</nav>
+<section class="{section}"><h1 class="text-4xl font-bold">{headline}</h1></section>
+<footer class="bg-{accent}-500 text-white p-4">{name}</footer>
+</body></html>"""
+
+
+#: The worked dialogues of the compact frontend prompt (chat turns between the instructions and the
+#: human's request): a hidden headline, then a hidden welcome-section background.
+COMPACT_FRONTEND_EXAMPLE = (
+    {"role": "user", "content": "I want a landing page for my shop, Blue Door: a blue navigation bar with the name, "
+                                "a welcome section with no background colour of its own and a headline in my own "
+                                "words, and a blue footer."},
+    {"role": "assistant", "content": _COMPACT_QUESTION},
+    {"role": "user", "content": 'The main headline says "Open every day".'},
+    {"role": "assistant", "content": f"{ANSWER_MARKER} "
+                                     + _mini_page("Blue Door", "blue", "p-16 text-center", "Open every day")},
+    {"role": "user", "content": "I want a landing page for my cafe, Red Cup: a blue navigation bar with the name, a "
+                                "welcome section with a background colour I have in mind and the headline \"Welcome "
+                                "to Red Cup\", and a blue footer."},
+    {"role": "assistant", "content": _COMPACT_QUESTION},
+    {"role": "user", "content": "The welcome section at the top has a dark green background."},
+    {"role": "assistant", "content": f"{ANSWER_MARKER} " + _mini_page("Red Cup", "blue", "bg-green-700 text-white p-16 "
+                                                                      "text-center", "Welcome to Red Cup")},
+)
 
 #: Prompt styles: ``"paper"`` (the paper's instructions; the default, for capable policies) and
 #: ``"compact"`` (a worked example; for very small policies such as the embedded SmolLM2-135M).
 PROMPT_STYLES = ("paper", "compact")
+
+#: Worked dialogues shown as chat turns before the human's request, by ``(kind, style)``.
+_EXAMPLES = {("frontend", "compact"): COMPACT_FRONTEND_EXAMPLE}
 
 _INSTRUCTIONS = {("backend", "paper"): BACKEND_AGENT_INSTRUCTIONS, ("frontend", "paper"): FRONTEND_AGENT_INSTRUCTIONS,
                  ("backend", "compact"): COMPACT_BACKEND_AGENT_INSTRUCTIONS,
@@ -99,9 +141,12 @@ def format_agent_messages(problem_description: str, dialogue: Sequence[dict], *,
             agent sees its history (its ``get_dialogue_history`` keeps only ``content``): the text
             after the first ``OUTPUT:`` of the recorded ``output`` up to the next, unstripped, or
             the whole ``output`` without a marker; ``content`` when there is no ``output``.
-        style: the instructions' style (:data:`PROMPT_STYLES`).
+        style: the instructions' style (:data:`PROMPT_STYLES`); the frontend's ``"compact"`` style
+            also puts a worked dialogue (:data:`COMPACT_FRONTEND_EXAMPLE`) between the instructions
+            and the request.
     """
     return [{"role": "system", "content": agent_instructions(kind, max_turns, style)},
+            *(dict(m) for m in _EXAMPLES.get((kind, style), ())),
             {"role": "user", "content": problem_description}, *dialogue_messages(dialogue)]
 
 

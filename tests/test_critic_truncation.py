@@ -78,3 +78,28 @@ def test_keep_head_cuts_the_middle_and_plain_truncation_is_unchanged(tok):
     assert tok.decode([i for i, m in zip(s.input_ids, s.mask) if m]).startswith("the action")
     plain = tokenize_turn(tok, msgs, "the action", max_length=60)
     assert len(plain) == 60 and SECRET not in tok.decode(plain.input_ids)  # left cut, as before
+
+
+def test_a_prompt_with_a_worked_example_keeps_it_and_the_problem_when_cut(tok):
+    """The compact frontend prompt has worked dialogues between the instructions and the problem:
+    the critic's truncation keeps every message before the dialogue (critic_keep_head)."""
+    from functools import partial
+
+    from agents.sweet_rl import critic_keep_head
+    from colbench_env.prompting import COMPACT_FRONTEND_EXAMPLE, record_messages
+
+    page = '<html><body><h1 class="text-4xl">My own words</h1></body></html>'
+    task = {"task_id": "p0", "problem_description": "I want a landing page for my shop, Lantern.", "ground_truth": page}
+    rec = dict(ten_turns(1.0), task=task)
+    fmt = partial(record_messages, max_turns=10, style="compact")
+    cfg = SweetRLConfig(max_length=1200, critic={"lora_r": 4, "lora_alpha": 8, "pairs_per_batch": 4},
+                        policy={"lora_r": 4, "lora_alpha": 8}, train_policy=False, seed=0, pairs_per_batch=4)
+    tr = SweetRL(cfg, model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1), formatter=fmt)
+    assert critic_keep_head(tr._critic_formatter(task), task) == 2 + len(COMPACT_FRONTEND_EXAMPLE)
+    seqs = tr._critic_sequences(rec)
+    assert len(seqs) == 10
+    for t, s in enumerate(seqs):
+        text = tok.decode(s.input_ids)
+        assert len(s) <= 1200 and INFO_HEADER in text and page in text, t
+        assert COMPACT_FRONTEND_EXAMPLE[-1]["content"] in text and task["problem_description"] in text, t
+    assert "Turn 0:" not in tok.decode(seqs[-1].input_ids)  # the dialogue's middle went, not the head

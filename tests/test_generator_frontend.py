@@ -15,9 +15,10 @@ import sys
 
 import pytest
 
-from colbench_env.generator.frontend import (FACTS, FRONTEND_FAMILIES, generate_frontend_task,
-                                             generate_frontend_tasks, page_for)
-from colbench_env.generator.frontend_templates import ACCENTS, BACKGROUNDS, BUSINESSES, COUNT_WORDS, page_html
+from colbench_env.generator.frontend import (FACTS, FRONTEND_FAMILIES, MINI_FAMILIES, generate_frontend_task,
+                                             generate_frontend_tasks, page_fact_names, page_for)
+from colbench_env.generator.frontend_templates import (ACCENTS, BACKGROUNDS, BUSINESSES, COUNT_WORDS, mini_page_html,
+                                                       page_html)
 from colbench_env.simulators.scripted_frontend import (ALL_TOLD, DONT_KNOW_PAGE, ScriptedFrontendSimulator,
                                                        generated_facts)
 from colbench_env.tasks import FrontendTask, default_tasks, generated_spec, load_tasks, parse_generated_spec, \
@@ -29,14 +30,15 @@ TOP = len(FACT_NAMES)
 TAG = re.compile(r"</?[a-zA-Z][^>]*>|<!")
 
 
-def _tasks():
-    """Seeds 0..59 at every difficulty of both families."""
-    out = [generate_frontend_task(s, d) for d in range(1, TOP + 1) for s in range(60)]
-    simple = len(FRONTEND_FAMILIES["simple"])
-    return out + [generate_frontend_task(s, d, "simple") for d in range(1, simple + 1) for s in range(30)]
+def _tasks(families=("all", "simple")):
+    """Seeds 0..59 at every difficulty of "all", 0..29 of the other ``families``."""
+    out = [generate_frontend_task(s, d) for d in range(1, TOP + 1) for s in range(60)] if "all" in families else []
+    return out + [generate_frontend_task(s, d, f) for f in families if f != "all"
+                  for d in range(1, len(FRONTEND_FAMILIES[f]) + 1) for s in range(30)]
 
 
-TASKS = _tasks()
+TASKS = _tasks()  # the full pages
+MINI_TASKS = _tasks(tuple(MINI_FAMILIES))
 
 
 def _gen(task):
@@ -79,7 +81,7 @@ def test_each_difficulty_adds_one_fact_to_the_same_page():
                 if d > 1:
                     assert gen["facts"][: d - 1] == _gen(levels[d - 2])["facts"]
                 assert all(f["name"] in names and f["value"] != f["default"] for f in gen["facts"])
-                assert sorted(f["name"] for f in gen["facts"] + gen["stated"]) == sorted(FACT_NAMES)
+                assert sorted(f["name"] for f in gen["facts"] + gen["stated"]) == sorted(page_fact_names(family))
                 assert all(f["value"] == f["default"] for f in gen["stated"])
                 assert task.extra["generic_solution"] == levels[0].extra["generic_solution"]
                 assert task.ground_truth != task.extra["generic_solution"]
@@ -185,7 +187,7 @@ def test_bad_arguments_and_specs():
     for bad in (0, True, "2", 2.0):
         with pytest.raises(ValueError, match="difficulty must be an integer"):
             generate_frontend_tasks(2, difficulty=bad)
-    with pytest.raises(ValueError, match=re.escape("family must be one of ['all', 'simple'], got 'rate'")):
+    with pytest.raises(ValueError, match=re.escape("family must be one of ['all', 'mini', 'simple'], got 'rate'")):
         generate_frontend_task(0, 1, "rate")
     with pytest.raises(ValueError, match="seed must be a non-negative integer, got -1"):
         generate_frontend_task(-1)
@@ -220,6 +222,87 @@ def test_round_trip_through_records_keeps_what_the_human_needs():
         back = task_from_record(rec, kind="frontend")
         assert isinstance(back, FrontendTask) and back == t and back.to_record() == rec
         assert back.extra == t.extra and generated_facts(back) == generated_facts(t)
+
+
+# --------------------------------------------------------------------------------------------- mini pages
+
+def test_mini_pages_are_the_simple_family_on_seven_lines():
+    """The "mini" family: a seed's business, name and fact values are the "simple" family's; its
+    page is the navigation bar, the welcome section and the footer, in 7 lines; every hidden fact
+    shows in it where the generic page has the default; the request states the page's other facts."""
+    assert page_fact_names("mini") == ("accent", "background", "headline") and page_fact_names("simple") == FACT_NAMES
+    for t in MINI_TASKS:
+        gen = _gen(t)
+        seed, d = gen["seed"], gen["difficulty"]
+        twin = _gen(generate_frontend_task(seed, d, "simple"))
+        assert t.task_id == f"gen-frontend-mini-d{d}-{seed}" and t.split == ("test" if seed % 5 == 0 else "train")
+        assert (gen["template"], gen["name"], gen["hero"]) == (twin["template"], twin["name"], "centered")
+        assert [(f["name"], f["value"]) for f in gen["facts"]] == [(f["name"], f["value"]) for f in twin["facts"]]
+        assert sorted(f["name"] for f in gen["facts"] + gen["stated"]) == ["accent", "background", "headline"]
+        gt, generic = t.ground_truth, t.extra["generic_solution"]
+        values = {"accent": "blue", "background": None, "headline": f"Welcome to {gen['name']}"}
+        assert generic == mini_page_html(gen["name"], values)
+        assert gt == mini_page_html(gen["name"], {**values, **{f["name"]: f["value"] for f in gen["facts"]}})
+        for html in (gt, generic):
+            doc = structure(html)
+            assert html.count("\n") + 1 == 7 and len(html) <= 520 and doc.errors == []
+            assert [a.get("href") for a, _ in doc.links] == [CDN] and foreign_urls(html) == []
+            assert set(doc.tags) <= {"html", "head", "link", "body", "nav", "section", "h1", "footer"}
+        for f in gen["facts"]:
+            v = f["value"]
+            want = {"accent": f'<footer class="bg-{v}-500', "background": f'<section class="bg-{v}-700 text-white',
+                    "headline": f">{v}</h1>"}[f["name"]]
+            assert want in gt and want not in generic
+        text = t.problem_description
+        assert text.startswith("I want a landing page for my ") and "\n" not in text and "<" not in text
+        assert leaked_classes(text, structure(gt).classes) == []
+        hidden = {f["name"] for f in gen["facts"]}
+        assert ("a blue navigation bar" in text) == ("accent" not in hidden)
+        assert ("no background colour of its own" in text) == ("background" not in hidden)
+        assert (f'the headline "Welcome to {gen["name"]}"' in text) == ("headline" not in hidden)
+        for f in gen["facts"]:
+            v = f["value"]
+            assert {"accent": f" {v} ", "background": f"dark {v}", "headline": str(v)}[f["name"]] not in text
+        assert "button" not in " ".join(f["sentence"] + f["question"] for f in gen["facts"] + gen["stated"])
+
+
+def test_the_compact_prompts_worked_pages_are_mini_pages():
+    """The compact frontend prompt writes its example pages out; they are the generator's mini pages,
+    and each example's request has the shape of a generated mini request."""
+    from colbench_env.prompting import COMPACT_FRONTEND_EXAMPLE
+
+    answers = [m["content"] for m in COMPACT_FRONTEND_EXAMPLE if m["role"] == "assistant" and "<html>" in m["content"]]
+    assert answers == [
+        "I WANT TO ANSWER: " + mini_page_html("Blue Door", {"accent": "blue", "background": None,
+                                                            "headline": "Open every day"}),
+        "I WANT TO ANSWER: " + mini_page_html("Red Cup", {"accent": "blue", "background": "green",
+                                                          "headline": "Welcome to Red Cup"})]
+    shape = re.compile(r"I want a landing page for my [a-z ]+, [A-Z][\w ]+: .* navigation bar.* welcome section with "
+                       r".*, and a .*footer.*\.")
+    requests = [m["content"] for m in COMPACT_FRONTEND_EXAMPLE if m["role"] == "user" and m["content"].startswith("I want")]
+    assert len(requests) == 2 and all(shape.fullmatch(r) for r in requests + [t.problem_description for t in MINI_TASKS])
+
+
+def test_mini_classes_exist_in_tailwind_2_2_19(tailwind):
+    used = set()
+    for accent in ACCENTS:
+        for background in (None, *BACKGROUNDS):
+            used |= structure(mini_page_html("Name", {"accent": accent, "background": background,
+                                                      "headline": "Hi"})).classes
+    assert sorted(used - tailwind) == []
+
+
+def test_mini_human_answers_in_words():
+    sim = ScriptedFrontendSimulator()
+    for t in MINI_TASKS[::2]:
+        gen = _gen(t)
+        for f in gen["facts"] + gen["stated"]:
+            reply = sim.reply(t, [{"role": "assistant", "content": f["question"]}])
+            assert reply.startswith(f["sentence"]), (t.task_id, f["name"], reply)
+        broad = sim.reply(t, [{"role": "assistant", "content": "What do you have in mind that you did not tell me?"}])
+        assert broad == " ".join(f["sentence"] for f in gen["facts"][:2])
+        for m in (*QUESTIONS, f"Here is a draft: {t.extra['generic_solution']} What colour should the footer be?"):
+            _no_markup(sim.reply(t, [{"role": "assistant", "content": m}]), t)
 
 
 # --------------------------------------------------------------------------------------------- the human
@@ -338,6 +421,22 @@ def test_every_hidden_fact_changes_the_render(renderer):
     assert all(sim(images[h], a) >= 0.9999 for h, a in zip(truths, again))
     reverted = renderer.render_many([c[2] for c in cases])
     scores = {label: sim(images[gt], img) for (label, gt, _), img in zip(cases, reverted)}
+    assert all(s <= MAX_REVERTED_SIMILARITY for s in scores.values()), scores
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_every_hidden_fact_changes_a_mini_render(renderer):
+    """Mini pages at difficulty 1, one seed per fact: the generic page (the fact at its default)
+    scores at most MAX_REVERTED_SIMILARITY against the ground truth."""
+    from colbench_env.evaluation.similarity import VisualSimilarity
+
+    sim = VisualSimilarity()
+    tasks = {_gen(t)["facts"][0]["name"]: t for t in (generate_frontend_task(s, 1, "mini") for s in range(40))}
+    assert set(tasks) == {"accent", "background", "headline"}
+    pages = [p for t in tasks.values() for p in (t.ground_truth, t.extra["generic_solution"])]
+    images = renderer.render_many(pages)
+    scores = {name: sim(images[2 * i], images[2 * i + 1]) for i, name in enumerate(tasks)}
     assert all(s <= MAX_REVERTED_SIMILARITY for s in scores.values()), scores
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from colbench.pipeline.stats import as_grid, bootstrap_indices, bootstrap_mean, paired_bootstrap
+from colbench.pipeline.stats import as_grid, bootstrap_indices, bootstrap_mean, paired_bootstrap, win_grid
 
 
 def loop_bootstrap(a, resamples, seed, level=0.95):
@@ -123,3 +123,24 @@ def test_cluster_bootstrap_matches_a_plain_loop_and_hand_computed_cases():
     assert (t.diff.low, t.diff.high) == (0.0, 0.75) and t.p_value == pytest.approx(2 * 0.75 ** 4, abs=0.03)
     with pytest.raises(ValueError, match="one label per task expected"):
         bootstrap_mean(scores, clusters=labels[:3])
+
+
+def test_win_rate_counts_ties_half_by_hand():
+    """Win rate of A over B on 2 seeds x 4 tasks of similarities: per cell 1 / 0.5 / 0, mean by hand;
+    its interval is the same loop bootstrap as any mean; the task-by-task rule of
+    colbench evaluate --compare (wins, losses, ties) gives the same number with ties half."""
+    from colbench_env.evaluation.trajectory_scoring import win_rate
+
+    a = [[0.9, 0.5, 0.3, 0.70], [0.8, 0.6, 0.6, 0.2]]
+    b = [[0.4, 0.5, 0.7, 0.65], [0.8, 0.6, 0.1, 0.3]]
+    assert win_grid(a, b).tolist() == [[1.0, 0.5, 0.0, 1.0], [0.5, 0.5, 1.0, 0.0]]
+    ci = bootstrap_mean(100 * win_grid(a, b), resamples=300, seed=2)
+    assert ci.mean == pytest.approx(100 * 4.5 / 8)
+    assert (ci.low, ci.high) == pytest.approx(tuple(loop_bootstrap(100 * win_grid(a, b), 300, 2)), abs=1e-12)
+    for s in range(2):
+        recs = [[{"task": {"task_id": f"t{t}", "ground_truth": "x"}, "reward": g[s][t]} for t in range(4)] for g in (a, b)]
+        w = win_rate(*recs)
+        assert (w["wins"] + w["ties"] / 2) / w["tasks"] == pytest.approx(win_grid(a, b)[s].mean())
+    assert win_grid([[0.3]], [[0.3]]).tolist() == [[0.5]]  # a method against itself: 50 %
+    with pytest.raises(ValueError, match="same"):
+        win_grid([[1.0, 2.0]], [[1.0]])

@@ -152,10 +152,13 @@ def test_record_kind_is_one_rule_and_record_messages_follow_it():
     assert record_kind(backend) == "backend" and record_kind({"hidden_information": "h"}) == "backend"
     assert record_kind(official_frontend) == "frontend"
     assert record_kind(task_from_record(official_frontend)) == "frontend"
+    from colbench_env.prompting import COMPACT_FRONTEND_EXAMPLE
+
     history = [{"role": "assistant", "content": "q", "output": "t OUTPUT: q"}, {"role": "user", "content": "a"}]
-    for rec, kind in ((backend, "backend"), (official_frontend, "frontend")):
+    # the compact frontend prompt shows its worked dialogues as chat turns before the request
+    for rec, kind, example in ((backend, "backend", []), (official_frontend, "frontend", list(COMPACT_FRONTEND_EXAMPLE))):
         msgs = record_messages(rec, history, max_turns=4, style="compact")
-        assert msgs == [{"role": "system", "content": agent_instructions(kind, 4, "compact")},
+        assert msgs == [{"role": "system", "content": agent_instructions(kind, 4, "compact")}, *example,
                         {"role": "user", "content": rec["problem_description"]},
                         {"role": "assistant", "content": " q"}, {"role": "user", "content": "a"}]
 

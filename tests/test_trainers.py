@@ -111,6 +111,75 @@ def test_rft_raises_logprob_of_successful_turns_only(model_dir):
         trainer.update([BAD, MID])
 
 
+def _page_rollouts():
+    """Frontend-like rollouts: similarities of two tasks, no ``success`` (ids for checking)."""
+    task_a = {"problem_description": "page A", "ground_truth": "<html>A</html>", "task_id": "a"}
+    task_b = {"problem_description": "page B", "ground_truth": "<html>B</html>", "task_id": "b"}
+    recs = [traj([f"I WANT TO ANSWER: <html>{i}</html>"], [], r, task)
+            for i, (task, r) in enumerate(((task_a, 0.9), (task_a, 0.61), (task_a, 0.9), (task_a, 0.6),
+                                           (task_b, 0.0), (task_b, 0.0), (task_b, 0.005), (task_b, 0.5)))]
+    return recs
+
+
+def test_rft_keeps_each_tasks_best_rollouts_for_a_continuous_reward():
+    from agents.rft import kept_trajectories
+
+    r = _page_rollouts()
+    # by hand: task a's best is 0.9 (two rollouts, both kept); task b's is 0.5 (one)
+    assert kept_trajectories(r, 0.01, "task_best") == [r[0], r[2], r[7]]
+    assert kept_trajectories(r, 0.95, "task_best") == []  # the best must still reach the threshold
+    assert kept_trajectories(r, 0.5, "threshold") == [r[0], r[1], r[2], r[3], r[7]]
+    assert kept_trajectories([GOOD, BAD, MID]) == [GOOD]  # the backend's default: successes
+    with pytest.raises(ValueError, match="field 'selection'"):
+        RFTConfig(selection="best")
+
+
+def test_pairs_by_reward_difference_for_a_continuous_reward(model_dir):
+    from agents.mt_dpo import all_ordered_pairs
+
+    r = _page_rollouts()
+    pairs = [(r.index(a), r.index(b)) for a, b in trajectory_pairs(r, success_threshold=0.0, min_reward_gap=0.02,
+                                                                    pairing="all_ordered")]
+    # by hand: a: 0.9 > 0.61, 0.6 (both 0.9s); 0.61 vs 0.6 is within the gap. b: 0.5 > 0, 0, 0.005;
+    # 0.005 vs 0 is within the gap
+    assert pairs == [(0, 1), (0, 3), (2, 1), (2, 3), (7, 4), (7, 5), (7, 6)]
+    assert [(r.index(a), r.index(b)) for a, b in all_ordered_pairs(r, 0.02)] == pairs
+    # best_vs_lower: the first best of each task vs every lower one (the reference's backend pairs)
+    assert [(r.index(a), r.index(b)) for a, b in trajectory_pairs(r, success_threshold=0.0, min_reward_gap=0.02)] == \
+        [(0, 1), (0, 3), (7, 4), (7, 5), (7, 6)]
+    with pytest.raises(ValueError, match="field 'pairing'"):
+        MultiTurnDPOConfig(pairing="all")
+    # no pair: the error names the rule (a: 0.61 vs 0.6 alone are within the gap)
+    trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, pairing="all_ordered", success_threshold=0.0,
+                                              min_reward_gap=0.02))
+    with pytest.raises(ValueError, match="no \\(better, worse by more than 0.02\\) pair"):
+        trainer.update([r[1], r[3]])
+
+
+def test_frontend_sweet_rl_critic_sees_the_target_page(model_dir):
+    """The pipeline's frontend SWEET-RL (trainer_config of --small --env ColBench-Frontend-v0): the
+    critic's context is the agent's with the target HTML, and only it, before the instructions; the
+    policy's context holds no page; the critic pairs are MT-DPO's (pairs by reward difference)."""
+    from agents.mt_dpo import all_ordered_pairs
+    from agents.sweet_rl import INFO_HEADER, critic_pairs
+    from colbench.pipeline import PipelineConfig, preset_settings, trainer_config
+    from colbench_env.prompting import agent_instructions
+
+    cfg = PipelineConfig(**preset_settings("small", "ColBench-Frontend-v0"))
+    trainer = SweetRL(trainer_config(cfg, "sweet-rl", model_dir))
+    r = _page_rollouts()
+    rec = r[1]
+    history = rec["dialogue_history"][:0]
+    agent = trainer.formatter(rec["task"], history)
+    critic = trainer._critic_formatter(rec["task"])(rec["task"], history)
+    # by hand: the header, "ground_truth:", the target page, a blank line, the frontend instructions
+    assert critic[0]["content"] == (f"{INFO_HEADER}\nground_truth:\n<html>A</html>\n\n"
+                                    f"{agent_instructions('frontend', 2, 'compact')}")
+    assert critic[1:] == agent[1:] and agent[0]["content"] == agent_instructions("frontend", 2, "compact")
+    assert not any("<html>A</html>" in m["content"] for m in agent)
+    assert critic_pairs(r, trainer.config.min_reward_gap, trainer.config.critic_pairs) == all_ordered_pairs(r, 0.02)
+
+
 def test_mt_dpo_moves_chosen_up_relative_to_rejected(model_dir):
     assert [(id(a), id(b)) for a, b in trajectory_pairs([GOOD, BAD, MID])] == [(id(GOOD), id(BAD)), (id(GOOD), id(MID))]
     trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, learning_rate=5e-3, epochs=3, beta=0.1, nll_coef=0.1))

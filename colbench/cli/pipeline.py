@@ -12,6 +12,9 @@ Presets: ``--small`` (default) SmolLM2-135M on CPU, generated "rate" tasks, the 
 sized for 2 cores in <= 45 minutes; ``--paper`` the reference implementation's setting for GPUs
 (Llama-3.1-8B policy and critic, a 70B human behind an OpenAI-compatible server; every value and its
 source in ``colbench.pipeline.PAPER_SETTINGS``). Every option below defaults to the preset's value.
+``--env ColBench-Frontend-v0`` runs frontend design instead (``--small`` only: generated mini pages,
+reward = similarity of the final page's render to the target's, results with the win rate of every
+method over zero-shot; ``colbench.pipeline.config.FRONTEND_PRESETS``).
 
 ``--policy-base-url URL``: collection and evaluation send the policy's turns to OpenAI-compatible
 server(s) (vLLM, ``transformers serve``), asking for the base policy by ``--policy`` and for each
@@ -31,7 +34,7 @@ from pathlib import Path
 from agents.config import merge_config_dicts
 from agents.registry import config_class
 from colbench.cli.run import JoinURLs
-from colbench.pipeline.config import METHODS, PRESETS, PipelineConfig
+from colbench.pipeline.config import ENVS, FRONTEND_REWARD_GAP, METHODS, PipelineConfig, preset_settings
 from colbench.pipeline.resume import check_resume, check_sampled_files
 from colbench.pipeline.run import run_pipeline
 from colbench.pipeline.stages import StageFailed
@@ -44,15 +47,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--small", action="store_true", help="CPU preset (default); every option below defaults to the preset's value")
     g.add_argument("--paper", action="store_true", help="the paper's 8B/70B setting (GPUs, vLLM)")
+    p.add_argument("--env", default="ColBench-Backend-v0", choices=sorted(ENVS),
+                   help="backend programming (default) or frontend design (reward: similarity of the renders)")
     p.add_argument("--out-dir", default=None, help="where every stage writes and resumes from (preset's default)")
     p.add_argument("--policy", default=None, help="base policy (smollm2, a local path or hub id)")
     p.add_argument("--tasks", default=None,
                    help="'generated' (procedural, see --difficulty/--family), 'default' or a task file")
-    p.add_argument("--difficulty", type=int, default=None, help="generated tasks' difficulty, 1..4")
+    p.add_argument("--difficulty", type=int, default=None,
+                   help="generated tasks' difficulty (backend 1..4; frontend 1..6, 1..3 in the simple and mini families)")
     from colbench_env.generator import FAMILIES
+    from colbench_env.generator.frontend import FRONTEND_FAMILIES
 
-    p.add_argument("--family", default=None, help=f"generated tasks' template family ({', '.join(FAMILIES)}; "
-                   "ask: pair it with --simulator-kwargs '{\"volunteer\": false}')")
+    p.add_argument("--family", default=None, help=f"generated tasks' template family (backend: {', '.join(FAMILIES)}; "
+                   "ask: pair it with --simulator-kwargs '{\"volunteer\": false}'; frontend: "
+                   f"{', '.join(FRONTEND_FAMILIES)})")
     p.add_argument("--prompt-style", default=None, choices=PROMPT_STYLES,
                    help="LM agents' prompt: the paper's instructions, or a worked example for very small models")
     p.add_argument("--rollout-temperature", type=float, default=None, help="sampling temperature of the collection")
@@ -92,18 +100,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap-resamples", type=int, default=None, help="bootstrap resamples for the intervals")
     p.add_argument("--semantics", choices=("reference", "python"), default=None,
                    help="backend scoring: reference (default, comparable with published numbers) or python")
+    p.add_argument("--similarity", choices=sorted(FRONTEND_REWARD_GAP), default=None,
+                   help="frontend reward: visual (offline, default) or clip (the paper's CLIP ViT-B/32 cosine)")
 
 
 def main(args: argparse.Namespace) -> int:
     preset = "paper" if args.paper else "small"
-    conf = dict(PRESETS[preset])
+    try:
+        conf = preset_settings(preset, args.env)
+    except ValueError as e:
+        print(f"colbench pipeline: error: --{preset} --env {args.env}: {e}", file=sys.stderr)
+        return 2
     if args.simulator is not None and args.simulator != conf.get("simulator", "scripted"):
         conf.pop("simulator_kwargs", None)  # the preset's options are its own human's (a model name, ...)
     for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
                  "max_new_tokens", "episodes_in_flight", "semantics", "seeds", "eval_samples", "eval_temperature",
                  "eval_samples_temperature", "policy_base_url", "policy_lora",
-                 "bootstrap_resamples"):
+                 "bootstrap_resamples", "similarity"):
         v = getattr(args, name, None)
         if v is not None:
             conf[name] = v

@@ -3,7 +3,8 @@ SWEET-RL -> held-out evaluation -> report, with bootstrap statistics over tasks 
 
 By job, with no import circle (each imports only those before it):
 
-* :mod:`.config` -- :class:`PipelineConfig`, the ``--small`` / ``--paper`` :data:`PRESETS`,
+* :mod:`.config` -- :class:`PipelineConfig` (backend or frontend, ``env``), the ``--small`` /
+  ``--paper`` :data:`PRESETS` (:func:`preset_settings`: with the frontend's over them),
   :data:`PAPER_SETTINGS` (each reference value with its source) and :func:`trainer_config`;
 * :mod:`.stages` -- the run's tasks and base policy, :func:`run_stage_episodes` (episodes into a
   resumed file), :func:`train_method` and the stage markers (:func:`training_outcome`);
@@ -17,15 +18,17 @@ The command lines are :mod:`colbench.cli.pipeline` (``colbench pipeline``) and
 :mod:`colbench.cli.pipeline_stats` (``colbench pipeline-stats``).
 """
 from .analysis import analyse_runs
-from .config import METHODS, PAPER_SETTINGS, PRESETS, PipelineConfig, paper_settings_table, resolve_setting, trainer_config
+from .config import (ENVS, FRONTEND_PRESETS, METHODS, PAPER_SETTINGS, PRESETS, PipelineConfig, paper_settings_table,
+                     preset_settings, resolve_setting, trainer_config)
 from .resume import changed_fields, check_resume, check_sampled_files, read_json_object
 from .run import run_pipeline
 from .stages import (StageFailed, base_policy, episodes_in_file, finished_methods, release_memory, run_stage_episodes,
                      task_split, train_method, training_outcome)
 from .stats import Comparison, Interval, bootstrap_mean, paired_bootstrap
 
-__all__ = ["METHODS", "PAPER_SETTINGS", "PRESETS", "PipelineConfig", "paper_settings_table", "resolve_setting",
-           "trainer_config", "StageFailed", "base_policy", "episodes_in_file", "finished_methods", "release_memory",
+__all__ = ["ENVS", "FRONTEND_PRESETS", "METHODS", "PAPER_SETTINGS", "PRESETS", "PipelineConfig", "preset_settings",
+           "paper_settings_table", "resolve_setting", "trainer_config", "StageFailed", "base_policy", "episodes_in_file",
+           "finished_methods", "release_memory",
            "run_stage_episodes", "task_split", "train_method", "training_outcome", "changed_fields", "check_resume",
            "check_sampled_files", "read_json_object", "run_pipeline", "analyse_runs", "Comparison", "Interval",
            "bootstrap_mean", "paired_bootstrap"]

@@ -1,6 +1,18 @@
 """The pipeline's evaluation files -> per-method means with 95 % bootstrap intervals over tasks and
 seeds, paired comparisons, and a plot with the intervals (:mod:`colbench.pipeline.stats` does the statistics).
 
+Metrics (:data:`KIND_METRICS`, by the task kind of the evaluation records): backend ``% tests
+passed`` and ``success rate``; frontend ``similarity x 100`` (the mean similarity of the final
+page's render to the target's, as a percentage, as the paper reports it) and the **win rate over
+zero-shot**: in each (seed, held-out task) cell a method wins (1) when its similarity is higher than
+zero-shot's, ties (1/2) when equal, loses (0) when lower -- the per-task rule of ``colbench
+evaluate --compare`` (:func:`colbench_env.evaluation.trajectory_scoring.win_rate`: a task's
+similarity is the mean over its episodes in the file, so with sampled episodes the means are
+compared), ties counted half -- and the win rate is the mean over the cells x 100, bootstrapped over
+tasks and seeds like every mean (:func:`~colbench.pipeline.stats.win_grid`). Every comparison
+(each method - zero-shot, and :data:`COMPARISONS`) gets the paired difference of the similarity
+and, for the frontend, the first method's win rate over the second.
+
 Input: one pipeline output directory per seed (each with ``eval/<method>.jsonl``, greedy, one
 episode per held-out task, and optionally ``eval/<method>.sampled.jsonl``, ``k`` sampled episodes
 per task). A method enters the analysis when every seed's directory has its evaluation on the same
@@ -18,12 +30,18 @@ import json
 from pathlib import Path
 
 from .config import METHODS
-from .stats import bootstrap_mean, paired_bootstrap
+from .stats import bootstrap_mean, paired_bootstrap, win_grid
 from .stages import training_outcome
 
-__all__ = ["method_grids", "task_clusters", "analyse_runs", "COMPARISONS", "CLUSTERS"]
+__all__ = ["method_grids", "task_clusters", "analyse_runs", "runs_kind", "COMPARISONS", "CLUSTERS", "KIND_METRICS",
+           "WIN_RATE"]
 
-METRICS = {"tests_passed_pct": "% tests passed", "success_rate_pct": "success rate (%)"}
+#: Per task kind, the metrics of one method's episodes: ``{key: label}`` (every value 0..100).
+KIND_METRICS = {"backend": {"tests_passed_pct": "% tests passed", "success_rate_pct": "success rate (%)"},
+                "frontend": {"similarity_pct": "similarity x 100"}}
+#: The frontend's pair metric: a method's win rate over a baseline (key and label).
+WIN_RATE = ("win_rate_pct", "win rate over zero-shot (%)")
+METRICS = KIND_METRICS["backend"]  # the backend's (the name before frontend runs)
 MODES = {"greedy": "", "sampled": ".sampled"}
 #: (method, baseline) pairs compared, besides every method against zero-shot.
 COMPARISONS = (("sweet-rl", "mt-dpo"),)
@@ -37,16 +55,43 @@ def _task_key(rec: dict) -> str:
 
 
 def _per_task(path: Path) -> dict[str, dict[str, float]]:
-    """task id -> mean % tests passed and mean success (x 100) over that task's episodes in ``path``."""
+    """task id -> the means over that task's episodes in ``path``: backend % tests passed and
+    success (x 100), frontend similarity x 100 (:data:`KIND_METRICS`)."""
     from colbench_env.trajectories import read_trajectories
     from wrappers.recorder import latest_records
 
-    acc: dict[str, list[tuple[float, float]]] = {}
+    acc: dict[str, list[dict[str, float]]] = {}
     for rec in latest_records(read_trajectories(path, tolerate_partial_last_line=True)).values():
-        key = _task_key(rec)
-        acc.setdefault(key, []).append((100.0 * float(rec.get("reward") or 0.0), 100.0 if rec.get("success") else 0.0))
-    return {k: {"tests_passed_pct": sum(v[0] for v in vs) / len(vs), "success_rate_pct": sum(v[1] for v in vs) / len(vs),
-                "episodes": len(vs)} for k, vs in acc.items()}
+        reward = 100.0 * float(rec.get("reward") or 0.0)
+        if _kind(rec) == "backend":
+            scores = {"tests_passed_pct": reward, "success_rate_pct": 100.0 if rec.get("success") else 0.0}
+        else:
+            scores = {"similarity_pct": reward}
+        acc.setdefault(_task_key(rec), []).append(scores)
+    return {k: {**{m: sum(v[m] for v in vs) / len(vs) for m in vs[0]}, "episodes": len(vs)} for k, vs in acc.items()}
+
+
+def _kind(rec: dict) -> str:
+    from colbench_env.records import record_kind
+
+    return record_kind(rec["task"])
+
+
+def runs_kind(run_dirs: list[Path]) -> str:
+    """``"backend"`` or ``"frontend"``: the task kind of the runs' evaluation records (the first
+    record found; ``"backend"`` when there is none). A mix of both kinds is an error."""
+    from colbench_env.trajectories import read_trajectories
+
+    kinds = set()
+    for d in run_dirs:
+        for f in sorted((Path(d) / "eval").glob("*.jsonl")):
+            for rec in read_trajectories(f, tolerate_partial_last_line=True):
+                kinds.add(_kind(rec))
+                break
+    if len(kinds) > 1:
+        raise ValueError(f"the runs mix backend and frontend evaluations ({', '.join(str(d) for d in run_dirs)}); "
+                         f"analyse them apart")
+    return kinds.pop() if kinds else "backend"
 
 
 def _never_evaluated(run_dirs: list[Path], method: str, mode: str) -> str:
@@ -63,9 +108,12 @@ def _never_evaluated(run_dirs: list[Path], method: str, mode: str) -> str:
     return f"no {mode} evaluation in any run"
 
 
-def method_grids(run_dirs: list[Path], methods: list[str], mode: str) -> tuple[dict, list[str], dict]:
+def method_grids(run_dirs: list[Path], methods: list[str], mode: str,
+                 metrics: dict | None = None) -> tuple[dict, list[str], dict]:
     """``{method: {metric: (n_seeds, n_tasks) list}}`` for the methods evaluated in every run on the
-    same tasks, the task ids (columns) and ``{method: reason}`` for those left out."""
+    same tasks, the task ids (columns) and ``{method: reason}`` for those left out (``metrics``: the
+    kind's, :data:`KIND_METRICS`; default the backend's)."""
+    metrics = METRICS if metrics is None else metrics
     grids, skipped, tasks = {}, {}, None
     for m in methods:
         files = [Path(d) / "eval" / f"{m}{MODES[mode]}.jsonl" for d in run_dirs]
@@ -80,7 +128,10 @@ def method_grids(run_dirs: list[Path], methods: list[str], mode: str) -> tuple[d
             skipped[m] = f"{mode} evaluations are not on the same tasks in every run"
             continue
         tasks = ids
-        grids[m] = {k: [[p[t][k] for t in ids] for p in per_seed] for k in METRICS}
+        if any(k not in p[t] for p in per_seed for t in ids for k in metrics):
+            skipped[m] = f"{mode} evaluations are not all of the same task kind"
+            continue
+        grids[m] = {k: [[p[t][k] for t in ids] for p in per_seed] for k in metrics}
     return grids, tasks or [], skipped
 
 
@@ -110,12 +161,15 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     if methods is None:
         methods = ["zero-shot", *METHODS]
     out = Path(out)
+    kind = runs_kind(run_dirs)
+    metrics = KIND_METRICS[kind]
     out.mkdir(parents=True, exist_ok=True)
-    report: dict = {"runs": [str(d) for d in run_dirs], "n_seeds": len(run_dirs), "resamples": resamples,
-                    "level": 0.95, "cluster": cluster, "modes": {}}
+    report: dict = {"runs": [str(d) for d in run_dirs], "kind": kind, "n_seeds": len(run_dirs), "resamples": resamples,
+                    "level": 0.95, "cluster": cluster,
+                    "metrics": {**metrics, **({WIN_RATE[0]: WIN_RATE[1]} if kind == "frontend" else {})}, "modes": {}}
     by_task = task_clusters(run_dirs, cluster) if cluster else None  # read once, for every mode
     for mode in MODES:
-        grids, tasks, skipped = method_grids(run_dirs, methods, mode)
+        grids, tasks, skipped = method_grids(run_dirs, methods, mode, metrics)
         if not grids:
             continue
         entry = {"n_tasks": len(tasks), "skipped": skipped, "methods": {}, "comparisons": []}
@@ -124,19 +178,27 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
             entry["n_clusters"] = len(set(labels))
             entry["clusters"] = dict(zip(tasks, labels))
         for m, g in grids.items():
-            entry["methods"][m] = {k: bootstrap_mean(g[k], resamples=resamples, seed=seed).as_dict() for k in METRICS}
+            entry["methods"][m] = {k: bootstrap_mean(g[k], resamples=resamples, seed=seed).as_dict() for k in metrics}
             if labels:
                 entry["methods"][m]["by_cluster"] = {
-                    k: bootstrap_mean(g[k], resamples=resamples, seed=seed, clusters=labels).as_dict() for k in METRICS}
+                    k: bootstrap_mean(g[k], resamples=resamples, seed=seed, clusters=labels).as_dict() for k in metrics}
         pairs = [(m, "zero-shot") for m in grids if m != "zero-shot" and "zero-shot" in grids]
         pairs += [p for p in COMPARISONS if p[0] in grids and p[1] in grids]
         for a, b in pairs:
-            for k in METRICS:
+            for k in metrics:
                 c = paired_bootstrap(grids[a][k], grids[b][k], resamples=resamples, seed=seed)
                 row = {"method": a, "baseline": b, "metric": k, **c.as_dict()}
                 if labels:
                     row["by_cluster"] = paired_bootstrap(grids[a][k], grids[b][k], resamples=resamples, seed=seed,
                                                          clusters=labels).as_dict()
+                if kind == "frontend":  # a's win rate over b, cell by cell (ties half), x 100
+                    wins = 100.0 * win_grid(grids[a][k], grids[b][k])
+                    row["win_rate"] = bootstrap_mean(wins, resamples=resamples, seed=seed).as_dict()
+                    if labels:
+                        row["win_rate_by_cluster"] = bootstrap_mean(wins, resamples=resamples, seed=seed,
+                                                                    clusters=labels).as_dict()
+                    if b == "zero-shot":
+                        entry["methods"][a][WIN_RATE[0]] = row["win_rate"]
                 entry["comparisons"].append(row)
         report["modes"][mode] = entry
     (out / "stats.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -146,10 +208,26 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     return report
 
 
+#: a metric's heading in stats.md's table where it differs from its label
+_COLUMN = {"success_rate_pct": "success rate %"}
+
+
+def _ci(r: dict, sign: str = "") -> str:
+    return f"{r['mean']:{sign}.1f} [{r['low']:{sign}.1f}, {r['high']:{sign}.1f}]"
+
+
 def _markdown(report: dict) -> str:
+    kind = report.get("kind", "backend")
+    metrics = KIND_METRICS[kind]
     lines = [f"Means with 95 % percentile bootstrap intervals over {report['n_seeds']} seed(s) and the held-out "
              f"tasks ({report['resamples']} resamples; `colbench/pipeline/stats.py`).", ""]
+    if kind == "frontend":
+        lines += ["Similarity x 100: the mean similarity of the final page's render to the target's. Win rate over "
+                  "zero-shot: per held-out task and seed, 1 when the method's similarity is higher than zero-shot's, "
+                  "1/2 when equal, 0 when lower (a task's similarity is the mean over its episodes), averaged, x 100.",
+                  ""]
     by = report.get("cluster")
+    headline = "success_rate_pct" if kind == "backend" else "similarity_pct"
     if by:
         lines += [f"Columns marked *{by}s resampled*: the same bootstrap drawing whole {by}s (every task of a "
                   f"drawn {by}) instead of single tasks; tasks of one {by} move together, so these are the "
@@ -157,23 +235,30 @@ def _markdown(report: dict) -> str:
     for mode, e in report["modes"].items():
         head = f"### {mode} evaluation ({e['n_tasks']} tasks x {report['n_seeds']} seed(s)"
         head += f"; {e['n_clusters']} {by}s)" if by else ")"
-        cols = ["% tests passed [95 % CI]", "success rate % [95 % CI]"]
+        cols = [f"{_COLUMN.get(k, label)} [95 % CI]" for k, label in metrics.items()]
+        if kind == "frontend":
+            cols.append(f"{WIN_RATE[1]} [95 % CI]")
         if by:
-            cols.append(f"success rate, {by}s resampled [95 % CI]")
+            cols.append(f"{_COLUMN.get(headline, metrics[headline]).removesuffix(' %')}, {by}s resampled [95 % CI]")
         lines += [head, "", "| method | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
         for m, r in e["methods"].items():
-            cells = [f"{r[k]['mean']:.1f} [{r[k]['low']:.1f}, {r[k]['high']:.1f}]" for k in METRICS]
+            cells = [_ci(r[k]) for k in metrics]
+            if kind == "frontend":
+                cells.append(_ci(r[WIN_RATE[0]]) if WIN_RATE[0] in r else "")
             if by:
-                c = r["by_cluster"]["success_rate_pct"]
+                c = r["by_cluster"][headline]
                 cells.append(f"[{c['low']:.1f}, {c['high']:.1f}]")
             lines.append(f"| {m} | " + " | ".join(cells) + " |")
         extra = f" {by}s resampled [95 % CI] | p | excludes 0 |" if by else ""
-        lines += ["", "| comparison | metric | difference [95 % CI] | p | interval excludes 0 |" + extra,
-                  "|---|---|---|---|---|" + ("---|---|---|" if by else "")]
+        win = " win rate of the first (%) [95 % CI] |" if kind == "frontend" else ""
+        lines += ["", "| comparison | metric | difference [95 % CI] | p | interval excludes 0 |" + win + extra,
+                  "|---|---|---|---|---|" + ("---|" if win else "") + ("---|---|---|" if by else "")]
         for c in e["comparisons"]:
-            row = (f"| {c['method']} - {c['baseline']} | {METRICS[c['metric']]} | {c['diff_mean']:+.1f} "
+            row = (f"| {c['method']} - {c['baseline']} | {metrics[c['metric']]} | {c['diff_mean']:+.1f} "
                    f"[{c['diff_low']:+.1f}, {c['diff_high']:+.1f}] | {c['p_value']:.3f} | "
                    f"{'yes' if c['significant'] else 'no'} |")
+            if win:
+                row += f" {_ci(c['win_rate'])} |"
             if by:
                 k = c["by_cluster"]
                 row += (f" [{k['diff_low']:+.1f}, {k['diff_high']:+.1f}] | {k['p_value']:.3f} | "
@@ -191,18 +276,24 @@ def _plot(report: dict, path: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    kind = report.get("kind", "backend")
+    panels = dict(KIND_METRICS[kind])
+    if kind == "frontend":
+        panels[WIN_RATE[0]] = WIN_RATE[1]
     modes = list(report["modes"])
-    fig, axes = plt.subplots(len(modes), 2, figsize=(10, 3.4 * len(modes)), squeeze=False)
+    fig, axes = plt.subplots(len(modes), len(panels), figsize=(10, 3.4 * len(modes)), squeeze=False)
     for i, mode in enumerate(modes):
         e = report["modes"][mode]
-        names = list(e["methods"])
-        for j, (k, label) in enumerate(METRICS.items()):
+        for j, (k, label) in enumerate(panels.items()):
             ax = axes[i][j]
+            names = [m for m in e["methods"] if k in e["methods"][m]]
             means = [e["methods"][m][k]["mean"] for m in names]
             err = [[mu - e["methods"][m][k]["low"] for m, mu in zip(names, means)],
                    [e["methods"][m][k]["high"] - mu for m, mu in zip(names, means)]]
             ax.bar(names, means, yerr=err, capsize=4,
                    color=["#999999" if m == "zero-shot" else "#4c72b0" for m in names])
+            if k == WIN_RATE[0]:
+                ax.axhline(50, color="#999999", linewidth=0.8, linestyle="--")  # as good as zero-shot
             ax.set_title(f"{label}, {mode} ({e['n_tasks']} tasks x {report['n_seeds']} seeds)", fontsize=9)
             ax.set_ylim(0, 100)
             ax.tick_params(axis="x", labelsize=8)

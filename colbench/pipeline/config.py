@@ -1,6 +1,26 @@
 """The pipeline's settings: :class:`PipelineConfig`, the presets and the trainer config of each method.
 
-Presets:
+The pipeline runs one env (``env``): ``ColBench-Backend-v0`` (reward = fraction of the hidden tests
+passed, success = all passed) or ``ColBench-Frontend-v0`` (reward = visual similarity of the final
+page's Chromium render to the target's, no success). A continuous reward changes which rollouts the
+trainers learn from; :data:`KIND_TRAINER_SETTINGS` holds each kind's rules (under a preset's and the
+user's ``trainer_overrides``):
+
+* frontend RFT keeps **each task's best rollouts** (``selection="task_best"``: per task, the rollouts
+  with the task's highest similarity, when it is at least 0.01: the best rollout has a page that
+  rendered -- a blank page scores about 0.25, an answer without a page 0);
+* frontend multi-turn DPO pairs **every two rollouts of a task whose similarities differ by more than
+  a gap** (``pairing="all_ordered"``), and SWEET-RL's critic trains on the same pairs
+  (``critic_pairs="all_ordered"``): the reference's frontend pairs (``scripts/evaluate_html.py`` of
+  facebookresearch/sweet_rl: every pair of a task's rollouts at least 0.1 apart in CLIP similarity,
+  the higher one chosen). The gap is :data:`FRONTEND_REWARD_GAP` of the similarity: 0.1 for CLIP (the
+  reference's), 0.02 for the offline visual similarity, whose one-fact differences on a mini page are
+  0.05-0.47 (identical pages render and score the same, so the gap only drops near-ties);
+* SWEET-RL's critic sees the target HTML (``info_fields=["ground_truth"]``, the default, as the
+  reference's "In light that the final answer is: ..."); PPO and GRPO take the similarity as the
+  reward as it is.
+
+Presets (the backend's; :func:`preset_settings` lays :data:`FRONTEND_PRESETS` over them for the frontend):
 
 * ``--small``: the embedded SmolLM2-135M-Instruct as policy (and critic), the offline scripted
   simulator, generated tasks of the ``"rate"`` family at difficulty 1 (the argument times one hidden
@@ -15,6 +35,11 @@ Presets:
   trajectories; the embedded tasks, or an official file via ``--tasks``), 10 turns of 1024 tokens,
   N = 16 candidates at temperature 1.0, evaluation sampled at temperature 1.0 on 1000 tasks. Run the
   training stages under ``accelerate launch`` with ``configs/accelerate/deepspeed_zero3.yaml``.
+* ``--small --env ColBench-Frontend-v0``: the same model, human and trainers on generated
+  frontend tasks of the ``"mini"`` family at difficulty 1 (a navigation bar, a welcome section and a
+  footer; one of headline, accent colour and welcome background hidden; ~150-token pages), the
+  compact prompt (a worked dialogue whose answer is a mini page), 2 turns (a question, then the page)
+  of 176 tokens. Aimed at one seed in about an hour on 2 CPU cores (not met yet: see the README).
 """
 from __future__ import annotations
 
@@ -26,11 +51,16 @@ from agents.config import AliasedConfig, merge_config_dicts
 from agents.registry import TRAINERS, config_class
 from colbench_env.prompting import PROMPT_STYLES
 
-__all__ = ["METHODS", "PipelineConfig", "PRESETS", "PAPER_SETTINGS", "paper_settings_table", "resolve_setting",
-           "trainer_config"]
+__all__ = ["ENVS", "METHODS", "PipelineConfig", "PRESETS", "FRONTEND_PRESETS", "FRONTEND_REWARD_GAP",
+           "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings", "paper_settings_table", "preset_settings",
+           "resolve_setting", "trainer_config"]
 
 #: the training methods, in report order (:data:`agents.registry.TRAINERS`)
 METHODS = tuple(TRAINERS)
+#: the envs the pipeline runs, and their task kind
+ENVS = {"ColBench-Backend-v0": "backend", "ColBench-Frontend-v0": "frontend"}
+#: frontend: the reward gap below which two rollouts of a task are not paired, by similarity metric
+FRONTEND_REWARD_GAP = {"clip": 0.1, "visual": 0.02}
 
 
 @dataclass
@@ -39,6 +69,9 @@ class PipelineConfig(metaclass=AliasedConfig):
 
     Attributes:
         out_dir: where every stage writes (and resumes from).
+        env: the env of every episode (a key of :data:`ENVS`): ``"ColBench-Backend-v0"`` or
+            ``"ColBench-Frontend-v0"`` (then ``tasks="generated"`` means generated frontend tasks,
+            ``family`` one of :data:`colbench_env.generator.frontend.FRONTEND_FAMILIES`).
         policy: base policy model: ``"smollm2"`` or a local path / hub id.
         tasks: task spec for training and test tasks (see :func:`colbench_env.tasks.load_tasks`);
             ``"generated"`` uses ``difficulty``, ``family`` and the two counts below.
@@ -83,12 +116,17 @@ class PipelineConfig(metaclass=AliasedConfig):
         eval_samples_temperature: sampling temperature of those ``k`` episodes (> 0).
         bootstrap_resamples: bootstrap replicates of the intervals in ``stats.*``.
         semantics: backend scoring semantics (``"reference"``: comparable with published numbers;
-            ``"python"``: plain Python modules), see :mod:`colbench_env.evaluation.backend`.
+            ``"python"``: plain Python modules), see :mod:`colbench_env.evaluation.backend`;
+            frontend runs take only ``"reference"`` (unused: a page is scored by similarity).
+        similarity: frontend reward, the similarity of the two renders (``"visual"``, offline, or
+            ``"clip"``, the paper's CLIP ViT-B/32 cosine; :mod:`colbench_env.evaluation.similarity`);
+            unused by backend runs.
     """
 
     _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
 
     out_dir: str = "runs/pipeline_small"
+    env: str = "ColBench-Backend-v0"
     policy: str = "smollm2"
     tasks: str = "generated"
     difficulty: int = 1
@@ -116,10 +154,23 @@ class PipelineConfig(metaclass=AliasedConfig):
     eval_samples_temperature: float = 1.0
     bootstrap_resamples: int = 10000
     semantics: str = "reference"
+    similarity: str = "visual"
+
+    @property
+    def kind(self) -> str:
+        """``"backend"`` or ``"frontend"``: the task kind of :attr:`env`."""
+        return ENVS[self.env]
 
     def __post_init__(self) -> None:
+        if self.env not in ENVS:
+            raise ValueError(f"env must be one of {sorted(ENVS)}, got {self.env!r}")
         if self.semantics not in ("reference", "python"):
             raise ValueError(f"semantics must be 'reference' or 'python', got {self.semantics!r}")
+        if self.kind != "backend" and self.semantics != "reference":
+            raise ValueError(f"semantics {self.semantics!r}: only backend runs have scoring semantics "
+                             f"({self.env} scores a page by similarity)")
+        if self.similarity not in FRONTEND_REWARD_GAP:
+            raise ValueError(f"similarity must be one of {sorted(FRONTEND_REWARD_GAP)}, got {self.similarity!r}")
         bad = [m for m in self.methods if m not in METHODS]
         if bad:
             raise ValueError(f"methods: unknown {bad}; choose from {METHODS}")
@@ -131,7 +182,7 @@ class PipelineConfig(metaclass=AliasedConfig):
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         from colbench_env.tasks import generated_spec
 
-        generated_spec(1, self.difficulty, self.family)  # the generator's checks of difficulty and family
+        generated_spec(1, self.difficulty, self.family, kind=self.kind)  # the generator's checks of both
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         self.methods = tuple(self.methods)
@@ -158,7 +209,7 @@ class PipelineConfig(metaclass=AliasedConfig):
         from colbench_env.simulators import check_simulator_kwargs
 
         try:  # before anything is written: the human is built only when the first episode runs
-            check_simulator_kwargs(self.simulator, "backend", self.simulator_kwargs)
+            check_simulator_kwargs(self.simulator, self.kind, self.simulator_kwargs)
         except ValueError as e:
             raise ValueError(f"simulator_kwargs: {e}") from None
         self._check_policy_server()
@@ -219,6 +270,51 @@ PRESETS: dict[str, dict] = {
             "mixed_precision": "bf16", "gradient_checkpointing": True}},
     },
 }
+
+def _frontend_trainer_settings(similarity: str) -> dict:
+    gap = FRONTEND_REWARD_GAP[similarity]
+    return {"rft": {"selection": "task_best", "success_threshold": 0.01},
+            "mt-dpo": {"pairing": "all_ordered", "success_threshold": 0.0, "min_reward_gap": gap},
+            "sweet-rl": {"critic_pairs": "all_ordered", "min_reward_gap": gap, "info_fields": ["ground_truth"]}}
+
+
+#: Each task kind's trainer settings, by similarity metric for the frontend (see the module
+#: docstring); :func:`trainer_config` lays a preset's and the user's ``trainer_overrides`` over them.
+KIND_TRAINER_SETTINGS: dict[str, dict] = {
+    "backend": {},
+    **{f"frontend/{m}": _frontend_trainer_settings(m) for m in FRONTEND_REWARD_GAP},
+}
+
+#: What ``--small`` changes for ``ColBench-Frontend-v0`` (laid over ``PRESETS["small"]``, trainer
+#: overrides field by field): mini pages at difficulty 1, 2 turns (ask, then write the page) of 176
+#: tokens (a mini page is ~150 SmolLM2 tokens), 12 training tasks x 4 rollouts, 16 episodes in flight.
+FRONTEND_PRESETS: dict[str, dict] = {
+    "small": {"out_dir": "runs/pipeline_small_frontend", "env": "ColBench-Frontend-v0", "family": "mini",
+              "difficulty": 1, "max_turns": 2, "max_new_tokens": 176, "n_train_tasks": 12, "episodes_in_flight": 16},
+}
+
+
+def preset_settings(preset: str, env: str = "ColBench-Backend-v0") -> dict:
+    """The :class:`PipelineConfig` fields of ``preset`` (a key of :data:`PRESETS`) for ``env``: the
+    preset itself for the backend, with :data:`FRONTEND_PRESETS` laid over it for the frontend.
+    ValueError for a preset the env has none of (``--paper`` is the backend's reference setting)."""
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+    if env not in ENVS:
+        raise ValueError(f"env must be one of {sorted(ENVS)}, got {env!r}")
+    conf = {**PRESETS[preset], "env": env}
+    if ENVS[env] == "backend":
+        return conf
+    if preset not in FRONTEND_PRESETS:
+        raise ValueError(f"the {preset} preset has no {env} setting (it is the backend's reference setting); "
+                         f"use the small preset, whose options can be changed one by one")
+    over = FRONTEND_PRESETS[preset]
+    overrides = {k: dict(v) for k, v in conf.get("trainer_overrides", {}).items()}
+    for method, fields in over.get("trainer_overrides", {}).items():
+        overrides[method] = merge_config_dicts(config_class(method), overrides.get(method, {}), fields,
+                                               source=f"FRONTEND_PRESETS[{preset!r}]")
+    return {**conf, **over, "trainer_overrides": overrides}
+
 
 _SR = "facebookresearch/sweet_rl"
 _ORLHF = "YifeiZhou02/collab_openrlhf"
@@ -304,9 +400,16 @@ def paper_settings_table(preset: str = "paper") -> str:
     return "\n".join(lines) + "\n"
 
 
+def kind_trainer_settings(cfg: PipelineConfig, method: str) -> dict:
+    """``method``'s settings for the run's task kind (:data:`KIND_TRAINER_SETTINGS`)."""
+    key = "backend" if cfg.kind == "backend" else f"frontend/{cfg.similarity}"
+    return KIND_TRAINER_SETTINGS[key].get(method, {})
+
+
 def trainer_config(cfg: PipelineConfig, method: str, base: str):
-    """The resolved trainer config of ``method`` in a pipeline run (the preset's overrides over the
-    fields the pipeline sets for every trainer)."""
+    """The resolved trainer config of ``method`` in a pipeline run: the fields the pipeline sets for
+    every trainer, the task kind's rules (:func:`kind_trainer_settings`), then the run's
+    ``trainer_overrides`` (the preset's and the user's)."""
     from agents.config import config_from_dict
 
     cls, source = config_class(method), f"trainer_overrides[{method!r}]"
@@ -314,5 +417,6 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
             "show_progress": True, "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
     if method in ("ppo", "grpo"):
         conf["rollout_temperature"] = cfg.rollout_temperature  # the behaviour policy sampled at it
+    conf = merge_config_dicts(cls, conf, kind_trainer_settings(cfg, method), source=f"the {cfg.kind} settings")
     conf = merge_config_dicts(cls, conf, cfg.trainer_overrides.get(method, {}), source=source)
     return config_from_dict(cls, conf, source=source)

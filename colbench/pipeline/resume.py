@@ -52,30 +52,42 @@ def check_sampled_files(cfg: PipelineConfig) -> None:
 
 #: the settings that shaped what a resumed out-dir already holds (rollouts, evaluation episodes, trained
 #: models): changing one of them and resuming would mix two settings' episodes in one report
-RESUME_FIELDS = ("policy", "tasks", "difficulty", "family", "prompt_style", "n_train_tasks", "rollouts_per_task",
-                 "max_turns", "max_new_tokens", "rollout_temperature", "eval_temperature", "simulator",
-                 "simulator_kwargs", "seed", "semantics")
+RESUME_FIELDS = ("env", "policy", "tasks", "difficulty", "family", "prompt_style", "n_train_tasks",
+                 "rollouts_per_task", "max_turns", "max_new_tokens", "rollout_temperature", "eval_temperature",
+                 "simulator", "simulator_kwargs", "seed", "semantics", "similarity")
+
+
+def _reply_version(simulator: str, kind: str) -> int | None:
+    """The reply version of the offline scripted human of ``kind`` (``None`` for another simulator)."""
+    if kind == "backend":
+        from colbench_env.simulators.scripted_backend import reply_version
+
+        return reply_version(simulator)
+    if simulator != "scripted":
+        return None
+    from colbench_env.simulators.scripted_frontend import ScriptedFrontendSimulator
+
+    return ScriptedFrontendSimulator().config()["version"]
 
 
 def human_version_field(cfg: PipelineConfig) -> dict:
-    """``{"human_version": v}`` for the offline scripted human (its replies' version), else ``{}``."""
-    from colbench_env.simulators.scripted_backend import reply_version
-
-    version = reply_version(cfg.simulator)
+    """``{"human_version": v}`` for the offline scripted human of the run's kind (its replies'
+    version), else ``{}``."""
+    version = _reply_version(cfg.simulator, cfg.kind)
     return {} if version is None else {"human_version": version}
 
 
 def human_version_changed(old: dict, cfg: PipelineConfig) -> list[tuple[str, Any, Any]]:
     """``[("human_version", was, now)]`` when an earlier ``config.json`` (``old``) was made with the
-    scripted human and another version of its replies; one without the field predates version 3
-    (:data:`~colbench_env.simulators.scripted_backend.UNRECORDED_VERSION`). ``[]`` otherwise
-    (another simulator: its settings are compared as fields)."""
-    from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION, reply_version
+    scripted human and another version of its replies; a backend one without the field predates
+    version 3 (:data:`~colbench_env.simulators.scripted_backend.UNRECORDED_VERSION`; frontend runs
+    always recorded it). ``[]`` otherwise (another simulator: its settings are compared as fields)."""
+    from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION
 
-    now = reply_version(cfg.simulator)
-    if now is None or reply_version(old.get("simulator", "scripted")) is None:
+    now = _reply_version(cfg.simulator, cfg.kind)
+    if now is None or _reply_version(old.get("simulator", "scripted"), cfg.kind) is None:
         return []
-    was = old.get("human_version", UNRECORDED_VERSION)
+    was = old.get("human_version", UNRECORDED_VERSION if cfg.kind == "backend" else now)
     return [] if was == now else [("human_version", was, now)]
 
 

@@ -14,7 +14,13 @@ evaluation files are appended episode by episode and resume mid-stage):
    episodes per task at ``--eval-samples-temperature``), its settings recorded in
    ``eval/<method>.sampled.json``: resuming an out-dir with another temperature or ``k`` is refused
    (exit 2) rather than reporting one temperature's episodes as another's.
-4. **report** -- ``results.md`` / ``results.csv`` / ``results.png`` and ``results.json``.
+4. **report** -- ``results.md`` / ``results.csv`` / ``results.png`` and ``results.json``: per method
+   backend % tests passed and success rate, frontend similarity x 100 and the win rate over zero-shot
+   (:data:`ROW_METRICS`); ``stats.*`` the same with bootstrap intervals (:mod:`.analysis`).
+
+Backend or frontend (``cfg.env``): the stages are the same; the frontend's reward is the similarity
+of the final page's Chromium render to the target's, and its trainers' rules for a continuous reward
+are :data:`colbench.pipeline.config.KIND_TRAINER_SETTINGS`.
 
 The package, by job (no import circle: config <- stages <- resume <- run, analysis <- run):
 :mod:`.config` (:class:`PipelineConfig`, the presets, :data:`PAPER_SETTINGS`), :mod:`.stages` (tasks,
@@ -43,16 +49,22 @@ from .stages import (base_policy, episodes_in_file, finished_methods, log, mark_
 __all__ = ["run_pipeline"]
 
 
-def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
+#: The report's metric columns per task kind (``results.*``; the frontend's win rate is over
+#: zero-shot on the same held-out tasks of this run, ties half: :func:`_scores`).
+ROW_METRICS = {"backend": {"tests_passed_pct": "% tests passed", "success_rate_pct": "success rate (%)"},
+               "frontend": {"similarity_pct": "similarity x 100", "win_rate_pct": "win rate over zero-shot (%)"}}
+
+
+def _write_report(rows: list[dict], out: Path, meta: dict, kind: str = "backend") -> None:
     from colbench.report import write_report
 
-    columns = ["method", "episodes", "tests_passed_pct", "success_rate_pct", "train_seconds", "note"]
+    metrics = list(ROW_METRICS[kind])
+    columns = ["method", "episodes", *metrics, "train_seconds", "note"]
     if any("sampled_episodes" in r for r in rows):
-        columns[4:4] = ["sampled_episodes", "sampled_tests_passed_pct", "sampled_success_rate_pct"]
-    write_report(rows, out, stem="results", label=("method",), columns=columns,
-                 metrics=("tests_passed_pct", "success_rate_pct"),
-                 titles={"tests_passed_pct": "% tests passed", "success_rate_pct": "success rate (%)"}, meta=meta,
-                 suptitle=f"ColBench backend, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})")
+        columns[2 + len(metrics):2 + len(metrics)] = ["sampled_episodes", *(f"sampled_{m}" for m in metrics)]
+    write_report(rows, out, stem="results", label=("method",), columns=columns, metrics=metrics,
+                 titles=ROW_METRICS[kind], meta=meta,
+                 suptitle=f"ColBench {kind}, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})")
 
 
 def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
@@ -147,22 +159,22 @@ def _earlier_seeds(cfg: PipelineConfig) -> list[int]:
 
 
 def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, out: Path, method: str, row: dict,
-                      run_dir: str) -> None:
-    """``cfg.eval_samples`` sampled episodes per held-out task; their means go into ``row``."""
-    from colbench_env.metrics import summarize
-
+                      run_dir: str, baseline: list[dict] | None = None) -> list[dict]:
+    """``cfg.eval_samples`` sampled episodes per held-out task; their means (and the frontend's win
+    rate over ``baseline``, zero-shot's sampled episodes) go into ``row``; returns the episodes."""
     if not cfg.eval_samples:
-        return
+        return []
     path, meta = out / "eval" / f"{method}.sampled.jsonl", out / "eval" / f"{method}.sampled.json"
     if not meta.exists():
         if path.exists() and path.stat().st_size:  # made before the settings were recorded
             log(f"{path}: sampling settings not recorded; resumed as {sampled_settings(cfg)}")
         else:
             meta.write_text(json.dumps(sampled_settings(cfg)) + "\n")
-    m = summarize(run_stage_episodes(cfg, test_tasks, model_path, path, repeats=cfg.eval_samples,
-                               temperature=cfg.eval_samples_temperature,
-                               desc=f"eval {method} x{cfg.eval_samples} sampled", run_dir=run_dir))
-    row.update(_sampled_fields(m))
+    records = run_stage_episodes(cfg, test_tasks, model_path, path, repeats=cfg.eval_samples,
+                                 temperature=cfg.eval_samples_temperature,
+                                 desc=f"eval {method} x{cfg.eval_samples} sampled", run_dir=run_dir)
+    row.update(_sampled_fields(_scores(cfg.kind, records, baseline)))
+    return records
 
 
 def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = None) -> dict:
@@ -189,31 +201,32 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
     collect = summarize(rollouts)
     log(f"rollouts: {collect}")
     rows, train_info = [], {}
-    zs = summarize(run_stage_episodes(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1,
-                                temperature=cfg.eval_temperature, desc="eval zero-shot", run_dir=run_dir))
-    rows.append(_row("zero-shot", 0.0, zs))
-    _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1], run_dir)
+    zs = run_stage_episodes(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1,
+                            temperature=cfg.eval_temperature, desc="eval zero-shot", run_dir=run_dir)
+    rows.append(_row("zero-shot", 0.0, _scores(cfg.kind, zs), kind=cfg.kind))
+    zs_sampled = _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1], run_dir)
+    baselines = (zs, zs_sampled)
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
     no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
     for method in methods:
         if method in earlier:
-            rows.append(_earlier_row(cfg, method, out, test_tasks, train_info))
+            rows.append(_earlier_row(cfg, method, out, test_tasks, train_info, baselines))
             continue
         if no_signal:  # no method can learn anything; say so instead of training on noise
             train_info[method] = mark_finished(out, method, {"method": method, "skipped": no_signal, "train_seconds": 0.0})
-            rows.append(_row(method, 0.0, note=f"not trained: {no_signal}"))
+            rows.append(_row(method, 0.0, note=f"not trained: {no_signal}", kind=cfg.kind))
             log(f"{method} not trained: {no_signal}")
             continue
         info = train_method(cfg, method, base, rollouts, out)
         train_info[method] = info
         if "skipped" in info:
-            rows.append(_row(method, info["train_seconds"], note=f"not trained: {info['skipped']}"))
+            rows.append(_row(method, info["train_seconds"], note=f"not trained: {info['skipped']}", kind=cfg.kind))
             continue
-        m = summarize(run_stage_episodes(cfg, test_tasks, str(out / "models" / method), out / "eval" / f"{method}.jsonl",
-                                   repeats=1, temperature=cfg.eval_temperature, desc=f"eval {method}",
-                                   run_dir=run_dir))
-        rows.append(_row(method, info["train_seconds"], m))
-        _evaluate_sampled(cfg, test_tasks, str(out / "models" / method), out, method, rows[-1], run_dir)
+        m = run_stage_episodes(cfg, test_tasks, str(out / "models" / method), out / "eval" / f"{method}.jsonl",
+                               repeats=1, temperature=cfg.eval_temperature, desc=f"eval {method}", run_dir=run_dir)
+        rows.append(_row(method, info["train_seconds"], _scores(cfg.kind, m, zs), kind=cfg.kind))
+        _evaluate_sampled(cfg, test_tasks, str(out / "models" / method), out, method, rows[-1], run_dir,
+                          zs_sampled)
         log(f"{method}: {rows[-1]}")
     import platform
 
@@ -221,49 +234,69 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
             "wall_seconds_this_invocation": time.perf_counter() - t_start,
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "config": dataclasses.asdict(cfg)}
-    _write_report(rows, out, meta)
+    _write_report(rows, out, meta, cfg.kind)
     stats = analyse_runs([out], out, methods=["zero-shot", *methods], resamples=cfg.bootstrap_resamples,
                          title=f"{preset}: {cfg.policy}")
     return {"rows": rows, **meta, "stats": stats}
 
 
-def _earlier_row(cfg: PipelineConfig, method: str, out: Path, test_tasks: list, train_info: dict) -> dict:
+def _earlier_row(cfg: PipelineConfig, method: str, out: Path, test_tasks: list, train_info: dict,
+                 baselines: tuple[list[dict], list[dict]] = ([], [])) -> dict:
     """The report row of a method trained by an earlier invocation in ``out`` and not asked for now:
-    its training record and the evaluation episodes already in its files (none are run)."""
-    from colbench_env.metrics import summarize
-
+    its training record and the evaluation episodes already in its files (none are run);
+    ``baselines``: zero-shot's greedy and sampled episodes (the frontend's win rates)."""
     info = training_outcome(out, method)
     train_info[method] = info
     seconds = info.get("train_seconds", 0.0)
     if "skipped" in info:
-        return _row(method, seconds, note=f"not trained: {info['skipped']}")
+        return _row(method, seconds, note=f"not trained: {info['skipped']}", kind=cfg.kind)
     records, missing = episodes_in_file(cfg, test_tasks, out / "eval" / f"{method}.jsonl", repeats=1)
     if missing:
         return _row(method, seconds, note=f"evaluation unfinished: {missing} of {len(test_tasks)} episodes missing "
-                                          f"(resume with --methods {method})")
-    row = _row(method, seconds, summarize(records), note="trained and evaluated by an earlier invocation")
+                                          f"(resume with --methods {method})", kind=cfg.kind)
+    row = _row(method, seconds, _scores(cfg.kind, records, baselines[0]),
+               note="trained and evaluated by an earlier invocation", kind=cfg.kind)
     if cfg.eval_samples and (out / "eval" / f"{method}.sampled.json").exists():  # its settings checked before
         sampled, missing = episodes_in_file(cfg, test_tasks, out / "eval" / f"{method}.sampled.jsonl",
                                             repeats=cfg.eval_samples)
         if not missing:
-            row.update(_sampled_fields(summarize(sampled)))
+            row.update(_sampled_fields(_scores(cfg.kind, sampled, baselines[1])))
     return row
 
 
-def _row(method: str, train_seconds: float, summary: dict | None = None, *, note: str | None = None) -> dict:
-    """A report row: the evaluation's means (``summary``, :func:`colbench_env.metrics.summarize`'s), or
-    none (0 episodes) for a method that was not trained or not evaluated."""
-    row = {"method": method, "episodes": 0, "tests_passed_pct": None, "success_rate_pct": None,
-           "train_seconds": train_seconds}
-    if summary is not None:
-        row.update(episodes=summary["count"], tests_passed_pct=summary["tests_passed_pct"],
-                   success_rate_pct=100 * summary["success_rate"])
+def _scores(kind: str, records: list[dict], baseline: list[dict] | None = None) -> dict:
+    """A row's columns from a method's evaluation episodes: ``episodes`` and the means of
+    :data:`ROW_METRICS` ``[kind]`` (:func:`colbench_env.metrics.summarize`). Frontend:
+    ``similarity_pct`` (mean similarity x 100) and ``win_rate_pct``, the win rate over ``baseline``
+    (zero-shot's episodes on the same tasks; ``None`` without one): per task the higher mean
+    similarity wins, as :func:`colbench_env.evaluation.trajectory_scoring.win_rate` counts, ties
+    counted half, x 100."""
+    from colbench_env.evaluation.trajectory_scoring import win_rate
+    from colbench_env.metrics import summarize
+
+    s = summarize(records)
+    if kind == "backend":
+        return {"episodes": s["count"], "tests_passed_pct": s["tests_passed_pct"],
+                "success_rate_pct": 100 * s["success_rate"]}
+    out = {"episodes": s["count"], "similarity_pct": 100 * s.get("similarity", 0.0), "win_rate_pct": None}
+    if baseline:
+        w = win_rate(records, baseline)
+        out["win_rate_pct"] = 100 * (w["wins"] + 0.5 * w["ties"]) / w["tasks"] if w["tasks"] else None
+    return out
+
+
+def _row(method: str, train_seconds: float, scores: dict | None = None, *, note: str | None = None,
+         kind: str = "backend") -> dict:
+    """A report row: the evaluation's ``scores`` (:func:`_scores`), or none (0 episodes, every metric
+    ``None``) for a method that was not trained or not evaluated."""
+    row = {"method": method, "episodes": 0, **dict.fromkeys(ROW_METRICS[kind]), "train_seconds": train_seconds}
+    if scores is not None:
+        row.update(scores)
     if note is not None:
         row["note"] = note
     return row
 
 
-def _sampled_fields(summary: dict) -> dict:
-    """A row's columns for the sampled evaluation's means."""
-    return {"sampled_episodes": summary["count"], "sampled_tests_passed_pct": summary["tests_passed_pct"],
-            "sampled_success_rate_pct": 100 * summary["success_rate"]}
+def _sampled_fields(scores: dict) -> dict:
+    """A row's columns for the sampled evaluation's scores (:func:`_scores`)."""
+    return {f"sampled_{k}": v for k, v in scores.items()}

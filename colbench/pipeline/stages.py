@@ -6,8 +6,9 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from agents.registry import trainer_class
 from colbench_env.errors import UsageError
@@ -15,7 +16,8 @@ from colbench_env.errors import UsageError
 from .config import METHODS, PipelineConfig, trainer_config
 
 __all__ = ["StageFailed", "base_policy", "episodes_in_file", "finished_methods", "log", "mark_finished",
-           "policy_adapter", "release_memory", "run_stage_episodes", "task_split", "train_method", "training_outcome"]
+           "policy_adapter", "release_memory", "run_stage_episodes", "scoring_pool", "task_split", "train_method",
+           "training_outcome"]
 
 
 class StageFailed(RuntimeError):
@@ -33,8 +35,9 @@ def task_split(cfg: PipelineConfig, split: str) -> list:
 
     n = cfg.n_train_tasks if split == "train" else cfg.n_test_tasks
     if cfg.tasks == "generated":
-        return load_tasks(generated_spec(n or 20, cfg.difficulty, cfg.family), kind="backend", split=split)
-    tasks = load_tasks(cfg.tasks, kind="backend", split=split)
+        return load_tasks(generated_spec(n or 20, cfg.difficulty, cfg.family, kind=cfg.kind), kind=cfg.kind,
+                          split=split)
+    tasks = load_tasks(cfg.tasks, kind=cfg.kind, split=split)
     return tasks[:n] if n else tasks
 
 
@@ -51,7 +54,8 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
                  temperature: float, desc: str, only: set[str] | None = None,
                  run_dir: str | os.PathLike | None = None) -> list[dict]:
     """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times; ``only``: just the episodes of
-    these ids), appended to ``out`` (resumes).
+    these ids) in ``cfg.env``, appended to ``out`` (resumes). Backend answers are scored in a
+    2-worker sandbox pool, frontend pages rendered by a 2-driver Chromium pool (:func:`scoring_pool`).
 
     The policy runs here, or (``cfg.policy_base_url``) on the server(s), asked for ``model_path`` by
     its name relative to ``run_dir`` (default ``cfg.out_dir``; the pipeline passes its top-level
@@ -68,13 +72,12 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
     from agents.base import LMAgent
     from colbench.cli.run import run_to_file
     from colbench_env.lm.base import SamplingParams
-    from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.simulators import make_simulator
 
     specs = [s for s in _specs(cfg, tasks, repeats) if only is None or s.episode_id in only]
 
     def make_agent():
-        kw = dict(max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
+        kw = dict(kind=cfg.kind, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
                   sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
                                           seed=cfg.seed if temperature > 0 else None))
         if not cfg.policy_base_url:
@@ -89,11 +92,11 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
             load_lora_adapter(cfg.policy_base_url, name, adapter)
         return served_policy(cfg.policy_base_url, model_path, run_dir=root, **kw)
 
-    sim = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
+    sim = make_simulator(cfg.simulator, kind=cfg.kind, **cfg.simulator_kwargs)
     try:
-        with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
-            records = run_to_file(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
-                                                   max_turns=cfg.max_turns),
+        with scoring_pool(cfg) as shared:
+            records = run_to_file(lambda: gym.make(cfg.env, tasks=tasks, simulator=sim, max_turns=cfg.max_turns,
+                                                   **shared),
                                   make_agent, specs, out, episodes_in_flight=cfg.episodes_in_flight, desc=desc)
     finally:
         sim.close()
@@ -113,6 +116,24 @@ def policy_adapter(cfg: PipelineConfig, model_path: str | os.PathLike) -> Path |
     if p.parent != out / "models":
         return None
     return out / "ckpt" / p.name / "policy"
+
+
+@contextmanager
+def scoring_pool(cfg: PipelineConfig) -> Iterator[dict]:
+    """The env keyword arguments that share one scoring pool between a stage's episodes, closed on
+    exit: backend ``{"evaluator": BackendEvaluator(workers=2, semantics=cfg.semantics)}``, frontend
+    ``{"renderer": Renderer(pool_size=2), "similarity": make_similarity(cfg.similarity)}``."""
+    if cfg.kind == "backend":
+        from colbench_env.evaluation.backend import BackendEvaluator
+
+        with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
+            yield {"evaluator": ev}
+    else:
+        from colbench_env.evaluation.render import Renderer
+        from colbench_env.evaluation.similarity import make_similarity
+
+        with Renderer(pool_size=2) as renderer:  # one similarity for every env (CLIP loads its model once)
+            yield {"renderer": renderer, "similarity": make_similarity(cfg.similarity)}
 
 
 def _specs(cfg: PipelineConfig, tasks: list, repeats: int) -> list:

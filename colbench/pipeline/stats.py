@@ -17,6 +17,11 @@ label per task) the replicates draw whole clusters with replacement instead of t
 cluster draws for ``K`` clusters, every task of a drawn cluster taken, so a replicate's mean weighs
 clusters by their size -- the one-stage cluster bootstrap. Its interval answers "would this hold on
 other templates like these", the task bootstrap's "on other tasks of these templates".
+
+A win rate (frontend: how often a method's page is closer to the target than zero-shot's) is a mean
+too: :func:`win_grid` turns two methods' paired arrays into the ``(n_seeds, n_tasks)`` array of
+cell outcomes -- 1 where ``a`` is higher, 1/2 where equal, 0 where lower -- whose
+:func:`bootstrap_mean` is the win rate with its interval over tasks and seeds.
 """
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Interval", "Comparison", "bootstrap_indices", "bootstrap_mean", "paired_bootstrap", "as_grid",
-           "cluster_ids"]
+           "cluster_ids", "win_grid"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,16 @@ def as_grid(values) -> np.ndarray:
     if not np.all(np.isfinite(a)):
         raise ValueError("scores contain NaN or infinity")
     return a
+
+
+def win_grid(a, b) -> np.ndarray:
+    """The ``(n_seeds, n_tasks)`` outcomes of ``a`` against ``b`` (paired arrays, same shape): 1.0
+    where ``a > b``, 0.5 where ``a == b`` (a tie counts half), 0.0 where ``a < b``. Its mean is
+    ``a``'s win rate over ``b``."""
+    a, b = as_grid(a), as_grid(b)
+    if a.shape != b.shape:
+        raise ValueError(f"paired arrays must have the same (n_seeds, n_tasks) shape, got {a.shape} and {b.shape}")
+    return np.where(a > b, 1.0, np.where(a == b, 0.5, 0.0))
 
 
 def bootstrap_indices(n_seeds: int, n_tasks: int, resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

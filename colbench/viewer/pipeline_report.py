@@ -102,8 +102,9 @@ def _results_html(out_dir: Path, dirs: list[Path]) -> str:
         res = _read_json(d / "results.json")
         if isinstance(res, dict) and isinstance(res.get("rows"), list):
             rows = [r for r in res["rows"] if isinstance(r, dict)]
-            columns = [c for c in ("method", "episodes", "tests_passed_pct", "success_rate_pct", "sampled_episodes",
-                                   "sampled_tests_passed_pct", "sampled_success_rate_pct", "train_seconds", "note")
+            metrics = ("tests_passed_pct", "success_rate_pct", "similarity_pct", "win_rate_pct")
+            columns = [c for c in ("method", "episodes", *metrics, "sampled_episodes",
+                                   *(f"sampled_{m}" for m in metrics), "train_seconds", "note")
                        if any(r.get(c) not in (None, "") for r in rows)]
             tables.append({"name": d.name if d != out_dir else "", "rows": rows, "columns": columns,
                            "preset": res.get("preset"), "policy": res.get("policy")})
@@ -112,9 +113,9 @@ def _results_html(out_dir: Path, dirs: list[Path]) -> str:
     plot = _png(out_dir / "stats.png") or (_png(dirs[0] / "stats.png") if len(dirs) == 1 else None) \
         or (_png(out_dir / "results.png") if dirs == [out_dir] else None)
     config = _read_json(out_dir / "config.json") or _read_json(dirs[0] / "config.json")
-    shown = ("policy", "tasks", "family", "difficulty", "prompt_style", "n_train_tasks", "n_test_tasks",
+    shown = ("env", "policy", "tasks", "family", "difficulty", "prompt_style", "n_train_tasks", "n_test_tasks",
              "rollouts_per_task", "max_turns", "max_new_tokens", "rollout_temperature", "eval_temperature",
-             "eval_samples", "eval_samples_temperature", "simulator", "simulator_kwargs", "semantics", "seed", "seeds",
+             "eval_samples", "eval_samples_temperature", "simulator", "simulator_kwargs", "semantics", "similarity", "seed", "seeds",
              "methods", "human_version")
     settings = [(k, json.dumps(config[k])) for k in shown if isinstance(config, dict) and k in config]
     return environment().get_template("results.html.j2").render(

@@ -16,7 +16,7 @@ which difficulty adds the hidden facts, and one personal value for each of the s
     cards       how many cards (or plans of a pricing table): three (default) | two | four
     order       the two middle sections: cards first (default) | the information band first
 
-Difficulty ``d`` (1..6; 1..3 in the ``"simple"`` family) says how many facts take their personal
+Difficulty ``d`` (1..6; 1..3 in the ``"simple"`` and ``"mini"`` families) says how many facts take their personal
 value: the first ``d`` facts of the seed's order. The other facts keep their default, which the
 request states ("a blue navigation bar", "three cards for our bakes", "a light theme"), while an
 active fact is only hinted at ("a navigation bar in a colour I have in mind"). So the same seed
@@ -29,13 +29,15 @@ A generated :class:`~colbench_env.records.FrontendTask` has
 * ``problem_description``: the short request ("I want a landing page for my bakery, Golden
   Crust. From top to bottom: ...");
 * ``ground_truth``: the page (a complete HTML document linking the Tailwind 2.2.19 stylesheet,
-  Tailwind 2.2.19 classes only, no scripts, picsum id/48 images only; 25-35 lines);
+  Tailwind 2.2.19 classes only, no scripts, picsum id/48 images only; 25-35 lines; in the ``"mini"``
+  family 7 lines: the navigation bar, the welcome section and the footer, see
+  :func:`~.frontend_templates.mini_page_html`);
 * ``task_id`` ``f"gen-frontend-d{difficulty}-{seed}"`` (``f"gen-frontend-{family}-d{difficulty}-{seed}"``
   for a family other than ``"all"``) and ``split`` ``"test"`` when ``seed % 5 == 0`` else ``"train"``;
 * ``extra["generic_solution"]``: the page with every fact at its default;
 * ``extra["generator"]``: ``{"template", "name", "hero", "difficulty", "seed", "family", "facts",
   "stated"}``: ``template`` is the business key; ``facts`` the active facts and ``stated`` the
-  others (at their default, as the request says them), each ``{"name", "value", "default",
+  others the page has (:func:`page_fact_names`; at their default, as the request says them), each ``{"name", "value", "default",
   "sentence", "question", "keywords"}``: ``sentence`` is the fact in plain words as the person says
   it ("The navigation bar, the buttons and the footer are green."), never HTML or class names; ``question`` a
   natural question it answers; ``keywords`` ``{word: weight}``, the words a person asking about it
@@ -51,22 +53,26 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..records import FrontendTask, split_of, split_seeds
-from .frontend_templates import ACCENTS, BACKGROUNDS, BUSINESSES, COUNT_WORDS, HERO_STYLES, Business, page_html
+from .frontend_templates import (ACCENTS, BACKGROUNDS, BUSINESSES, COUNT_WORDS, HERO_STYLES, Business,
+                                 mini_page_html, page_html)
 
-__all__ = ["FACTS", "FRONTEND_FAMILIES", "MIN_DIFFICULTY", "Page", "PageFact", "generate_frontend_task",
-           "generate_frontend_tasks", "check_frontend_difficulty", "check_frontend_family", "max_difficulty",
-           "page_for"]
+__all__ = ["FACTS", "FRONTEND_FAMILIES", "MINI_FAMILIES", "MIN_DIFFICULTY", "Page", "PageFact",
+           "generate_frontend_task", "generate_frontend_tasks", "check_frontend_difficulty", "check_frontend_family",
+           "max_difficulty", "page_fact_names", "page_for"]
 
 MIN_DIFFICULTY = 1
 
 
 @dataclass(frozen=True)
 class Page:
-    """What a seed fixes besides the facts: the business, its name and the welcome section's look."""
+    """What a seed fixes besides the facts: the business, its name and the welcome section's look
+    (``mini``: a mini page, :func:`~.frontend_templates.mini_page_html`, whose welcome section is
+    always centred)."""
 
     business: Business
     name: str
     hero: str
+    mini: bool = False
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,7 @@ def _order_sentence(value: str, page: Page) -> str:
     return f"Right after the welcome section I want {first}, and then {then}."
 
 
+_BUTTONS = {False: ", the buttons", True: ""}  # a mini page has no buttons
 _THEMES = {"light": "a light theme: a white page with dark text",
            "dark": "a dark theme: a very dark gray page with light text"}
 
@@ -128,8 +135,8 @@ FACTS: tuple[PageFact, ...] = (
              lambda page: {"theme": 2, "dark": 2, "light": 2, "mode": 2, "night": 2, "overall": 1, "style": 1,
                            "scheme": 1, "background": 1, "white": 1, "black": 1}),
     PageFact("accent", lambda page: "blue", lambda rng, page, drawn: rng.choice(ACCENTS[1:]),
-             lambda v, page: f"The navigation bar, the buttons and the footer are {v}.",
-             lambda page: "What colour should the navigation bar, the buttons and the footer be?",
+             lambda v, page: f"The navigation bar{_BUTTONS[page.mini]} and the footer are {v}.",
+             lambda page: f"What colour should the navigation bar{_BUTTONS[page.mini]} and the footer be?",
              lambda page: {"accent": 2, "brand": 2, "nav": 2, "navigation": 2, "navbar": 2, "menu": 2,
                            "button": 2, "footer": 2, "colour": 2, "bar": 1, "link": 1, "primary": 1,
                            "highlight": 1, "scheme": 1}),
@@ -164,11 +171,17 @@ _FACTS_BY_NAME = {f.name: f for f in FACTS}
 
 #: Named sets of facts (``family`` of :func:`generate_frontend_task`): ``"all"`` every fact;
 #: ``"simple"`` the three facts an agent applies by copying a word or a phrase into the page (a
-#: headline, an accent colour, a background colour): made for very small policies.
+#: headline, an accent colour, a background colour): made for very small policies; ``"mini"`` the
+#: same three facts on a mini page (:data:`MINI_FAMILIES`): a seed gives the same business, name and
+#: fact values as in ``"simple"``, on a page short enough for a very small policy to write.
 FRONTEND_FAMILIES: dict[str, tuple] = {
     "all": tuple(f.name for f in FACTS),
     "simple": ("headline", "accent", "background"),
+    "mini": ("headline", "accent", "background"),
 }
+#: Families whose pages are mini pages (navigation bar, welcome section, footer): only their own
+#: facts exist on the page, and the request states only those.
+MINI_FAMILIES = frozenset({"mini"})
 
 
 def check_frontend_family(family: Any) -> tuple:
@@ -176,6 +189,13 @@ def check_frontend_family(family: Any) -> tuple:
     if family not in FRONTEND_FAMILIES:
         raise ValueError(f"family must be one of {sorted(FRONTEND_FAMILIES)}, got {family!r}")
     return FRONTEND_FAMILIES[family]
+
+
+def page_fact_names(family: str = "all") -> tuple:
+    """The facts a page of ``family`` shows (hidden or stated), in :data:`FACTS` order: every fact,
+    or a mini page's own three."""
+    names = check_frontend_family(family)
+    return tuple(f.name for f in FACTS if family not in MINI_FAMILIES or f.name in names)
 
 
 def max_difficulty(family: str = "all") -> int:
@@ -196,6 +216,8 @@ def _describe(page: Page, values: dict, active: frozenset) -> str:
     """The request: each fact not in ``active`` stated at its (default) value, each active one only
     hinted at (the hint says *that* the person has something in mind, never what)."""
     b = page.business
+    if page.mini:
+        return _describe_mini(page, values, active)
     count = "" if "cards" in active else COUNT_WORDS[values["cards"]] + " "
     if b.items_kind == "plans":
         cards = f"a pricing table {'of' if 'cards' in active else f'with {count}of'} {b.items_noun}"
@@ -219,6 +241,18 @@ def _describe(page: Page, values: dict, active: frozenset) -> str:
             f"button; {middle}; and a footer. {colours} {theme}")
 
 
+def _describe_mini(page: Page, values: dict, active: frozenset) -> str:
+    """The request for a mini page, in the page's order (the same hints for the active facts)."""
+    accent = values["accent"]
+    nav, footer = (("a navigation bar in a colour I have in mind", "a footer in the same colour") if "accent" in active
+                   else (f"a {accent} navigation bar", f"a {accent} footer"))
+    background = ("a background colour I have in mind" if "background" in active
+                  else "no background colour of its own")
+    headline = "a headline in my own words" if "headline" in active else f'the headline "{values["headline"]}"'
+    return (f"I want a landing page for my {page.business.noun}, {page.name}: {nav} with the name, a welcome "
+            f"section with {background} and {headline}, and {footer}.")
+
+
 def page_for(seed: int, difficulty: int = 1, family: str = "all") -> tuple[Page, dict, dict, list]:
     """``(page, values, defaults, active_fact_names)`` of a seed: what :func:`generate_frontend_task`
     builds its task from (``values``: every fact's value in the ground truth; ``defaults``: every
@@ -229,7 +263,9 @@ def page_for(seed: int, difficulty: int = 1, family: str = "all") -> tuple[Page,
     check_frontend_difficulty(difficulty, family)
     rng = random.Random(seed)
     business = rng.choice(BUSINESSES)
-    page = Page(business, rng.choice(business.names), rng.choice(HERO_STYLES))
+    name, hero = rng.choice(business.names), rng.choice(HERO_STYLES)
+    mini = family in MINI_FAMILIES
+    page = Page(business, name, "centered" if mini else hero, mini)
     order = rng.sample(pool, len(pool))
     drawn: dict = {}
     for fact in FACTS:  # every fact draws, in a fixed order, whatever the family and difficulty
@@ -261,18 +297,23 @@ def generate_frontend_task(seed: int, difficulty: int = 1, family: str = "all") 
     """
     page, values, defaults, active = page_for(seed, difficulty, family)
     facts = [_fact_record(_FACTS_BY_NAME[n], page, values[n], defaults[n]) for n in active]
-    stated = [_fact_record(f, page, defaults[f.name], defaults[f.name]) for f in FACTS if f.name not in active]
+    stated = [_fact_record(_FACTS_BY_NAME[n], page, defaults[n], defaults[n]) for n in page_fact_names(family)
+              if n not in active]
     return FrontendTask(
         problem_description=_describe(page, values, frozenset(active)),
-        ground_truth=page_html(page.business, page.name, page.hero, values),
+        ground_truth=_page(page, values),
         task_id=(f"gen-frontend-d{difficulty}-{seed}" if family == "all"
                  else f"gen-frontend-{family}-d{difficulty}-{seed}"),
         split=split_of(seed),
         extra={"generator": {"template": page.business.key, "name": page.name, "hero": page.hero,
                              "difficulty": difficulty, "seed": seed, "family": family, "facts": facts,
                              "stated": stated},
-               "generic_solution": page_html(page.business, page.name, page.hero, defaults)},
+               "generic_solution": _page(page, defaults)},
     )
+
+
+def _page(page: Page, values: dict) -> str:
+    return mini_page_html(page.name, values) if page.mini else page_html(page.business, page.name, page.hero, values)
 
 
 def generate_frontend_tasks(n: int, difficulty: int = 1, split: str | None = None, start: int = 0,

@@ -1,12 +1,15 @@
 """The businesses and the page skeleton of the frontend task generator
 (see :mod:`colbench_env.generator.frontend`).
 
-A page is, top to bottom: a navigation bar (the business name and three links), a welcome section
+A page (:func:`page_html`) is, top to bottom: a navigation bar (the business name and three links), a welcome section
 (headline, one line, a button; centred, or split with a photo beside the text), two middle sections
 (the cards -- products with prices, services, or a pricing table of plans -- and an information
 band -- opening hours, our story, a customer's words, or where to find us) and a footer.
 :func:`page_html` writes it with Tailwind 2.2.19 classes from a :class:`Business`, a name, a hero
-style and the six fact values (theme, accent, background, headline, cards, order).
+style and the six fact values (theme, accent, background, headline, cards, order). A *mini* page
+(:func:`mini_page_html`, the ``"mini"`` family) keeps only the navigation bar (the name), the welcome
+section (the headline) and the footer: 7 lines, about 150 SmolLM2 tokens instead of ~700, so a very
+small policy can write a whole page in one turn.
 
 Colour words and shades: the accent (navigation bar, buttons, footer) is a ``-500`` shade and the welcome
 section's own background a ``-700`` shade, so the words a person uses ("green", "dark green") are
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 from html import escape
 
 __all__ = ["Business", "BUSINESSES", "HERO_STYLES", "ACCENTS", "BACKGROUNDS", "COUNT_WORDS", "TAILWIND_CDN",
-           "page_html"]
+           "page_html", "mini_page_html"]
 
 #: The stylesheet every generated page links (the one ColBench ground truths use).
 TAILWIND_CDN = "https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css"
@@ -303,3 +306,25 @@ def page_html(business: Business, name: str, hero: str, values: dict) -> str:
              f'<footer class="bg-{accent}-500 text-white text-center py-6">&copy; 2024 {escape(name)}</footer>',
              "</body>", "</html>"]
     return "\n".join(lines)
+
+
+def mini_page_html(name: str, values: dict) -> str:
+    """The mini page named ``name``: a navigation bar with the name and a footer in the ``accent``
+    colour, between them a welcome section (its own ``background`` or none) with the ``headline``
+    (``values`` as for :func:`page_html`; theme, cards and order do not apply). Seven lines::
+
+        <html>
+        <head><link href="...tailwind.min.css" rel="stylesheet"></head>
+        <body>
+        <nav class="bg-blue-500 text-white p-4">Golden Crust</nav>
+        <section class="p-16 text-center"><h1 class="text-4xl font-bold">Welcome to Golden Crust</h1></section>
+        <footer class="bg-blue-500 text-white p-4">Golden Crust</footer>
+        </body></html>
+    """
+    accent, background = values["accent"], values["background"]
+    section = _classes(f"bg-{background}-700 text-white" if background else "", "p-16 text-center")
+    return "\n".join([
+        "<html>", f'<head><link href="{TAILWIND_CDN}" rel="stylesheet"></head>', "<body>",
+        f'<nav class="bg-{accent}-500 text-white p-4">{escape(name)}</nav>',
+        f'<section class="{section}"><h1 class="text-4xl font-bold">{escape(values["headline"])}</h1></section>',
+        f'<footer class="bg-{accent}-500 text-white p-4">{escape(name)}</footer>', "</body></html>"])
