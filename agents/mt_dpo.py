@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 
 import torch
 
+from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .losses import dpo_loss, masked_sum
 from .mt_dpo_config import MultiTurnDPOConfig
 from .tokenize import TokenizedSequence, tokenize_trajectory
@@ -161,13 +162,23 @@ class MultiTurnDPO(LMTrainer):
                 out.append((a, b))
         return out
 
+    @classmethod
+    def check_data(cls, records: list[dict], config) -> None:
+        """Some task must have a (successful, worse) pair of rollouts (:class:`~agents.config.NoTrainingData`)."""
+        super().check_data(records, config)
+        if not trajectory_pairs(records, success_threshold=config.success_threshold,
+                                min_reward_gap=config.min_reward_gap):
+            raise NoTrainingData(f"mt-dpo: no task among the {len(records)} trajectories has a rollout with reward "
+                                 f">= {config.success_threshold:g} and a worse one, so there is no (chosen, "
+                                 f"rejected) pair; {SAMPLED_ROLLOUTS_HINT}")
+
     def update(self, trajectories) -> dict:
         """DPO epochs over all trajectory pairs of ``trajectories``; returns the epoch's mean metrics."""
-        records = load_trajectories(trajectories)
+        records = self.training_records(trajectories)
         pairs = self.pairs(records)
         if not pairs:
-            raise ValueError(f"mt-dpo: no (successful, worse) pair of rollouts of the same task among "
-                             f"{len(records)} trajectories")
+            raise NoTrainingData(f"mt-dpo: the (successful, worse) pairs among the {len(records)} trajectories "
+                                 "have no agent turns to train")
         c = self.config
         metrics = train_preference_pairs(self.policy, pairs, beta=c.beta, nll_coef=c.nll_coef,
                                          pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,

@@ -38,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--small", action="store_true", help="CPU preset (default); every option below defaults to the preset's value")
     g.add_argument("--paper", action="store_true", help="the paper's 8B/70B setting (GPUs, vLLM)")
     p.add_argument("--out-dir", default=None, help="where every stage writes and resumes from (preset's default)")
-    p.add_argument("--policy", default=None, help="base policy (smollm2, a local path or hub id)")
+    p.add_argument("--policy", default=None,
+                   help="base policy: smollm2, a local model directory, a colbench train checkpoint, or a hub id")
     p.add_argument("--tasks", default=None,
                    help="'generated' (procedural, see --difficulty/--family), 'default' or a task file")
     p.add_argument("--difficulty", type=int, default=None, help="generated tasks' difficulty, 1..4")
