@@ -77,19 +77,31 @@ def load_lora_adapter(base_url: str | Sequence[str], name: str, path: str | os.P
     ``--enable-lora`` and ``VLLM_ALLOW_RUNTIME_LORA_UPDATING=True``); requests for model ``name``
     then use it. ``path`` must be readable by the servers (absolute, on their file system).
 
+    A server that already lists ``name`` (``GET /models``) loaded from ``path`` is left as it is
+    (a resumed run; vLLM refuses to load a name twice); one that lists ``name`` from another path
+    is an error rather than a silent use of another adapter.
+
     Raises:
         FileNotFoundError: ``path`` holds no ``adapter_config.json`` here (checked when it exists here).
-        RuntimeError: a server refused, naming it and its answer.
+        RuntimeError: a server refused, or serves another model under ``name``, naming it and its answer.
     """
     p = Path(path)
     if p.exists() and not (p / "adapter_config.json").is_file():
         raise FileNotFoundError(f"{p}: not a LoRA adapter directory (no adapter_config.json)")
-    body = json.dumps({"lora_name": name, "lora_path": str(p.resolve() if p.exists() else p)}).encode()
+    where = str(p.resolve() if p.exists() else p)
+    body = json.dumps({"lora_name": name, "lora_path": where}).encode()
     headers = {"Content-Type": "application/json"}
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
     if key:
         headers["Authorization"] = f"Bearer {key}"
     for root in split_base_urls(base_url):
+        listed = _listed_models(root, headers, timeout_s)
+        if name in listed:
+            if listed[name] == where:
+                continue  # loaded by an earlier call
+            raise RuntimeError(f"{root} already serves a model named {name!r}"
+                               + (f" (from {listed[name]})" if listed[name] else "")
+                               + f", not the adapter {where}: unload it (POST /unload_lora_adapter) or use another server")
         url = root + "/load_lora_adapter"
         try:
             with urllib.request.urlopen(urllib.request.Request(url, data=body, headers=headers, method="POST"),
@@ -102,3 +114,15 @@ def load_lora_adapter(base_url: str | Sequence[str], name: str, path: str | os.P
                                ) from None
         except (urllib.error.URLError, OSError) as e:
             raise RuntimeError(f"{url}: could not load adapter {name!r}: {getattr(e, 'reason', e)}") from None
+
+
+def _listed_models(root: str, headers: dict, timeout_s: float) -> dict[str, str | None]:
+    """``{model id: its "root"}`` of the server's ``GET /models`` (vLLM gives a LoRA adapter's path
+    as its root); ``{}`` when the server lists none or cannot list them (the load then says why)."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(root + "/models", headers=headers), timeout=timeout_s) as r:
+            data = json.loads(r.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return {}
+    items = data.get("data") if isinstance(data, dict) else None
+    return {m["id"]: m.get("root") for m in items or () if isinstance(m, dict) and isinstance(m.get("id"), str)}

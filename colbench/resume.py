@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-__all__ = ["as_json", "changed_fields", "read_json_object"]
+__all__ = ["as_json", "changed_fields", "policy_server_changed", "read_json_object"]
 
 
 def read_json_object(path: str | os.PathLike) -> dict:
@@ -50,3 +50,14 @@ def changed_fields(old: dict, want: dict, fields: Sequence[str] | None = None, *
         if was != now:
             out.append((f, was, now))
     return out
+
+
+def policy_server_changed(old: dict, base_url: Any) -> list[tuple[str, Any, Any]]:
+    """``[("policy_base_url", stored, wanted)]`` when an output made by a served policy (a stored
+    ``policy_base_url``) would be resumed by the local one, or the other way round; ``[]`` otherwise.
+    The server's address itself may change (a restarted server, more servers): only whether the
+    policy's turns come from a server is compared, since a server samples (and, on other hardware
+    and kernels, decodes) differently from ``transformers.generate`` here. A stored setting without
+    the field predates served policies: it was made locally."""
+    was = old.get("policy_base_url")
+    return [] if bool(was) == bool(base_url) else [("policy_base_url", was, base_url)]

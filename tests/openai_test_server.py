@@ -15,7 +15,9 @@ first ``stop`` string. Behaviour is selected by the request's ``model`` name:
 * ``nochoices``: answer JSON without ``choices``; ``empty``: answer a choice with empty content;
 * ``onechoice``: answer one choice whatever ``n`` is (as servers that ignore ``n`` do).
 
-``POST /v1/load_lora_adapter`` (vLLM's runtime LoRA loading) is recorded and answered 200.
+``POST /v1/load_lora_adapter`` (vLLM's runtime LoRA loading) is recorded and answered as vLLM
+answers: 200, or HTTP 400 "The lora adapter 'NAME' has already been loaded." for a name loaded
+before; ``GET /v1/models`` lists the loaded adapters as vLLM does (``{"id": name, "root": path}``).
 
 ``OpenAITestServer(mode=...)`` gives every request that behaviour whatever its model (two servers of
 one model that behave differently). The server counts requests per model, records every request body
@@ -50,13 +52,29 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path.rstrip("/") != "/v1/models":
+            self._send(404, b'{"error": "not found"}')
+            return
+        with self.server.state.lock:
+            data = [{"id": k, "object": "model", "root": v} for k, v in self.server.state.adapters.items()]
+        self._send(200, json.dumps({"object": "list", "data": data}).encode())
+
     def do_POST(self) -> None:  # noqa: N802 (http.server naming)
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
-        if self.path.rstrip("/") == "/v1/load_lora_adapter":  # vLLM's runtime LoRA loading: recorded, accepted
+        if self.path.rstrip("/") == "/v1/load_lora_adapter":  # vLLM's runtime LoRA loading: recorded
+            req = json.loads(raw)
             with self.server.state.lock:
-                self.server.state.requests.append(json.loads(raw))
-            self._send(200, b"Success: LoRA adapter loaded.", ctype="text/plain")
+                self.server.state.requests.append(req)
+                known = req.get("lora_name") in self.server.state.adapters
+                if not known:
+                    self.server.state.adapters[req.get("lora_name")] = req.get("lora_path")
+            if known:
+                self._send(400, json.dumps({"object": "error", "type": "InvalidUserInput", "code": 400, "message":
+                                            f"The lora adapter '{req.get('lora_name')}' has already been loaded."}).encode())
+            else:
+                self._send(200, b"Success: LoRA adapter loaded.", ctype="text/plain")
             return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, b'{"error": "not found"}')
@@ -149,6 +167,7 @@ class _State:
         self.lock = threading.Lock()
         self.counts: dict[str, int] = {}
         self.requests: list[dict] = []
+        self.adapters: dict[str, str] = {}  # LoRA adapters loaded: name -> path
         self.headers: list[dict] = []
         self.in_flight = 0
         self.max_in_flight = 0

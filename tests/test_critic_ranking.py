@@ -1,5 +1,6 @@
-"""critic-ranking (issue 17, part 2): the pure measures against hand-computed values, episodes with a
-forced first action, and one tiny end-to-end run on a random Llama that resumes without new work."""
+"""critic-ranking (issue 17, part 2): the pure measures against hand-computed values, continuation
+episodes with a forced first action (through a served policy), and one tiny end-to-end run on a
+random Llama that resumes without new work."""
 from __future__ import annotations
 
 import argparse
@@ -80,33 +81,89 @@ def test_summary_is_the_bootstrap_over_tasks_of_hand_computed_per_task_values():
     assert comp["ranking_accuracy"]["diff_mean"] == pytest.approx(np.mean(acc_sweet) - np.mean(acc_random))
 
 
-# ---- forced first action -----------------------------------------------------------------------------------
-def test_forced_episodes_play_the_given_action_then_the_policy():
-    import gymnasium as gym
+# ---- continuations: a forced first action, then the (served) policy ----------------------------------------
+def test_continuations_play_the_candidate_then_the_served_policy_and_retry_failed_episodes(tmp_path):
+    """Each candidate is the first action of an episode the policy then finishes: here a policy
+    served by a real HTTP server on 127.0.0.1 (it echoes its prompt). An episode whose policy request
+    fails is not recorded, the stage says so (StageFailed), and a rerun plays it; wave 1 skips the
+    candidates that answered at once. Each request is one policy turn after the candidate, asked for
+    the policy by its path."""
+    from openai_test_server import OpenAITestServer
 
-    import colbench_env  # noqa: F401
+    from colbench.pipeline import StageFailed
     from colbench_env.tasks import generated_spec, load_tasks
 
     tasks = load_tasks(generated_spec(2, 1, "rate"), kind="backend", split="test")
-    seen = []
+    answer = "OUTPUT: I WANT TO ANSWER:\n```python\ndef f():\n    return 2\n```"
+    cands = {tasks[0].task_id: ["OUTPUT: What rate do you use, zebra?", answer],
+             tasks[1].task_id: [answer, "OUTPUT: Which unit do you want?"]}
+    out = tmp_path / "run"
+    out.mkdir()
+    policy = str(tmp_path / "policy")
+    with OpenAITestServer(mode="failon:zebra") as bad:  # refuses the requests of task 0's question episode
+        cfg = cr.RankingConfig(out_dir=str(out), policy=policy, policy_base_url=bad.url, n_test_tasks=2,
+                               n_candidates=2, n_continuations=2, episodes_in_flight=3)
+        with pytest.raises(StageFailed, match=r"continuations\.jsonl: 1 of 4 continuation episodes of wave 0 ended "
+                                              r"with an error \(first: agent failed: .*HTTP 400"):
+            cr.continue_candidates(cfg, out, tasks, cands)
+    first = [json.loads(x) for x in (out / "continuations.jsonl").read_text().splitlines()]
+    assert sorted(r["episode_id"] for r in first) == sorted(f"{t.task_id}/c{i}/m0" for t in tasks for i in range(2)
+                                                            if (t, i) != (tasks[0], 0))
+    with OpenAITestServer() as good:
+        conts = cr.continue_candidates(dataclasses.replace(cfg, policy_base_url=good.url), out, tasks, cands)
+        requests = list(good.state.requests)
+    by = {r["episode_id"]: r for r in conts}
+    t0, t1 = tasks[0].task_id, tasks[1].task_id
+    # wave 1 continues the two questions only; the answers ended their episodes (played once)
+    assert sorted(by) == sorted([f"{t0}/c0/m0", f"{t0}/c1/m0", f"{t1}/c0/m0", f"{t1}/c1/m0", f"{t0}/c0/m1",
+                                 f"{t1}/c1/m1"])
+    assert len([json.loads(x) for x in (out / "continuations.jsonl").read_text().splitlines()]) == 6
+    for eid, r in by.items():
+        task_id, c, m = eid.split("/")
+        assert (r["task_id"], r["candidate"], r["repeat"]) == (task_id, int(c[1:]), int(m[1:]))
+        assert r["dialogue_history"][0]["output"] == cands[task_id][r["candidate"]] and "error" not in r
+        assert r["agent_turns"] == sum(1 for x in r["dialogue_history"] if x["role"] == "assistant")
+        assert (r["agent_turns"] == 1) == (cands[task_id][r["candidate"]] == answer)
+    # the good server made every policy turn after the candidates of the three episodes it ran
+    assert len(requests) == sum(by[e]["agent_turns"] - 1 for e in (f"{t0}/c0/m0", f"{t0}/c0/m1", f"{t1}/c1/m1"))
+    assert {q["model"] for q in requests} == {policy}
+    assert by[f"{t1}/c1/m1"]["dialogue_history"] == by[f"{t1}/c1/m0"]["dialogue_history"]  # a deterministic server
+    # candidates from the server too: N choices of one request per task (episodes_in_flight // N tasks per call)
+    with OpenAITestServer() as good:
+        sampled = cr.sample_candidates(dataclasses.replace(cfg, policy_base_url=good.url), out, tasks)
+        requests = list(good.state.requests)
+    assert [len(requests), {q["n"] for q in requests}, {q["model"] for q in requests}] == [2, {2}, {policy}]
+    assert {q["temperature"] for q in requests} == {cfg.candidate_temperature}
+    for t in tasks:
+        assert [c.split(" ")[0] for c in sampled[t.task_id]] == ["ECHO[0]", "ECHO[1]"]
+        assert t.problem_description in sampled[t.task_id][0]
 
-    def policy(obs):
-        seen.append(json.loads(obs["dialogue"]))
-        return "OUTPUT: I WANT TO ANSWER:\n```python\ndef f():\n    return 1\n```"
 
-    jobs = [{"episode_id": "q", "task_id": tasks[0].task_id, "candidate": 0, "forced": ["OUTPUT: What rate do you use?"]},
-            {"episode_id": "a", "task_id": tasks[1].task_id, "candidate": 1,
-             "forced": ["OUTPUT: I WANT TO ANSWER:\n```python\ndef f():\n    return 2\n```"]}]
-    out = []
-    cr.run_forced_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, max_turns=3), policy, jobs,
-                           batch_size=2, on_episode=out.append)
-    by = {r["episode_id"]: r for r in out}
-    assert by["q"]["task"]["task_id"] == tasks[0].task_id and by["q"]["agent_turns"] == 2
-    assert by["q"]["dialogue_history"][0]["output"] == "OUTPUT: What rate do you use?"
-    assert by["q"]["dialogue_history"][1]["role"] == "user"
-    assert by["a"]["agent_turns"] == 1 and len(by["a"]["dialogue_history"]) == 1
-    assert by["a"]["candidate"] == 1 and "forced" not in by["a"]
-    assert len(seen) == 1 and len(seen[0]) == 2  # the policy only saw the question's episode, after the reply
+def test_ranking_config_names_episodes_in_flight_and_refuses_a_switch_of_policy_server(tmp_path, capsys):
+    assert cr.RankingConfig(batch_size=3).episodes_in_flight == 3  # the old name, an alias
+    p = argparse.ArgumentParser()
+    cr_cli.add_arguments(p)
+    args = p.parse_args(["--batch-size", "5", "--policy-base-url", "http://127.0.0.1:9/v1",
+                         "--policy-base-url", "http://127.0.0.1:10/v1/"])
+    assert args.episodes_in_flight == 5 and p.parse_args(["--episodes-in-flight", "6"]).episodes_in_flight == 6
+    assert cr.RankingConfig(policy_base_url=args.policy_base_url).policy_base_url == \
+        "http://127.0.0.1:9/v1,http://127.0.0.1:10/v1"
+    with pytest.raises(ValueError, match="policy_base_url: base_url must be an http"):
+        cr.RankingConfig(policy_base_url="127.0.0.1:9")
+    out = tmp_path / "run"
+    local = cr.RankingConfig(out_dir=str(out))
+    out.mkdir()
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(local)))
+    (out / "candidates.jsonl").write_text('{"task_id": "x"}\n')
+    cr.check_resume(local)
+    with pytest.raises(ValueError, match=r"field 'policy_base_url': None, but this run asks 'http://127\.0\.0\.1:9/v1' "
+                                         r"\(.*candidates\.jsonl was made with the former\)"):
+        cr.check_resume(dataclasses.replace(local, policy_base_url="http://127.0.0.1:9/v1"))
+    served = dataclasses.replace(local, policy_base_url="http://127.0.0.1:9/v1")
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(served)))
+    cr.check_resume(dataclasses.replace(served, policy_base_url="http://127.0.0.1:10/v1"))  # another server: free
+    with pytest.raises(ValueError, match=r"field 'policy_base_url': 'http://127\.0\.0\.1:9/v1', but this run asks None"):
+        cr.check_resume(local)
 
 
 # ---- end to end --------------------------------------------------------------------------------------------
@@ -119,7 +176,7 @@ def _args(out, policy, extra, **kw):
 def _argv(out, policy, extra, **kw):
     argv = ["--out-dir", str(out), "--policy", policy, "--n-train-tasks", "1", "--rollouts-per-task", "1",
             "--extra-trajectories", str(extra), "--n-test-tasks", "2", "--n-candidates", "2", "--n-continuations", "1",
-            "--critic-epochs", "1", "--max-new-tokens", "8", "--batch-size", "4", "--bootstrap-resamples", "100"]
+            "--critic-epochs", "1", "--max-new-tokens", "8", "--episodes-in-flight", "4", "--bootstrap-resamples", "100"]
     for k, v in kw.items():
         argv += [f"--{k.replace('_', '-')}", str(v)]
     return argv
@@ -199,8 +256,8 @@ def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, cap
         assert len(err) == 1 and f"config.json: field '{field}'" in err[0] and f"{made} was made with" in err[0], err
     assert {p: p.read_bytes() for p in out.iterdir()} == before
     free = cr.RankingConfig(**{**json.loads((out / "config.json").read_text()), "bootstrap_resamples": 7,
-                               "batch_size": 1, "critics": ["random"], "stages": ["report"]})
-    cr.check_resume(free)  # free to change: batch, resamples, critics, stages
+                               "episodes_in_flight": 1, "critics": ["random"], "stages": ["report"]})
+    cr.check_resume(free)  # free to change: episodes in flight, resamples, critics, stages
     with pytest.raises(ValueError, match="value_head_epochs must be a positive integer"):
         dataclasses.replace(free, value_head_epochs=0)
     (out / "scores.jsonl").unlink()  # no critic has scored yet: more held-out tasks extend the run

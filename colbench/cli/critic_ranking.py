@@ -12,7 +12,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from colbench.cli.run import JoinURLs
 from colbench.critics import ranking
+from colbench.pipeline.stages import StageFailed
 
 __all__ = ["add_arguments", "main"]
 
@@ -23,6 +25,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     d = ranking.RankingConfig()
     p.add_argument("--out-dir", default=d.out_dir, help=f"where every stage writes and resumes from ({d.out_dir})")
     p.add_argument("--policy", default=d.policy, help="policy and critic base: smollm2 or a local model directory")
+    p.add_argument("--policy-base-url", default=None, action=JoinURLs,
+                   help="generate the policy's turns (collection, candidates, continuations) on this OpenAI-compatible "
+                        "server, which knows the policy by --policy (smollm2: its local path); several: repeat the "
+                        "option or separate with commas. The critics train here")
     p.add_argument("--n-train-tasks", type=int, default=d.n_train_tasks, help="training tasks collected here")
     p.add_argument("--train-offset", type=int, default=d.train_offset,
                    help="skip the first training tasks (the pipeline's; pass its rollouts with --extra-trajectories)")
@@ -37,7 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-continuations", type=int, default=d.n_continuations, help="M continuations per candidate")
     p.add_argument("--continue-temperature", type=float, default=d.continue_temperature,
                    help="the policy's temperature when it finishes a candidate's episode")
-    p.add_argument("--batch-size", type=int, default=d.batch_size, help="episodes in flight")
+    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=d.episodes_in_flight,
+                   dest="episodes_in_flight",
+                   help="episodes in flight, each advancing on its own; a local policy batches their turns "
+                        "(--batch-size: old name)")
     p.add_argument("--critic-epochs", type=int, default=d.critic_epochs, help="training epochs of every critic")
     p.add_argument("--value-head-epochs", type=int, default=None,
                    help="the value head's regression epochs (default: --critic-epochs; a regression head from "
@@ -67,13 +76,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     try:
-        cfg = ranking.RankingConfig(out_dir=args.out_dir, policy=args.policy, n_train_tasks=args.n_train_tasks,
+        cfg = ranking.RankingConfig(out_dir=args.out_dir, policy=args.policy, policy_base_url=args.policy_base_url,
+                            n_train_tasks=args.n_train_tasks,
                             train_offset=args.train_offset, rollouts_per_task=args.rollouts_per_task,
                             rollout_temperature=args.rollout_temperature,
                             extra_trajectories=tuple(args.extra_trajectories), n_test_tasks=args.n_test_tasks,
                             n_candidates=args.n_candidates, candidate_temperature=args.candidate_temperature,
                             n_continuations=args.n_continuations, continue_temperature=args.continue_temperature,
-                            batch_size=args.batch_size, critic_epochs=args.critic_epochs,
+                            episodes_in_flight=args.episodes_in_flight, critic_epochs=args.critic_epochs,
                             value_head_epochs=args.value_head_epochs,
                             critic_learning_rate=args.critic_learning_rate, critic_lora_r=args.critic_lora_r,
                             critic_batch_size=args.critic_batch_size, critic_pairs=args.critic_pairs, beta=args.beta,
@@ -87,6 +97,9 @@ def main(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
+    except StageFailed as e:  # a server failed: the finished work is kept, a rerun retries the rest
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
     if result:
         print(ranking.markdown(result))
     else:  # stages without a report (e.g. ``--stages continue``): their files are written

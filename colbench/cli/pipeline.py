@@ -13,6 +13,11 @@ sized for 2 cores in <= 45 minutes; ``--paper`` the reference implementation's s
 (Llama-3.1-8B policy and critic, a 70B human behind an OpenAI-compatible server; every value and its
 source in ``colbench.pipeline.PAPER_SETTINGS``). Every option below defaults to the preset's value.
 
+``--policy-base-url URL``: collection and evaluation send the policy's turns to OpenAI-compatible
+server(s) (vLLM, ``transformers serve``), asking for the base policy by ``--policy`` and for each
+trained one by its path relative to ``--out-dir``, ``models/<method>``; ``--policy-lora`` loads each
+trained LoRA adapter into them under that name first (vLLM ``--enable-lora``). Training runs here.
+
 Python: :func:`colbench.pipeline.run_pipeline` with a :class:`colbench.pipeline.PipelineConfig`;
 this module only parses the command line into one.
 """
@@ -25,9 +30,11 @@ from pathlib import Path
 
 from agents.config import merge_config_dicts
 from agents.registry import config_class
+from colbench.cli.run import JoinURLs
 from colbench.pipeline.config import METHODS, PRESETS, PipelineConfig
 from colbench.pipeline.resume import check_resume, check_sampled_files
 from colbench.pipeline.run import run_pipeline
+from colbench.pipeline.stages import StageFailed
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["add_arguments", "main"]
@@ -57,14 +64,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="agent turns per episode (the last one is taken as the answer)")
     p.add_argument("--methods", nargs="+", choices=METHODS, default=None, help="trainers to run (default: all)")
     p.add_argument("--simulator", default=None, help="the human: scripted (offline) or openai (a served LLM)")
-    p.add_argument("--simulator-base-url", default=None, help="LLM simulator's OpenAI-compatible base URL")
+    p.add_argument("--simulator-base-url", default=None, action=JoinURLs,
+                   help="LLM simulator's OpenAI-compatible base URL; several servers: repeat the option or "
+                        "separate the URLs with commas (each request goes to the least busy one)")
     p.add_argument("--simulator-model", default=None, help="LLM simulator's model (served name)")
     p.add_argument("--simulator-kwargs", default=None,
                    help='JSON object of simulator options, e.g. \'{"volunteer": false}\' for the scripted human')
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
     p.add_argument("--max-new-tokens", type=int, default=None, help="LM agents' tokens per turn")
     p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=None, dest="episodes_in_flight",
-                   help="episodes run side by side, one batched agent call per turn (--batch-size: old name)")
+                   help="episodes in flight, each advancing on its own; a local policy batches their turns "
+                        "(--batch-size: old name)")
+    p.add_argument("--policy-base-url", default=None, action=JoinURLs,
+                   help="generate the policy's turns (collection, evaluation) on this OpenAI-compatible server "
+                        "instead of here; several: repeat the option or separate with commas. Models are asked for "
+                        "by --policy, then models/<method> (their path relative to --out-dir)")
+    p.add_argument("--policy-lora", action="store_true", default=None,
+                   help="load each trained policy's LoRA adapter (ckpt/<method>/policy) into the --policy-base-url "
+                        "server(s) as models/<method> before its evaluation (vLLM --enable-lora)")
     p.add_argument("--seeds", type=int, nargs="+", default=None,
                    help="one whole run per seed (out-dir/seed-<s>/), then bootstrap intervals over tasks and seeds")
     p.add_argument("--eval-samples", type=int, default=None,
@@ -86,7 +103,7 @@ def main(args: argparse.Namespace) -> int:
     for name in ("out_dir", "policy", "tasks", "difficulty", "family", "prompt_style", "rollout_temperature",
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
                  "max_new_tokens", "episodes_in_flight", "semantics", "seeds", "eval_samples", "eval_temperature",
-                 "eval_samples_temperature",
+                 "eval_samples_temperature", "policy_base_url", "policy_lora",
                  "bootstrap_resamples"):
         v = getattr(args, name, None)
         if v is not None:
@@ -133,7 +150,11 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"colbench pipeline: error: {e}", file=sys.stderr)
         return 2
-    report = run_pipeline(cfg, preset=preset)
+    try:
+        report = run_pipeline(cfg, preset=preset)
+    except StageFailed as e:  # a server failed: the finished work is kept, a rerun retries the failed episodes
+        print(f"colbench pipeline: error: {e}", file=sys.stderr)
+        return 1
     out = Path(cfg.out_dir)
     if not cfg.seeds:
         print((out / "results.md").read_text())

@@ -59,10 +59,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, ClassVar, Sequence
+
+from agents.config import AliasedConfig
 
 __all__ = ["RankingConfig", "pairwise_ranking", "best_of_n", "candidate_values", "task_metrics", "summarize_critics",
-           "run_forced_episodes", "check_resume", "run", "markdown", "CRITICS", "STAGES"]
+           "check_resume", "run", "markdown", "CRITICS", "STAGES"]
 
 CRITICS = ("random", "sweet_with_info", "sweet_without_info", "value_head_with_info")
 BASELINES = ("oracle", "mean_candidate")
@@ -70,11 +72,22 @@ STAGES = ("collect", "candidates", "continue", "critics", "report")
 
 
 @dataclass
-class RankingConfig:
-    """One critic-ranking run (defaults: the pipeline's ``--small`` environment)."""
+class RankingConfig(metaclass=AliasedConfig):
+    """One critic-ranking run (defaults: the pipeline's ``--small`` environment).
+
+    ``episodes_in_flight``: collection and continuation episodes in flight, each advancing on its
+    own (old name: ``batch_size``, accepted as an alias); candidates are sampled for
+    ``episodes_in_flight // n_candidates`` tasks per call. ``policy_base_url``: generate the
+    policy's turns (collection, candidates, continuations) on OpenAI-compatible server(s) that know
+    the policy by ``policy`` as given (the path ``smollm2`` resolves to), as
+    :attr:`colbench.pipeline.PipelineConfig.policy_base_url`; the critics train here either way.
+    """
+
+    _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
 
     out_dir: str = "runs/critic_ranking"
     policy: str = "smollm2"
+    policy_base_url: str | None = None
     difficulty: int = 1
     family: str = "rate"
     prompt_style: str = "compact"
@@ -93,7 +106,7 @@ class RankingConfig:
     candidate_temperature: float = 0.7
     n_continuations: int = 4
     continue_temperature: float = 0.1
-    batch_size: int = 8
+    episodes_in_flight: int = 8
     # critics (shared by all three)
     critic_epochs: int = 2
     value_head_epochs: int | None = None  # the value head's regression epochs (None: critic_epochs)
@@ -116,7 +129,7 @@ class RankingConfig:
         if self.n_train_tasks == 0 and not self.extra_trajectories:
             raise ValueError("n_train_tasks is 0 and no extra_trajectories: the critics have no training data")
         for name in ("max_turns", "max_new_tokens", "rollouts_per_task", "n_test_tasks",
-                     "n_continuations", "batch_size", "critic_epochs", "critic_lora_r", "critic_batch_size",
+                     "n_continuations", "episodes_in_flight", "critic_epochs", "critic_lora_r", "critic_batch_size",
                      "max_length", "bootstrap_resamples"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -151,6 +164,13 @@ class RankingConfig:
             raise ValueError(f"stages: unknown {bad}; choose from {STAGES}")
         self.stages = tuple(self.stages)
         self.extra_trajectories = tuple(str(p) for p in self.extra_trajectories)
+        if self.policy_base_url is not None:
+            from colbench_env.lm.openai_compat import split_base_urls
+
+            try:
+                self.policy_base_url = ",".join(split_base_urls(self.policy_base_url))
+            except ValueError as e:
+                raise ValueError(f"policy_base_url: {e}") from None
         from colbench_env.tasks import generated_spec
 
         generated_spec(1, self.difficulty, self.family)  # the generator's checks
@@ -161,8 +181,8 @@ class RankingConfig:
 
         return PipelineConfig(out_dir=self.out_dir, policy=self.policy, difficulty=self.difficulty, family=self.family,
                               prompt_style=self.prompt_style, max_turns=self.max_turns,
-                              max_new_tokens=self.max_new_tokens, episodes_in_flight=self.batch_size, seed=self.seed,
-                              semantics=self.semantics, methods=())
+                              max_new_tokens=self.max_new_tokens, episodes_in_flight=self.episodes_in_flight,
+                              seed=self.seed, semantics=self.semantics, methods=(), policy_base_url=self.policy_base_url)
 
 
 # ---- pure measuring ----------------------------------------------------------------------------------------
@@ -289,69 +309,6 @@ def summarize_critics(states: list[dict], scores: dict[str, dict[str, list[float
             "per_task": per_task}
 
 
-# ---- episodes with a forced first action ------------------------------------------------------------------
-def run_forced_episodes(env_fn: Callable[[], Any], policy: Any, jobs: Sequence[dict], *, batch_size: int,
-                        on_episode: Callable[[dict], None]) -> None:
-    """Run episodes whose first agent actions are given: ``jobs`` are ``{"episode_id", "task_id",
-    "forced": [actions]}``; turn ``k < len(forced)`` plays ``forced[k]``, later turns the policy
-    (one batched ``act_batch`` over the live episodes per round) with the env's simulator replying.
-    Each finished episode's trajectory record (plus ``episode_id`` and the job's other fields) goes
-    to ``on_episode``."""
-    from colbench_env.phased import phased
-    from colbench_env.rollout import policy_act_batch
-    from colbench_env.simulators import SimulatorError
-
-    queue = list(jobs)
-    n_envs = min(batch_size, len(queue))
-    envs = [env_fn() for _ in range(n_envs)]
-    steps = [phased(e) for e in envs]
-    slots: list[dict | None] = [None] * n_envs
-    try:
-        simulator = envs[0].unwrapped.simulator if envs else None
-
-        def start(i: int) -> None:
-            slots[i] = None
-            if queue:
-                job = queue.pop(0)
-                obs, _ = envs[i].reset(options={"task_id": job["task_id"]})
-                slots[i] = {"job": job, "obs": obs, "turn": 0}
-
-        for i in range(n_envs):
-            start(i)
-        while any(s is not None for s in slots):
-            live = [i for i, s in enumerate(slots) if s is not None]
-            free = [i for i in live if slots[i]["turn"] >= len(slots[i]["job"]["forced"])]
-            acts = dict(zip(free, policy_act_batch(policy, [slots[i]["obs"] for i in free]))) if free else {}
-            need = []
-            for i in live:
-                s = slots[i]
-                a = acts[i] if i in acts else s["job"]["forced"][s["turn"]]
-                s["turn"] += 1
-                if steps[i].agent_step(a):
-                    need.append(i)
-            if need:
-                reqs = [steps[i].simulator_request() for i in need]
-                try:
-                    replies = [(r, None) for r in simulator.reply_batch(reqs)]
-                except SimulatorError as e:
-                    replies = [(None, f"simulator failed: {e}")] * len(reqs)
-                for i, (reply, err) in zip(need, replies):
-                    steps[i].human_step(reply, error=err)
-            for i in live:
-                obs, _, terminated, truncated, _ = steps[i].transition()
-                slots[i]["obs"] = obs
-                if terminated or truncated:
-                    rec = envs[i].unwrapped.trajectory_record()
-                    job = slots[i]["job"]
-                    rec.update({k: v for k, v in job.items() if k != "forced"})
-                    rec["agent_turns"] = slots[i]["turn"]
-                    on_episode(rec)
-                    start(i)
-    finally:
-        for e in envs:
-            e.close()
-
-
 # ---- stages ------------------------------------------------------------------------------------------------
 def _log(msg: str) -> None:
     print(f"[critic-ranking {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -417,17 +374,24 @@ def collect(cfg: RankingConfig, out: Path, train_tasks: list) -> list[dict]:
 
 
 def make_agent(cfg: RankingConfig, temperature: float, seed: int):
+    """The policy: here, or on ``cfg.policy_base_url`` (asked for by its name relative to ``out_dir``,
+    as the pipeline's collection asks)."""
     from agents.base import LMAgent
+    from agents.served import served_policy
     from colbench_env.lm.base import SamplingParams
 
-    return LMAgent("hf", model=_policy_path(cfg), max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
-                   sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
-                                           seed=seed if temperature > 0 else None))
+    kw = dict(max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
+              sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
+                                      seed=seed if temperature > 0 else None))
+    if cfg.policy_base_url:
+        return served_policy(cfg.policy_base_url, _policy_path(cfg), run_dir=cfg.out_dir, **kw)
+    return LMAgent("hf", model=_policy_path(cfg), **kw)
 
 
 def sample_candidates(cfg: RankingConfig, out: Path, test_tasks: list) -> dict[str, list[str]]:
     """``N`` candidate first actions per held-out task (appended to ``candidates.jsonl`` per task)."""
-    from colbench_env.lm.base import SamplingParams, derived_seed
+    from colbench.pipeline import StageFailed
+    from colbench_env.lm.base import BackendError, SamplingParams, derived_seed
 
     path = out / "candidates.jsonl"
     have = {r["task_id"]: r["candidates"] for r in _read_jsonl(path)}
@@ -435,13 +399,18 @@ def sample_candidates(cfg: RankingConfig, out: Path, test_tasks: list) -> dict[s
     if todo:
         agent = make_agent(cfg, cfg.candidate_temperature, cfg.seed)
         try:
-            per_call = max(1, cfg.batch_size // cfg.n_candidates)
+            per_call = max(1, cfg.episodes_in_flight // cfg.n_candidates)
             for s in range(0, len(todo), per_call):
                 chunk = todo[s:s + per_call]
                 msgs = [agent.messages({"problem_description": t.problem_description, "dialogue": "[]"}) for t in chunk]
                 params = SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=cfg.candidate_temperature,
                                         n=cfg.n_candidates, seed=derived_seed(cfg.seed + 1, s))
-                gens = agent.lm.generate(msgs, params)
+                try:
+                    gens = agent.lm.generate(msgs, params)
+                except BackendError as e:  # the policy's server failed: the tasks done so far are kept
+                    raise StageFailed(f"{path}: candidates of {len(have)} of {len(test_tasks)} tasks written; then "
+                                      f"the policy failed: {str(e)[:300]}; run the same command again to "
+                                      "continue") from None
                 for k, t in enumerate(chunk):
                     cands = [g.text for g in gens[k * cfg.n_candidates:(k + 1) * cfg.n_candidates]]
                     _append(path, {"task_id": t.task_id, "turn": 0, "history": [], "candidates": cands})
@@ -456,19 +425,28 @@ def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candida
                         waves: Sequence[int] = (0, 1)) -> list[dict]:
     """Continuation episodes (appended to ``continuations.jsonl``, resumed by episode id): wave 0
     plays every candidate once, wave 1 the other ``M - 1`` continuations of those that did not end
-    the episode themselves."""
+    the episode themselves. Each is an episode whose first agent action is the candidate
+    (:attr:`colbench_env.rollout.EpisodeSpec.forced_actions`); its record gets ``task_id``,
+    ``candidate``, ``repeat`` and ``agent_turns`` (the candidate's turn included).
+
+    Raises:
+        StageFailed: episodes of a wave ended with an error (a server failed): they are not
+            recorded (the others are) and are played on resume.
+    """
     import gymnasium as gym
 
     import colbench_env  # noqa: F401
+    from colbench.pipeline import StageFailed
     from colbench_env.evaluation.backend import BackendEvaluator
+    from colbench_env.rollout import EpisodeSpec, run_episodes
     from colbench_env.simulators import make_simulator
 
     path = out / "continuations.jsonl"
     done = {r["episode_id"]: r for r in _read_jsonl(path)}
     ended_at_once = {(r["task_id"], r["candidate"]) for r in done.values() if r["agent_turns"] == 1}
 
-    def jobs(wave: int) -> list[dict]:
-        js = []
+    def jobs(wave: int) -> dict[str, tuple[EpisodeSpec, dict]]:
+        js = {}
         for t in test_tasks:
             for i, a in enumerate(candidates[t.task_id]):
                 reps = [0] if wave == 0 else range(1, cfg.n_continuations)
@@ -477,7 +455,8 @@ def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candida
                         continue  # the candidate answered: its value is deterministic, played once
                     eid = f"{t.task_id}/c{i}/m{m}"
                     if eid not in done:
-                        js.append({"episode_id": eid, "task_id": t.task_id, "candidate": i, "repeat": m, "forced": [a]})
+                        js[eid] = (EpisodeSpec(eid, None, {"task_id": t.task_id}, forced_actions=(a,)),
+                                   {"task_id": t.task_id, "candidate": i, "repeat": m})
         return js
 
     agent = None
@@ -491,9 +470,14 @@ def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candida
                 _log(f"continue wave {wave}: {len(js)} episodes")
                 if agent is None:
                     agent = make_agent(cfg, cfg.continue_temperature, cfg.seed + 2)
-                count = [0]
+                count, failed = [0], []
 
                 def keep(rec: dict) -> None:
+                    if rec.get("error"):  # not recorded: played again on resume
+                        failed.append(rec["error"])
+                        return
+                    rec.update(js[rec["episode_id"]][1])
+                    rec["agent_turns"] = sum(1 for m in rec["dialogue_history"] if m["role"] == "assistant")
                     _append(path, rec)
                     done[rec["episode_id"]] = rec
                     if rec["agent_turns"] == 1:
@@ -502,9 +486,14 @@ def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candida
                     if count[0] % 8 == 0:
                         _log(f"continue wave {wave}: {count[0]}/{len(js)}")
 
-                run_forced_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=test_tasks, simulator=sim,
-                                                     evaluator=ev, max_turns=cfg.max_turns),
-                                    agent, js, batch_size=cfg.batch_size, on_episode=keep)
+                run_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=test_tasks, simulator=sim, evaluator=ev,
+                                              max_turns=cfg.max_turns),
+                             agent, [spec for spec, _ in js.values()], episodes_in_flight=cfg.episodes_in_flight,
+                             on_episode=keep)
+                if failed:
+                    raise StageFailed(f"{path}: {len(failed)} of {len(js)} continuation episodes of wave {wave} ended "
+                                      f"with an error (first: {str(failed[0])[:300]}); they are not recorded: run "
+                                      "the same command again to play them")
     finally:
         sim.close()
         if agent is not None:
@@ -787,8 +776,10 @@ def check_resume(cfg: RankingConfig) -> None:
     the old setting's candidates, continuations or critics as its own. ``config.json`` of the earlier
     invocation says what made them: a ValueError naming it, the field and the file; nothing is
     changed. Free to change: the critics and stages, more held-out tasks or continuations (until
-    critics have scored), the batch size and the bootstrap resamples."""
-    from colbench.resume import changed_fields, read_json_object
+    critics have scored), the episodes in flight, the policy server's URL and the bootstrap
+    resamples; not: switching between a served and a local policy
+    (:func:`colbench.resume.policy_server_changed`), which every file depends on."""
+    from colbench.resume import changed_fields, policy_server_changed, read_json_object
 
     out = Path(cfg.out_dir)
     path = out / "config.json"
@@ -797,7 +788,7 @@ def check_resume(cfg: RankingConfig) -> None:
         return
     old, want = read_json_object(path), dataclasses.asdict(cfg)
     for name in made:
-        diffs = changed_fields(old, want, MADE_WITH[name])
+        diffs = changed_fields(old, want, MADE_WITH[name]) + policy_server_changed(old, cfg.policy_base_url)
         if diffs:
             f, was, now = diffs[0]
             raise ValueError(f"{path}: field {f!r}: {was!r}, but this run asks {now!r} ({out / name} "

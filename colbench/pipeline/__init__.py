@@ -20,12 +20,12 @@ from .analysis import analyse_runs
 from .config import METHODS, PAPER_SETTINGS, PRESETS, PipelineConfig, paper_settings_table, resolve_setting, trainer_config
 from .resume import changed_fields, check_resume, check_sampled_files, read_json_object
 from .run import run_pipeline
-from .stages import (base_policy, episodes_in_file, finished_methods, release_memory, run_stage_episodes, task_split,
-                     train_method, training_outcome)
+from .stages import (StageFailed, base_policy, episodes_in_file, finished_methods, release_memory, run_stage_episodes,
+                     task_split, train_method, training_outcome)
 from .stats import Comparison, Interval, bootstrap_mean, paired_bootstrap
 
 __all__ = ["METHODS", "PAPER_SETTINGS", "PRESETS", "PipelineConfig", "paper_settings_table", "resolve_setting",
-           "trainer_config", "base_policy", "episodes_in_file", "finished_methods", "release_memory",
+           "trainer_config", "StageFailed", "base_policy", "episodes_in_file", "finished_methods", "release_memory",
            "run_stage_episodes", "task_split", "train_method", "training_outcome", "changed_fields", "check_resume",
            "check_sampled_files", "read_json_object", "run_pipeline", "analyse_runs", "Comparison", "Interval",
            "bootstrap_mean", "paired_bootstrap"]

@@ -51,9 +51,22 @@ class PipelineConfig(metaclass=AliasedConfig):
         max_turns: agent turns per episode.
         max_new_tokens: tokens per agent turn.
         rollout_temperature: sampling temperature of the collection policy.
-        episodes_in_flight: episodes run side by side, one batched generation per turn (old name:
+        episodes_in_flight: episodes in flight, each advancing on its own (a local policy batches
+            their turns; a served one gets one request per episode in flight) (old name:
             ``batch_size``, accepted as an alias).
         simulator / simulator_kwargs: the human (``"scripted"`` offline; ``"openai"`` for vLLM).
+        policy_base_url: ``None``: the policy's turns are generated here (``transformers.generate``).
+            Else the OpenAI-compatible server(s) that generate them in collection and every
+            evaluation (several: comma-separated, each request to the least busy one), asked for each
+            model by the name the server knows it under (:func:`agents.served.served_model_name`):
+            the base policy by ``policy`` (a hub id, or the path ``smollm2`` resolves to), a trained
+            one by its path relative to the top-level ``out_dir``, ``models/<method>`` (with
+            ``seeds``: ``seed-<s>/models/<method>``). Training runs here either way. A resume may
+            change the URL but not switch between a served and a local policy.
+        policy_lora: after a method trains, load its LoRA adapter (``ckpt/<method>/policy``) into
+            the server(s) under that name (vLLM ``--enable-lora``, :func:`agents.served.load_lora_adapter`);
+            ``False``: the server finds ``models/<method>`` itself (``transformers serve`` started
+            in ``out_dir``; vLLM serving the merged model under that name).
         methods: which trainers to run.
         trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4,
             "critic": {"learning_rate": 1e-4}}}``), checked by ``config_from_dict`` (old keys
@@ -93,6 +106,8 @@ class PipelineConfig(metaclass=AliasedConfig):
     episodes_in_flight: int = 8
     simulator: str = "scripted"
     simulator_kwargs: dict = field(default_factory=dict)
+    policy_base_url: str | None = None
+    policy_lora: bool = False
     methods: tuple = METHODS
     trainer_overrides: dict = field(default_factory=dict)
     seed: int = 0
@@ -146,6 +161,25 @@ class PipelineConfig(metaclass=AliasedConfig):
             check_simulator_kwargs(self.simulator, "backend", self.simulator_kwargs)
         except ValueError as e:
             raise ValueError(f"simulator_kwargs: {e}") from None
+        self._check_policy_server()
+
+    def _check_policy_server(self) -> None:
+        from colbench_env.lm.openai_compat import split_base_urls
+
+        if self.policy_base_url is not None:
+            try:  # one comma-separated string, as config.json keeps it
+                self.policy_base_url = ",".join(split_base_urls(self.policy_base_url))
+            except ValueError as e:
+                raise ValueError(f"policy_base_url: {e}") from None
+        if not isinstance(self.policy_lora, bool):
+            raise ValueError(f"policy_lora must be true or false, got {self.policy_lora!r}")
+        if self.policy_lora and not self.policy_base_url:
+            raise ValueError("policy_lora: the adapters are loaded into the policy's server(s): set policy_base_url")
+        for method in self.methods if self.policy_lora else ():
+            if trainer_config(self, method, self.policy).policy.full_finetune:
+                raise ValueError(f"policy_lora: {method} fully fine-tunes its policy "
+                                 f"(trainer_overrides[{method!r}].policy.full_finetune): it leaves no LoRA adapter "
+                                 f"to load; serve its merged model (models/{method}) instead")
 
 
 # Gradient checkpointing bounds the activations: without it one PPO minibatch (4 x ~600 tokens)

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agents.registry import config_class
-from colbench.resume import as_json, changed_fields, read_json_object
+from colbench.resume import as_json, changed_fields, policy_server_changed, read_json_object
 
 from .config import METHODS, PipelineConfig
 from .stages import finished_methods
 
 __all__ = ["RESUME_FIELDS", "changed_fields", "check_resume", "check_sampled_files", "human_version_changed",
-           "human_version_field", "read_json_object", "sampled_settings", "seed_configs"]
+           "human_version_field", "policy_server_changed", "read_json_object", "sampled_settings", "seed_configs"]
 
 
 def seed_configs(cfg: PipelineConfig, seeds: Sequence[int] | None = None) -> list[PipelineConfig]:
@@ -103,9 +103,10 @@ def check_resume(cfg: PipelineConfig) -> None:
     what it finds (``rollouts.jsonl``, ``eval/*.jsonl``, ``models/<method>``), so a run with another
     ``--rollout-temperature`` (say) would train and report on the old temperature's rollouts under the
     new one's name. ``config.json`` of the earlier invocation says what made them: a ValueError naming
-    it and the first field that differs; nothing is changed. Free to change on a resume: the methods,
-    seeds, held-out task count, episodes in flight, bootstrap resamples and the sampled evaluation
-    (checked by :func:`check_sampled_files`); a method's ``trainer_overrides`` only while its model
+    it and the first field that differs; nothing is changed. Not free either: switching between a
+    served and a local policy (:func:`colbench.resume.policy_server_changed`). Free to change on a
+    resume: the methods, seeds, held-out task count, episodes in flight, bootstrap resamples, the
+    policy server's URL and LoRA loading, and the sampled evaluation (checked by :func:`check_sampled_files`); a method's ``trainer_overrides`` only while its model
     is not trained yet (nor its resumable stages begun, ``stages/<method>/``). Fields an older
     config.json lacks are not compared."""
     for run_cfg in seed_configs(cfg):
@@ -120,7 +121,8 @@ def check_resume(cfg: PipelineConfig) -> None:
             continue
         old = read_json_object(path)
         want = dataclasses.asdict(run_cfg)
-        diffs = changed_fields(old, want, RESUME_FIELDS) + human_version_changed(old, run_cfg)
+        diffs = changed_fields(old, want, RESUME_FIELDS) + human_version_changed(old, run_cfg) \
+            + policy_server_changed(old, run_cfg.policy_base_url)
         overrides = old.get("trainer_overrides", {})
         diffs += [(f"trainer_overrides.{m}", overrides.get(m), want["trainer_overrides"].get(m))
                   for m in models if "trainer_overrides" in old

@@ -36,7 +36,7 @@ from colbench_env.lm.heap import limit_heap_retention
 from .analysis import analyse_runs
 from .config import METHODS, PipelineConfig
 from .resume import (RESUME_FIELDS, changed_fields, check_resume, check_sampled_files, human_version_changed,
-                     human_version_field, read_json_object, sampled_settings, seed_configs)
+                     human_version_field, policy_server_changed, read_json_object, sampled_settings, seed_configs)
 from .stages import (base_policy, episodes_in_file, finished_methods, log, mark_finished, run_stage_episodes,
                      task_split, train_method, training_outcome)
 
@@ -57,7 +57,9 @@ def _write_report(rows: list[dict], out: Path, meta: dict) -> None:
 
 def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     """Run (or resume) every stage; returns the report (with ``cfg.seeds``: one run per seed, then
-    the statistics over tasks and seeds)."""
+    the statistics over tasks and seeds). A stage whose episodes ended with an error (a server
+    failed) raises :class:`~colbench.pipeline.stages.StageFailed` before anything is trained or
+    reported on them; a rerun retries those episodes."""
     check_sampled_files(cfg)  # every seed's, before any stage runs
     check_resume(cfg)
     base_policy(cfg)  # a policy found nowhere: one line (ModelNotFoundError) before anything is written
@@ -89,7 +91,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     runs = {}
     for run_cfg in seed_configs(cfg):
         log(f"seed {run_cfg.seed}")
-        runs[run_cfg.seed] = _run_one_seed(run_cfg, preset=preset)
+        runs[run_cfg.seed] = _run_one_seed(run_cfg, preset=preset, run_dir=cfg.out_dir)
     methods = write_config()
     stats = analyse_runs(dirs, out, methods=["zero-shot", *methods],
                          resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
@@ -153,7 +155,8 @@ def _earlier_seeds(cfg: PipelineConfig) -> list[int]:
         except ValueError as e:
             log(f"{d} left out of the statistics: {e}")
             continue
-        diffs = changed_fields(old, dataclasses.asdict(run_cfg), RESUME_FIELDS) + human_version_changed(old, run_cfg)
+        diffs = changed_fields(old, dataclasses.asdict(run_cfg), RESUME_FIELDS) + human_version_changed(old, run_cfg) \
+            + policy_server_changed(old, run_cfg.policy_base_url)
         if diffs:
             log(f"{d} left out of the statistics: made with {diffs[0][0]} = {diffs[0][1]!r}, this run {diffs[0][2]!r}")
         else:
@@ -161,7 +164,8 @@ def _earlier_seeds(cfg: PipelineConfig) -> list[int]:
     return keep
 
 
-def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, out: Path, method: str, row: dict) -> None:
+def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, out: Path, method: str, row: dict,
+                      run_dir: str) -> None:
     """``cfg.eval_samples`` sampled episodes per held-out task; their means go into ``row``."""
     from colbench_env.metrics import summarize
 
@@ -175,13 +179,16 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
             meta.write_text(json.dumps(sampled_settings(cfg)) + "\n")
     m = summarize(run_stage_episodes(cfg, test_tasks, model_path, path, repeats=cfg.eval_samples,
                                temperature=cfg.eval_samples_temperature,
-                               desc=f"eval {method} x{cfg.eval_samples} sampled"))
+                               desc=f"eval {method} x{cfg.eval_samples} sampled", run_dir=run_dir))
     row.update(_sampled_fields(m))
 
 
-def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
+def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = None) -> dict:
+    """One seed's stages in ``cfg.out_dir``; a served policy's models are named relative to
+    ``run_dir`` (the top-level out-dir; default ``cfg.out_dir``)."""
     from colbench_env.metrics import summarize
 
+    run_dir = run_dir or cfg.out_dir
     limit_heap_retention()  # what every CPU TrainableLM does; here before collection starts
     out = Path(cfg.out_dir)
     (out / "eval").mkdir(parents=True, exist_ok=True)
@@ -196,14 +203,14 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
     train_tasks, test_tasks = task_split(cfg, "train"), task_split(cfg, "test")
     log(f"{len(train_tasks)} train tasks x {cfg.rollouts_per_task} rollouts; {len(test_tasks)} test tasks")
     rollouts = run_stage_episodes(cfg, train_tasks, base, out / "rollouts.jsonl", repeats=cfg.rollouts_per_task,
-                            temperature=cfg.rollout_temperature, desc="collect")
+                            temperature=cfg.rollout_temperature, desc="collect", run_dir=run_dir)
     collect = summarize(rollouts)
     log(f"rollouts: {collect}")
     rows, train_info = [], {}
     zs = summarize(run_stage_episodes(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1,
-                                temperature=cfg.eval_temperature, desc="eval zero-shot"))
+                                temperature=cfg.eval_temperature, desc="eval zero-shot", run_dir=run_dir))
     rows.append(_row("zero-shot", 0.0, zs))
-    _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1])
+    _evaluate_sampled(cfg, test_tasks, base, out, "zero-shot", rows[-1], run_dir)
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
     no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
     for method in methods:
@@ -221,9 +228,10 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str) -> dict:
             rows.append(_row(method, info["train_seconds"], note=f"not trained: {info['skipped']}"))
             continue
         m = summarize(run_stage_episodes(cfg, test_tasks, str(out / "models" / method), out / "eval" / f"{method}.jsonl",
-                                   repeats=1, temperature=cfg.eval_temperature, desc=f"eval {method}"))
+                                   repeats=1, temperature=cfg.eval_temperature, desc=f"eval {method}",
+                                   run_dir=run_dir))
         rows.append(_row(method, info["train_seconds"], m))
-        _evaluate_sampled(cfg, test_tasks, str(out / "models" / method), out, method, rows[-1])
+        _evaluate_sampled(cfg, test_tasks, str(out / "models" / method), out, method, rows[-1], run_dir)
         log(f"{method}: {rows[-1]}")
     import platform
 

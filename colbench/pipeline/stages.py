@@ -14,8 +14,13 @@ from colbench_env.errors import UsageError
 
 from .config import METHODS, PipelineConfig, trainer_config
 
-__all__ = ["base_policy", "episodes_in_file", "finished_methods", "log", "mark_finished", "release_memory",
-           "run_stage_episodes", "task_split", "train_method", "training_outcome"]
+__all__ = ["StageFailed", "base_policy", "episodes_in_file", "finished_methods", "log", "mark_finished",
+           "policy_adapter", "release_memory", "run_stage_episodes", "task_split", "train_method", "training_outcome"]
+
+
+class StageFailed(RuntimeError):
+    """Episodes of a stage ended with an error (a server failed); their records are kept in the
+    stage's file and the episodes are run again when the stage resumes."""
 
 
 def log(msg: str) -> None:
@@ -45,9 +50,20 @@ def base_policy(cfg: PipelineConfig) -> str:
 
 
 def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int,
-                 temperature: float, desc: str, only: set[str] | None = None) -> list[dict]:
+                 temperature: float, desc: str, only: set[str] | None = None,
+                 run_dir: str | os.PathLike | None = None) -> list[dict]:
     """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times; ``only``: just the episodes of
-    these ids), appended to ``out`` (resumes)."""
+    these ids), appended to ``out`` (resumes).
+
+    The policy runs here, or (``cfg.policy_base_url``) on the server(s), asked for ``model_path`` by
+    its name relative to ``run_dir`` (default ``cfg.out_dir``; the pipeline passes its top-level
+    out-dir), after loading its LoRA adapter there with ``cfg.policy_lora``. Nothing is built or
+    sent when every episode is already in ``out``.
+
+    Raises:
+        StageFailed: some episodes ended with an error (the agent's or the human's server failed);
+            nothing is trained or reported on them, and they are run again on resume.
+    """
     import gymnasium as gym
 
     import colbench_env  # noqa: F401
@@ -60,19 +76,45 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
     specs = [s for s in _specs(cfg, tasks, repeats) if only is None or s.episode_id in only]
 
     def make_agent():
-        return LMAgent("hf", model=model_path, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
-                       sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
-                                               seed=cfg.seed if temperature > 0 else None))
+        kw = dict(max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
+                  sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
+                                          seed=cfg.seed if temperature > 0 else None))
+        if not cfg.policy_base_url:
+            return LMAgent("hf", model=model_path, **kw)
+        from agents.served import load_lora_adapter, served_model_name, served_policy
+
+        root = run_dir if run_dir is not None else cfg.out_dir
+        adapter = policy_adapter(cfg, model_path) if cfg.policy_lora else None
+        if adapter is not None:
+            name = served_model_name(model_path, root)
+            log(f"loading the LoRA adapter {adapter} into {cfg.policy_base_url} as {name!r}")
+            load_lora_adapter(cfg.policy_base_url, name, adapter)
+        return served_policy(cfg.policy_base_url, model_path, run_dir=root, **kw)
 
     sim = make_simulator(cfg.simulator, kind="backend", **cfg.simulator_kwargs)
     try:
         with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
-            return run_to_file(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
-                                                max_turns=cfg.max_turns),
-                               make_agent, specs, out, episodes_in_flight=cfg.episodes_in_flight, desc=desc)
+            records = run_to_file(lambda: gym.make("ColBench-Backend-v0", tasks=tasks, simulator=sim, evaluator=ev,
+                                                   max_turns=cfg.max_turns),
+                                  make_agent, specs, out, episodes_in_flight=cfg.episodes_in_flight, desc=desc)
     finally:
         sim.close()
         release_memory()
+    failed = [r for r in records if r.get("error")]
+    if failed:
+        raise StageFailed(f"{out}: {len(failed)} of {len(records)} episodes ended with an error (first: "
+                          f"{str(failed[0]['error'])[:300]}); run the same command again to retry them")
+    return records
+
+
+def policy_adapter(cfg: PipelineConfig, model_path: str | os.PathLike) -> Path | None:
+    """The LoRA adapter that a policy trained in this run, ``<cfg.out_dir>/models/<method>``, was
+    merged from: ``<cfg.out_dir>/ckpt/<method>/policy`` (:func:`train_method` writes both);
+    ``None`` for any other model (the base policy, wherever it lies)."""
+    out, p = Path(cfg.out_dir).resolve(), Path(model_path).resolve()
+    if p.parent != out / "models":
+        return None
+    return out / "ckpt" / p.name / "policy"
 
 
 def _specs(cfg: PipelineConfig, tasks: list, repeats: int) -> list:

@@ -1,0 +1,120 @@
+"""SWEET-RL with its full step-data budget beside the committed warm-start pipeline run (issue 37).
+
+The committed run (``warm_start/pipeline/seed-N``) trained SWEET-RL with ``state_fraction`` 0.1, as the
+reference does: 3 / 3 / 1 step pairs per seed. The rerun (``warm_start/pipeline_full_budget/seed-N``)
+gives it every agent turn of the same rollouts as a state (``state_fraction`` 1.0), everything else
+equal; zero-shot and multi-turn DPO are the committed run's (same rollouts, same held-out tasks).
+
+This script pools the seeds present in both and writes ``full_budget.json`` and ``full_budget.md``:
+per method the success rate and % tests passed with 95 % percentile bootstrap intervals over seeds
+and tasks, and with whole templates resampled; the paired differences of SWEET-RL (full budget)
+against multi-turn DPO, SWEET-RL at 0.1 and zero-shot; the step pairs each SWEET-RL trained on.
+Greedy and sampled (2 episodes per task at T = 1.0) evaluations alike.
+
+Run from the repository root::
+
+    python -m studies.ask_family.full_budget            # the seeds found in both folders
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from colbench.pipeline import bootstrap_mean, paired_bootstrap
+from colbench.pipeline.analysis import METRICS, MODES, method_grids, task_clusters
+from colbench.pipeline.stages import training_outcome
+
+HERE = Path(__file__).resolve().parent
+BASE = HERE / "warm_start" / "pipeline"
+FULL = HERE / "warm_start" / "pipeline_full_budget"
+FULL_NAME = "sweet-rl (full budget)"
+BASELINES = ("mt-dpo", "sweet-rl", "zero-shot")
+LABELS = {"sweet-rl": "sweet-rl (state_fraction 0.1)"}
+
+
+def _seeds(base: Path, full: Path) -> list[int]:
+    """Seeds whose full-budget SWEET-RL has its greedy evaluation, in both folders."""
+    return sorted(int(d.name.split("-")[1]) for d in full.glob("seed-*")
+                  if (d / "eval" / "sweet-rl.jsonl").exists() and (base / d.name / "eval" / "mt-dpo.jsonl").exists())
+
+
+def analyse(base: Path = BASE, full: Path = FULL, *, seeds: list[int] | None = None, resamples: int = 10000) -> dict:
+    seeds = _seeds(base, full) if seeds is None else seeds
+    if not seeds:
+        raise SystemExit(f"no seed has both {base}/seed-N and {full}/seed-N/eval/sweet-rl.jsonl")
+    base_dirs = [base / f"seed-{s}" for s in seeds]
+    full_dirs = [full / f"seed-{s}" for s in seeds]
+    by_task = task_clusters(base_dirs, "template")
+    report: dict = {"seeds": seeds, "resamples": resamples, "level": 0.95, "modes": {},
+                    "step_pairs": {
+                        LABELS["sweet-rl"]: [training_outcome(d, "sweet-rl")["metrics"]["n_step_pairs"] for d in base_dirs],
+                        FULL_NAME: [training_outcome(d, "sweet-rl")["metrics"]["n_step_pairs"] for d in full_dirs]}}
+    for mode in MODES:
+        grids, tasks, skipped = method_grids(base_dirs, list(BASELINES), mode)
+        full_grid, full_tasks, _ = method_grids(full_dirs, ["sweet-rl"], mode)
+        if "sweet-rl" not in full_grid or full_tasks != tasks or set(grids) != set(BASELINES):
+            continue
+        grids = {FULL_NAME: full_grid["sweet-rl"], **grids}
+        labels = [by_task[t] for t in tasks]
+        entry: dict = {"n_tasks": len(tasks), "n_templates": len(set(labels)), "methods": {}, "comparisons": []}
+        for m, g in grids.items():
+            entry["methods"][LABELS.get(m, m)] = {
+                k: {"tasks": bootstrap_mean(g[k], resamples=resamples).as_dict(),
+                    "templates": bootstrap_mean(g[k], resamples=resamples, clusters=labels).as_dict()} for k in METRICS}
+        for b in BASELINES:
+            for k in METRICS:
+                entry["comparisons"].append({
+                    "method": FULL_NAME, "baseline": LABELS.get(b, b), "metric": k,
+                    "tasks": paired_bootstrap(grids[FULL_NAME][k], grids[b][k], resamples=resamples).as_dict(),
+                    "templates": paired_bootstrap(grids[FULL_NAME][k], grids[b][k], resamples=resamples,
+                                                  clusters=labels).as_dict()})
+        report["modes"][mode] = entry
+    return report
+
+
+def markdown(report: dict) -> str:
+    n = len(report["seeds"])
+    lines = [f"SWEET-RL with every agent turn as a state (`state_fraction` 1.0) beside the committed run, seeds "
+             f"{', '.join(map(str, report['seeds']))}: means with 95 % percentile bootstrap intervals over the "
+             f"{n} seed(s) and the held-out tasks, and with whole templates resampled ({report['resamples']} "
+             "resamples; `python -m studies.ask_family.full_budget`).", "",
+             "Step pairs SWEET-RL trained on, per seed: " + "; ".join(
+                 f"{m} {' / '.join(str(int(x)) for x in v)}" for m, v in report["step_pairs"].items()) + ".", ""]
+    for mode, e in report["modes"].items():
+        lines += [f"### {mode} evaluation ({e['n_tasks']} tasks x {n} seed(s); {e['n_templates']} templates)", "",
+                  "| method | success % [tasks] | [templates] | % tests passed [tasks] |", "|---|---|---|---|"]
+        for m, r in e["methods"].items():
+            s, t = r["success_rate_pct"], r["tests_passed_pct"]["tasks"]
+            lines.append(f"| {m} | {s['tasks']['mean']:.1f} [{s['tasks']['low']:.1f}, {s['tasks']['high']:.1f}] | "
+                         f"[{s['templates']['low']:.1f}, {s['templates']['high']:.1f}] | "
+                         f"{t['mean']:.1f} [{t['low']:.1f}, {t['high']:.1f}] |")
+        lines += ["", "| comparison | metric | difference [tasks] | p | [templates] | p |", "|---|---|---|---|---|---|"]
+        for c in e["comparisons"]:
+            a, b = c["tasks"], c["templates"]
+            lines.append(f"| {c['method']} - {c['baseline']} | {METRICS[c['metric']]} | {a['diff_mean']:+.1f} "
+                         f"[{a['diff_low']:+.1f}, {a['diff_high']:+.1f}] | {a['p_value']:.3f} | "
+                         f"[{b['diff_low']:+.1f}, {b['diff_high']:+.1f}] | {b['p_value']:.3f} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m studies.ask_family.full_budget", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--base", type=Path, default=BASE, help="the committed run's folder (seed-N inside)")
+    p.add_argument("--full", type=Path, default=FULL, help="the full-budget rerun's folder (seed-N inside)")
+    p.add_argument("--seeds", type=int, nargs="*", default=None, help="seeds (default: every seed in both)")
+    p.add_argument("--resamples", type=int, default=10000)
+    p.add_argument("--out", type=Path, default=FULL, help="where full_budget.{json,md} go")
+    args = p.parse_args(argv)
+    report = analyse(args.base, args.full, seeds=args.seeds, resamples=args.resamples)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "full_budget.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / "full_budget.md").write_text(markdown(report))
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
