@@ -353,9 +353,9 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
     from agents.tokenize import tokenize_trajectory
 
     trainer = PPO.load(ck)
-    seen = {}
+    seen = {}  # output -> the contexts it was generated from (a greedy policy may repeat itself)
     for entry in map(json.loads, log.read_text().splitlines()):
-        seen[entry["action"]] = trainer.tokenizer(entry["prompt"], add_special_tokens=False)["input_ids"]
+        seen.setdefault(entry["action"], []).append(trainer.tokenizer(entry["prompt"], add_special_tokens=False)["input_ids"])
     n = 0
     for rec in recs:
         turns = [m for m in rec["dialogue_history"] if m["role"] == "assistant"]
@@ -363,13 +363,13 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
         assert len(seqs) == len(turns)
         for seq, turn in zip(seqs, turns):
             start = seq.turn_spans[0][0]
-            assert seq.input_ids[:start] == seen[turn["output"]], rec["episode_id"]  # what the policy saw
+            assert seq.input_ids[:start] in seen[turn["output"]], rec["episode_id"]  # what the policy saw
             n += 1
         # the config's defaults (the paper's prompt, 10 turns) would have been other contexts
         from colbench_env.prompting import record_messages
 
         paper = tokenize_trajectory(trainer.tokenizer, rec, formatter=record_messages, multi_turn=False)
-        assert paper[0].input_ids[:paper[0].turn_spans[0][0]] != seen[turns[0]["output"]]
+        assert paper[0].input_ids[:paper[0].turn_spans[0][0]] not in seen[turns[0]["output"]]
     assert n >= 2
 
 
