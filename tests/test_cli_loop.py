@@ -126,6 +126,14 @@ def test_training_refuses_other_prompt_settings_than_the_trajectories(tmp_path, 
     assert_user_error(colbench("train", "mt-dpo", "--trajectories", mine, "--model", "smollm2", "--out", ck), "train",
                       "different prompt settings", "line 1", "line 2")
     assert not ck.exists()
+    # resuming a checkpoint trained on other contexts is refused too (its trainer.json says which)
+    ck.mkdir()
+    (ck / "trainer.json").write_text(json.dumps({"algorithm": "mt-dpo", "config": {
+        "policy": {"model_name_or_path": "smollm2"}, "prompt_style": "paper", "max_turns": 3}}))
+    assert_user_error(colbench("train", "mt-dpo", "--trajectories", traj, "--out", ck), "train",
+                      f"--out {ck}: the checkpoint was trained on contexts with prompt_style 'paper'",
+                      "collected with prompt_style 'compact'", "(or --no-resume)")
+    assert sorted(p.name for p in ck.iterdir()) == ["trainer.json"]
 
     # the Python trainers refuse them too (their config's defaults would train other contexts)
     from agents import MultiTurnDPO
@@ -299,6 +307,14 @@ def test_a_checkpoint_and_its_export_run_with_the_same_greedy_texts(tmp_path, to
                        for r in sorted(read_trajectories(out), key=lambda r: r["episode_id"])]
     assert texts["checkpoint"] == texts["export"]
     assert texts["checkpoint"] != texts["base"]
+    # colbench table's hf:CKPT is the same policy too
+    table = tmp_path / "table"
+    p = colbench("table", "--agents", f"hf:{ck}", "--envs", "ColBench-Backend-v0", "--tasks", two_tasks(tmp_path),
+                 "--episodes", 2, "--max-turns", 2, "--max-new-tokens", 12, "--out-dir", table)
+    assert p.returncode == 0, p.stderr[-3000:]
+    (made,) = table.glob("*.jsonl")
+    assert [[m.get("output") for m in r["dialogue_history"] if m["role"] == "assistant"]
+            for r in sorted(read_trajectories(made), key=lambda r: r["episode_id"])] == texts["checkpoint"]
     assert_user_error(colbench("export", base, "--out", tmp_path / "x"), "export", "not a colbench train checkpoint")
 
     from colbench.pipeline import PipelineConfig, base_policy

@@ -213,20 +213,18 @@ def main(args: argparse.Namespace) -> int:
 
     # the contexts the policy saw: the trajectories' settings, unless the user (or the checkpoint) says otherwise
     settings, origin = trajectory_context(args.trajectories, records)
-    conflicts = context_conflicts(settings, explicit)
-    if conflicts:
-        field_, was, now = conflicts[0]
-        raise UsageError(f"--config-json {field_} {now!r}: the trajectories were collected with {field_} {was!r} "
-                         f"({origin}), so the policy would be trained on contexts it never saw; drop the field "
-                         "to train with the trajectories' settings")
+    refusals = [(explicit, lambda f, was, now: f"--config-json {f} {now!r}: the trajectories were collected with {f} "
+                 f"{was!r} ({origin}), so the policy would be trained on contexts it never saw; drop the field to "
+                 "train with the trajectories' settings")]
     if resume:
         stored_settings = {k: v for k, v in canonical_config_dict(cfg_cls, stored).items() if k in CONTEXT_SETTINGS}
-        conflicts = context_conflicts(settings, stored_settings)
+        refusals.append((stored_settings, lambda f, was, now: f"--out {out}: the checkpoint was trained on contexts "
+                         f"with {f} {now!r}, but the trajectories were collected with {f} {was!r} ({origin}); use "
+                         "another --out (or --no-resume) to train on them"))
+    for other, message in refusals:
+        conflicts = context_conflicts(settings, other)
         if conflicts:
-            field_, was, now = conflicts[0]
-            raise UsageError(f"--out {out}: the checkpoint was trained on contexts with {field_} {now!r}, but the "
-                             f"trajectories were collected with {field_} {was!r} ({origin}); use another --out "
-                             "(or --no-resume) to train on them")
+            raise UsageError(message(*conflicts[0]))
     fields.update({k: settings[k] for k in CONTEXT_SETTINGS if k in settings})
     try:  # the whole config, checked before any model loads (a resumed one keeps its stored settings)
         config = config_from_dict(cfg_cls, merge_config_dicts(cfg_cls, stored, fields) if resume else {**defaults, **fields},
