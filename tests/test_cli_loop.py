@@ -237,6 +237,28 @@ def test_compare_works_on_backend_files(tmp_path):
     assert_user_error(colbench("evaluate", "--compare", a, front), "evaluate", "backend trajectories", "frontend")
 
 
+def test_the_scripted_agent_on_the_frontend_is_a_lower_bound_from_the_command(tmp_path):
+    """``colbench run --agent scripted --env ColBench-Frontend-v0``: design questions, then a plain page;
+    its reward is that page's similarity to the target, rendered and compared here independently."""
+    from agents import ScriptedAgent
+    from colbench_env.evaluation.render import Renderer
+    from colbench_env.evaluation.similarity import similarity
+
+    task = json.loads(FRONTEND_FILE.read_text().splitlines()[0])
+    tasks = write_jsonl(tmp_path / "one.jsonl", [task])
+    out = tmp_path / "front.jsonl"
+    assert last_json(colbench("run", "--agent", "scripted", "--env", "ColBench-Frontend-v0", "--tasks", tasks,
+                              "--out", out, "--json"))["count"] == 1
+    (rec,) = read_trajectories(out)
+    said = [m["output"] for m in rec["dialogue_history"] if m["role"] == "assistant"]
+    assert said[:2] == [f"OUTPUT: {q}" for q in ScriptedAgent.FRONTEND_QUESTIONS]
+    page = ScriptedAgent.plain_page(task["problem_description"])
+    assert rec["answer"].strip() == page
+    with Renderer(pool_size=1) as renderer:
+        expected = similarity(renderer.render(page), renderer.render(task["ground_truth"]))
+    assert rec["reward"] == pytest.approx(expected, abs=1e-6) and rec["reward"] > 0.05
+
+
 # ------------------------------------------------------------------------------- help and noise
 def test_train_help_lists_the_algorithms_fields_with_their_defaults():
     p = colbench("train", "mt-dpo", "--help")
