@@ -69,6 +69,16 @@ def test_a_model_found_nowhere_is_one_line_at_once_and_nothing_is_written(tmp_pa
     assert not pdir.exists()
 
 
+def test_the_pipelines_task_errors_are_one_line_before_anything_is_written(tmp_path):
+    pdir = tmp_path / "p"
+    assert_user_error(colbench("pipeline", "--tasks", tmp_path / "missing.jsonl", "--out-dir", pdir), "pipeline",
+                      f"--tasks {tmp_path / 'missing.jsonl'}")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(BACKEND_FILE.read_text().splitlines()[0] + "\n{\"task_id\": \"x\"}\n")
+    assert_user_error(colbench("pipeline", "--tasks", bad, "--out-dir", pdir), "pipeline", f"{bad}:2: field")
+    assert not pdir.exists()
+
+
 def test_model_names_lead_where_the_docstring_says(tmp_path, model_dir):
     from colbench_env.lm.models import ModelNotFoundError, resolve_model
     from colbench_env.lm.smollm2 import smollm2_path
