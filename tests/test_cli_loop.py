@@ -342,9 +342,9 @@ def test_a_checkpoint_and_its_export_run_with_the_same_greedy_texts(tmp_path, to
     # colbench table's hf:CKPT is the same policy too
     table = tmp_path / "table"
     p = colbench("table", "--agents", f"hf:{ck}", "--envs", "ColBench-Backend-v0", "--tasks", two_tasks(tmp_path),
-                 "--episodes", 2, "--max-turns", 2, "--max-new-tokens", 12, "--out-dir", table)
+                 "--split", "train", "--episodes", 2, "--max-turns", 2, "--max-new-tokens", 12, "--out-dir", table)
     assert p.returncode == 0, p.stderr[-3000:]
-    (made,) = table.glob("*.jsonl")
+    made = table / "ck__ColBench-Backend-v0.jsonl"
     assert [[m.get("output") for m in r["dialogue_history"] if m["role"] == "assistant"]
             for r in sorted(read_trajectories(made), key=lambda r: r["episode_id"])] == texts["checkpoint"]
     assert_user_error(colbench("export", base, "--out", tmp_path / "x"), "export", "not a colbench train checkpoint")
