@@ -69,26 +69,62 @@ class ScriptedAgent(Agent):
     """Says ``messages[k]`` on its ``k``-th turn (counted from the observation, so it is stateless
     and batch-safe); after the script it repeats the last message.
 
-    The default script asks two broad questions, then answers with a function of the requested
-    signature that returns ``None`` (scores 0): a fixed, LLM-free agent for tests and throughput.
+    The default script is a fixed, LLM-free lower bound for tests and throughput that asks two broad
+    questions, then answers without using the replies:
+
+    * ``kind="backend"``: asks about the rules, then answers with a function of the requested
+      signature that returns ``None`` (scores 0);
+    * ``kind="frontend"``: asks about the style and the sections, then answers with a plain page
+      (:meth:`plain_page`: white, a heading and the request's first sentence, in the tasks' Tailwind
+      2.2.19): what a page scores with no design information at all.
+
+    Args:
+        messages: the script (overrides the default one).
+        kind: ``"backend"`` or ``"frontend"`` (which default script; ``colbench run --agent scripted``
+            passes the env's).
     """
 
     batched = False  # stateless: rollout episodes call it from their own threads
 
     DEFAULT_QUESTIONS = ("What exactly should the function do? Please tell me your specific rules.",
                          "Are there any thresholds, special cases or rounding rules I should know about?")
+    FRONTEND_QUESTIONS = ("What style do you want for the page: its colours, fonts and overall feel?",
+                          "Which sections should the page have, in what order, and what should the headline say?")
+    #: the plain page (:meth:`plain_page`); ``{title}`` and ``{text}`` are filled in, HTML-escaped
+    PLAIN_PAGE = ('<html lang="en">\n<head>\n  <meta charset="utf-8">\n  <title>{title}</title>\n'
+                  '  <link href="https://cdn.jsdelivr.net/npm/tailwindcss@2.2.19/dist/tailwind.min.css" '
+                  'rel="stylesheet">\n</head>\n<body class="bg-white text-gray-800">\n'
+                  '<header class="px-6 py-8 text-center">\n  <h1 class="text-3xl font-bold">{title}</h1>\n</header>\n'
+                  '<main class="max-w-3xl mx-auto px-6 py-6">\n  <p class="text-lg">{text}</p>\n</main>\n'
+                  '</body>\n</html>')
 
-    def __init__(self, messages: Sequence[str] | None = None):
+    def __init__(self, messages: Sequence[str] | None = None, kind: str = "backend"):
+        if kind not in ("backend", "frontend"):
+            raise ValueError(f"kind must be 'backend' or 'frontend', got {kind!r}")
         self.messages = list(messages) if messages is not None else None
         if self.messages is not None and not self.messages:
             raise ValueError("messages must not be empty")
+        self.kind = kind
+
+    @classmethod
+    def plain_page(cls, problem_description: str) -> str:
+        """A page written without any design information: white, the heading "Welcome" and the
+        request's first sentence as its one paragraph."""
+        import html
+        import re
+
+        first = re.split(r"(?<=[.!?])\s", problem_description.strip(), maxsplit=1)[0]
+        return cls.PLAIN_PAGE.format(title="Welcome", text=html.escape(first))
 
     def act(self, observation: dict) -> str:
         turn = sum(1 for m in json.loads(observation["dialogue"]) if m["role"] == "assistant")
         if self.messages is not None:
             return self.messages[min(turn, len(self.messages) - 1)]
-        if turn < len(self.DEFAULT_QUESTIONS):
-            return f"{OUTPUT_MARKER} {self.DEFAULT_QUESTIONS[turn]}"
+        questions = self.FRONTEND_QUESTIONS if self.kind == "frontend" else self.DEFAULT_QUESTIONS
+        if turn < len(questions):
+            return f"{OUTPUT_MARKER} {questions[turn]}"
+        if self.kind == "frontend":
+            return f"{OUTPUT_MARKER} {ANSWER_MARKER}\n{self.plain_page(observation['problem_description'])}"
         signature = observation["problem_description"].rsplit("def ", 1)[-1].strip().rstrip(".")
         return f"{OUTPUT_MARKER} {ANSWER_MARKER}\n```python\ndef {signature}:\n    return None\n```"
 

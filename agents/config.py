@@ -20,11 +20,25 @@ from typing import Any, ClassVar
 from colbench_env.protocol import MAX_TURNS
 
 __all__ = ["AliasedConfig", "ConfigError", "ModelConfig", "TrainerConfig", "Removed", "config_from_dict",
-           "merge_config_dicts", "canonical_config_dict"]
+           "merge_config_dicts", "canonical_config_dict", "NoTrainingData", "SAMPLED_ROLLOUTS_HINT", "config_fields",
+           "CONTEXT_SETTINGS", "recorded_context", "context_conflicts"]
 
 
 class ConfigError(ValueError):
     """An invalid trainer configuration; the message names the field."""
+
+
+class NoTrainingData(ValueError):
+    """The trajectories hold nothing an algorithm can learn from (no successful rollout, no two
+    rollouts of one task with different rewards, no agent turn); the message says what data would
+    give it something. ``colbench train`` prints it as its one-line error; the pipeline records the
+    method as not trained, with this message."""
+
+
+#: what data gives the pair- and group-based trainers something to learn (in their NoTrainingData)
+SAMPLED_ROLLOUTS_HINT = ("sampled rollouts give them: several of each task, some successful and some not "
+                         "(colbench run --rollouts-per-task K --temperature T, e.g. K = 4, T = 0.7; greedy "
+                         "rollouts of a task are all alike)")
 
 
 def _check(cond: bool, name: str, message: str) -> None:
@@ -314,3 +328,84 @@ class TrainerConfig(metaclass=AliasedConfig):
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+# ------------------------------------------------------------------------------ documented fields
+def _attribute_docs(cls: type) -> dict[str, str]:
+    """``{field: text}`` from the ``Attributes:`` sections of ``cls``'s docstring and its bases'
+    (a subclass's entry wins); an entry ``a / b: text`` or ``a, b: text`` documents both names."""
+    import inspect
+    import re
+
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        doc = inspect.cleandoc(klass.__doc__ or "") if "__doc__" in vars(klass) else ""
+        inside, current = False, []
+        for line in doc.splitlines():
+            if line.strip() == "Attributes:":
+                inside = True
+                continue
+            if not inside:
+                continue
+            indent = len(line) - len(line.lstrip())
+            if line.strip() and indent == 0:  # the section ended
+                inside, current = False, []
+                continue
+            m = re.match(r"^ {4}([A-Za-z_][\w ,/]*?):(\s.*|)$", line)
+            if m:
+                current = [n.strip() for n in re.split(r"[,/]", m.group(1)) if n.strip()]
+                for name in current:
+                    docs[name] = m.group(2).strip()
+            elif line.strip() and current:
+                for name in current:
+                    docs[name] += " " + line.strip()
+    return docs
+
+
+def config_fields(cls: type, prefix: str = "") -> list[tuple[str, Any, str]]:
+    """``(name, default, documentation)`` of every field of config ``cls``, nested configs' fields as
+    ``policy.lora_r`` (what ``colbench train ALG --help`` lists)."""
+    docs = _attribute_docs(cls)
+    nested = _nested_fields(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        if f.name in nested:
+            out += config_fields(nested[f.name], prefix=f"{prefix}{f.name}.")
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+        out.append((prefix + f.name, default, docs.get(f.name, "")))
+    return out
+
+
+# ------------------------------------------------------------------------- the contexts' settings
+#: the trainer config fields that shape the agent's contexts, as trajectories record them
+#: (``agent_prompt``: :data:`colbench_env.prompting.AGENT_PROMPT_FIELD`)
+CONTEXT_SETTINGS = ("prompt_style", "max_turns")
+
+
+def recorded_context(records: list[dict], *, source: str = "<trajectories>") -> dict:
+    """The settings that shaped the contexts of ``records``' agent turns, from their ``agent_prompt``
+    field (``{"kind", "max_turns", "prompt_style"}``, written by ``colbench run`` and the pipeline for
+    an LM agent): ``{}`` when no record carries it. Records that disagree (two runs concatenated) are
+    a :class:`ConfigError` naming the first line of each setting."""
+    from colbench_env.prompting import AGENT_PROMPT_FIELD
+
+    found: dict[tuple, int] = {}
+    for i, rec in enumerate(records, 1):
+        value = rec.get(AGENT_PROMPT_FIELD) if isinstance(rec, dict) else None
+        if isinstance(value, dict):
+            found.setdefault(tuple(sorted((k, value.get(k)) for k in ("kind", *CONTEXT_SETTINGS))), i)
+    if len(found) > 1:
+        (a, i), (b, j) = list(found.items())[:2]
+        raise ConfigError(f"{source}: the trajectories were collected with different prompt settings "
+                          f"(line {i}: {dict(a)}; line {j}: {dict(b)}): one policy cannot have seen both; "
+                          "train on the trajectories of one setting")
+    return dict(next(iter(found))) if found else {}
+
+
+def context_conflicts(settings: dict, config: dict) -> list[tuple[str, Any, Any]]:
+    """``(field, trajectories' value, config's value)`` for each :data:`CONTEXT_SETTINGS` field that
+    both give and that differ."""
+    return [(k, settings[k], config[k]) for k in CONTEXT_SETTINGS
+            if k in settings and k in config and settings[k] != config[k]]

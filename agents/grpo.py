@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import torch
 
+from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .grpo_config import GRPOConfig
 from .losses import group_relative_advantages, grpo_loss
 from .tokenize import tokenize_trajectory
@@ -40,6 +41,18 @@ class GRPO(LMTrainer):
 
     config_class = GRPOConfig
     algorithm = "grpo"
+
+    @classmethod
+    def check_data(cls, records: list[dict], config) -> None:
+        """Some task's rollouts must differ in reward (else every advantage is 0:
+        :class:`~agents.config.NoTrainingData`)."""
+        super().check_data(records, config)
+        rewards: dict[str, set[float]] = {}
+        for r in records:
+            rewards.setdefault(task_key(r["task"]), set()).add(trajectory_reward(r))
+        if all(len(v) < 2 for v in rewards.values()):
+            raise NoTrainingData(f"grpo: no task among the {len(records)} trajectories has rollouts with different "
+                                 f"rewards, so every group-relative advantage is 0; {SAMPLED_ROLLOUTS_HINT}")
 
     def advantages(self, records: list[dict]) -> torch.Tensor:
         """``(N,)`` group-relative advantage of each record (groups: same task)."""
@@ -82,15 +95,15 @@ class GRPO(LMTrainer):
                 rewards: nothing to learn).
         """
         c = self.config
-        records = load_trajectories(trajectories)
+        records = self.training_records(trajectories)
         adv = self.advantages(records)
         used = int((adv != 0).sum())
         if used == 0:
-            raise ValueError("grpo: every task's rollouts got the same reward (zero advantage everywhere); "
-                             "nothing to learn from")
+            raise NoTrainingData("grpo: every task's rollouts got the same reward (zero advantage everywhere); "
+                                 f"nothing to learn from: GRPO compares rollouts of the same task; {SAMPLED_ROLLOUTS_HINT}")
         items = self._items(records, adv)
         if not items:
-            raise ValueError("grpo: no trajectory has an agent turn")
+            raise NoTrainingData("grpo: no trajectory has an agent turn")
         lm = self.policy
         lm.train()
         stats: dict[str, float] = {}

@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 
 import torch
 
+from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .losses import dpo_loss, masked_sum
 from .mt_dpo_config import MultiTurnDPOConfig
 from .tokenize import TokenizedSequence, tokenize_trajectory
@@ -188,15 +189,26 @@ class MultiTurnDPO(LMTrainer):
                 out.append((a, b))
         return out
 
+    @classmethod
+    def check_data(cls, records: list[dict], config) -> None:
+        """Some task must have a (successful, worse) pair of rollouts (:class:`~agents.config.NoTrainingData`)."""
+        super().check_data(records, config)
+        if not trajectory_pairs(records, success_threshold=config.success_threshold,
+                                min_reward_gap=config.min_reward_gap, pairing=config.pairing):
+            what = (f"a rollout with reward >= {config.success_threshold:g} and a worse one"
+                    if config.pairing == "best_vs_lower"
+                    else f"two rollouts whose rewards differ by more than {config.min_reward_gap:g}")
+            raise NoTrainingData(f"mt-dpo: no task among the {len(records)} trajectories has {what}, so there is no "
+                                 f"(chosen, rejected) pair; {SAMPLED_ROLLOUTS_HINT}")
+
     def update(self, trajectories) -> dict:
         """DPO epochs over all trajectory pairs of ``trajectories``; returns the epoch's mean metrics."""
-        c = self.config
-        records = load_trajectories(trajectories)
+        records = self.training_records(trajectories)
         pairs = self.pairs(records)
         if not pairs:
-            what = ("(successful, worse)" if c.pairing == "best_vs_lower"
-                    else f"(better, worse by more than {c.min_reward_gap:g})")
-            raise ValueError(f"mt-dpo: no {what} pair of rollouts of the same task among {len(records)} trajectories")
+            raise NoTrainingData(f"mt-dpo: the (successful, worse) pairs among the {len(records)} trajectories "
+                                 "have no agent turns to train")
+        c = self.config
         metrics = train_preference_pairs(self.policy, pairs, beta=c.beta, nll_coef=c.nll_coef,
                                          pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
                                          progress=self._progress)

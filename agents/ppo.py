@@ -33,6 +33,7 @@ import torch
 from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, value_loss
 from .ppo_config import PPOConfig
 from .tokenize import TokenizedSequence, tokenize_trajectory
+from .config import NoTrainingData
 from .trainer_base import LMTrainer, load_trajectories, trajectory_reward
 
 __all__ = ["PPOConfig", "PPO"]
@@ -112,7 +113,7 @@ class PPO(LMTrainer):
             items.append({"sequences": seqs, "old_logps": logps.detach(), "ref_logps": ref, "values": values.detach(),
                           "advantages": adv.to(values.device), "returns": ret.to(values.device)})
         if not items:
-            raise ValueError("ppo: no trajectory has an agent turn")
+            raise NoTrainingData("ppo: no trajectory has an agent turn")
         if c.norm_adv:
             all_adv = torch.cat([it["advantages"] for it in items])
             mean, std = all_adv.mean(), all_adv.std(unbiased=False)
@@ -129,7 +130,7 @@ class PPO(LMTrainer):
             ``mean_reward`` and ``n_turns``.
         """
         c = self.config
-        records = load_trajectories(trajectories)
+        records = self.training_records(trajectories)
         items = self.prepare_batch(records)
         lm = self.policy
         lm.train()

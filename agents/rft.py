@@ -13,6 +13,7 @@ import torch
 from .losses import masked_sum
 from .rft_config import RFTConfig
 from .tokenize import tokenize_trajectory
+from .config import NoTrainingData
 from .trainer_base import LMTrainer, load_trajectories, task_key, trajectory_reward
 
 __all__ = ["RFTConfig", "RejectionFineTuning", "kept_trajectories", "successful"]
@@ -63,6 +64,17 @@ class RejectionFineTuning(LMTrainer):
         return kept_trajectories(load_trajectories(trajectories), self.config.success_threshold,
                                  self.config.selection)
 
+    @classmethod
+    def check_data(cls, records: list[dict], config) -> None:
+        """Some trajectory must be kept: reach ``success_threshold`` (:class:`~agents.config.NoTrainingData`)."""
+        super().check_data(records, config)
+        if not kept_trajectories(records, config.success_threshold, config.selection):
+            raise NoTrainingData(f"rft: none of the {len(records)} trajectories reaches reward >= "
+                                 f"{config.success_threshold:g}, and rejection fine-tuning trains on successful "
+                                 "ones only: collect rollouts that succeed sometimes (more tasks, or several "
+                                 "sampled rollouts of each: colbench run --rollouts-per-task K --temperature T), "
+                                 "or lower success_threshold")
+
     def update(self, trajectories) -> dict:
         """SFT epochs over the agent turns of the kept trajectories.
 
@@ -70,12 +82,12 @@ class RejectionFineTuning(LMTrainer):
             ``{"loss", "n_trajectories", "n_sequences", "n_tokens", "update"}`` (``loss``: mean NLL
             per agent token over the last epoch).
         """
-        records = load_trajectories(trajectories)
+        records = self.training_records(trajectories)
         kept = self.kept(records)
         seqs = self.sequences(kept)
         if not seqs:
-            raise ValueError(f"rft: none of the {len(records)} trajectories reaches reward "
-                             f">= {self.config.success_threshold}; nothing to train on")
+            raise NoTrainingData(f"rft: the successful trajectories among the {len(records)} have no agent turn; "
+                                 "nothing to train on")
         lm = self.policy
         lm.train()
         lm.start_schedule(self._n_batches(len(seqs), self.config.sequences_per_batch), self.config.epochs)

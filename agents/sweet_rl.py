@@ -61,6 +61,7 @@ from .mt_dpo import PreferencePair, all_ordered_pairs, train_preference_pairs
 from .sweet_rl_config import CriticConfig, SweetRLConfig
 from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn,
                        turn_masks)
+from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .trainer_base import ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key, trajectory_reward
 
 __all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "StageFiles", "StageMismatch", "critic_keep_head",
@@ -116,6 +117,14 @@ class SweetRL(LMTrainer):
     algorithm = "sweet-rl"
     #: :meth:`update` takes ``stage_dir`` (the pipeline passes ``<out>/stages/sweet-rl``)
     resumable_stages = True
+
+    @classmethod
+    def check_data(cls, records: list[dict], config) -> None:
+        """The critic needs a pair of rollouts of one task (:attr:`SweetRLConfig.critic_pairs`;
+        :class:`~agents.config.NoTrainingData` otherwise)."""
+        super().check_data(records, config)
+        if not critic_pairs(records, config.min_reward_gap, config.critic_pairs):
+            raise NoTrainingData(f"sweet-rl: {_no_critic_pairs(config, len(records))}; {SAMPLED_ROLLOUTS_HINT}")
 
     def __init__(self, config=None, *, critic=None, critic_tokenizer=None, **kwargs):
         self._critic_source = critic
@@ -219,11 +228,9 @@ class SweetRL(LMTrainer):
                 dropped.add(id(rec))
         pairs = [p for p in pairs if id(p[0]) not in dropped and id(p[1]) not in dropped]
         if not pairs:
-            what = ("no task with a fully successful rollout (reward >= 1) and a lower one"
-                    if c.critic_pairs == "best_vs_lower" else "no two rollouts of the same task with different rewards")
-            raise ValueError(f"sweet-rl: {what} among "
-                             f"{len(records)} trajectories ({len(dropped)} dropped as longer than the critic's max length "
-                             f"{c.critic.max_length or c.max_length}); the critic has nothing to compare")
+            raise NoTrainingData(f"sweet-rl: {_no_critic_pairs(c, len(records))} ({len(dropped)} dropped as longer "
+                                 f"than the critic's max length {c.critic.max_length or c.max_length}); "
+                                 f"{SAMPLED_ROLLOUTS_HINT}")
         lm = self.critic
         ref_cache: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
         lm.eval()
@@ -412,7 +419,7 @@ class SweetRL(LMTrainer):
                 uninterrupted run. Other settings or other trajectories are refused
                 (:class:`StageMismatch`, naming the file and field). ``None``: nothing is written.
         """
-        records = load_trajectories(trajectories)
+        records = self.training_records(trajectories)
         stages = StageFiles(stage_dir, self._stage_signature(records)) if stage_dir is not None else None
         metrics = self._critic_stage(records, stages)
         if self.config.train_policy:
@@ -574,6 +581,13 @@ class StageFiles:
         """Append one scored state (flushed and fsynced before the next state starts)."""
         if is_main:
             append_jsonl(self.candidates, [entry])
+
+
+def _no_critic_pairs(config: SweetRLConfig, n: int) -> str:
+    """Why the critic has no pair (:attr:`SweetRLConfig.critic_pairs`), for :class:`NoTrainingData`."""
+    what = ("no task has a fully successful rollout (reward >= 1) and a lower one"
+            if config.critic_pairs == "best_vs_lower" else "no task has two rollouts with different rewards")
+    return f"{what} among the {n} trajectories, so the critic has no pair to learn from"
 
 
 def critic_pairs(records: Sequence[dict], min_gap: float, kind: str = "best_vs_lower") -> list[tuple[dict, dict]]:

@@ -41,9 +41,9 @@ from colbench_env.lm.heap import limit_heap_retention
 from colbench_env.lm.quantization import keep_4bit_differentiable, prepare_4bit_for_training
 
 from . import sharding
-from .config import (POLICY_ALIASES, ConfigError, ModelConfig, Removed, TrainerConfig, _check,  # noqa: F401
-                     _check_positive_ints, _nested_config, canonical_config_dict, config_from_dict,
-                     merge_config_dicts)
+from .config import (CONTEXT_SETTINGS, POLICY_ALIASES, ConfigError, ModelConfig, NoTrainingData,  # noqa: F401
+                     Removed, TrainerConfig, _check, _check_positive_ints, _nested_config, canonical_config_dict,
+                     config_from_dict, context_conflicts, merge_config_dicts, recorded_context)
 from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate
 
@@ -86,7 +86,6 @@ class TrainableLM:
         import copy
 
         import peft
-        from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.accelerator = accelerator
         #: ``"fsdp"``, ``"deepspeed"`` (ZeRO-3) or ``None`` (one process, DDP): :mod:`agents.sharding`
@@ -110,9 +109,13 @@ class TrainableLM:
         self.extra_optimizer: torch.optim.Optimizer | None = None
         self._extra_scheduler = None
         if isinstance(model, (str, os.PathLike)):
-            path = os.fspath(model)
+            from colbench_env.lm.models import load_causal_lm, load_tokenizer, resolve_model
+
+            # "smollm2", a directory, a colbench train checkpoint (its base with the trained policy merged:
+            # training goes on from it), a hub id in the cache: checked before transformers is called
+            source = resolve_model(model, option="model")
             if tokenizer is None:
-                tokenizer = AutoTokenizer.from_pretrained(path)
+                tokenizer = load_tokenizer(source)
             kwargs: dict[str, Any] = {}
             if load_in_4bit:
                 from transformers import BitsAndBytesConfig
@@ -129,7 +132,11 @@ class TrainableLM:
             # checkpoint's own dtype by default (bf16 for Llama-3.1), so "float32" would otherwise give
             # bf16 weights -- and AdamW steps on bf16 weights round updates below ~0.4 % of a weight away
             kwargs["dtype"] = _DTYPES[compute_dtype]
-            base = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+            if load_in_4bit and source.adapter is not None:
+                raise ValueError(f"TrainableLM: {os.fspath(model)} is a trained checkpoint (base + adapter), which "
+                                 "cannot be merged into 4-bit weights; export it first (colbench export) and "
+                                 "train on the exported model")
+            base = load_causal_lm(source, **kwargs)
             if load_in_4bit:  # frozen, unquantised weights in the compute dtype (not peft's float32)
                 base = prepare_4bit_for_training(base, _DTYPES[compute_dtype],
                                                  gradient_checkpointing=gradient_checkpointing)
@@ -164,7 +171,7 @@ class TrainableLM:
                 if not isinstance(model, (str, os.PathLike)):
                     raise ValueError("TrainableLM: full_finetune under DeepSpeed ZeRO-3 needs the model as a path "
                                      "(the frozen reference is loaded from it)")
-                ref = AutoModelForCausalLM.from_pretrained(os.fspath(model), **kwargs)
+                ref = load_causal_lm(source, **kwargs)
             else:
                 ref = copy.deepcopy(base)
             ref = ref.requires_grad_(False).eval()
@@ -708,6 +715,9 @@ class LMTrainer(abc.ABC):
         self.config = config
         _seed_everything(config.seed)
         self.accelerator = accelerator or sharding.make_accelerator(config.mixed_precision)
+        #: whether the contexts are this package's prompt built from the config's ``prompt_style`` and
+        #: ``max_turns`` (then trajectories recorded with other settings are refused: :meth:`check_context`)
+        self.default_formatter = formatter is None
         if formatter is None or prompt is None:
             import functools
 
@@ -752,6 +762,42 @@ class LMTrainer(abc.ABC):
     @abc.abstractmethod
     def update(self, trajectories) -> dict:
         """One training round on scored trajectories (official format); returns metrics."""
+
+    def training_records(self, trajectories) -> list[dict]:
+        """The records of ``trajectories`` that :meth:`update` trains on, checked: their contexts were
+        made with this config's settings (:meth:`check_context`), and they give this algorithm something
+        to learn (:meth:`check_data`)."""
+        records = load_trajectories(trajectories)
+        self.check_context(records)
+        self.check_data(records, self.config)
+        return records
+
+    def check_context(self, records: list[dict]) -> None:
+        """Refuse trajectories whose agent turns were made with other prompt settings than this
+        config's (their ``agent_prompt`` field; :func:`agents.config.recorded_context`): the policy
+        would be trained on contexts it never saw. Trajectories that record no settings, and trainers
+        given their own ``formatter``, are not checked."""
+        if not self.default_formatter:
+            return
+        from colbench_env.errors import UsageError
+
+        settings = recorded_context(records)
+        conflicts = context_conflicts(settings, {k: getattr(self.config, k) for k in CONTEXT_SETTINGS})
+        if conflicts:
+            was = ", ".join(f"{k} {v!r}" for k, v, _ in conflicts)
+            now = ", ".join(f"{k} {c!r}" for k, _, c in conflicts)
+            raise UsageError(f"{self.algorithm}: the trajectories' agent turns were made with {was}, this trainer's "
+                             f"config has {now}: it would train the policy on contexts it never saw; give the "
+                             "config the trajectories' settings (colbench train takes them by default)")
+
+    @classmethod
+    def check_data(cls, records: list[dict], config) -> None:
+        """Raise :class:`~agents.config.NoTrainingData` when ``records`` give this algorithm nothing to
+        learn from (needs no model: ``colbench train`` calls it before loading one). Here: no agent
+        turn at all; pair- and group-based trainers also need their pairs."""
+        if not any(isinstance(m, dict) and m.get("role") == "assistant"
+                   for r in records for m in r.get("dialogue_history") or []):
+            raise NoTrainingData(f"{cls.algorithm}: none of the {len(records)} trajectories has an agent turn")
 
     def _record(self, metrics: dict) -> dict:
         self.updates += 1

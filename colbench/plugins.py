@@ -35,7 +35,7 @@ from typing import Any
 
 from .errors import UsageError
 
-__all__ = ["AGENT_GROUP", "SIMULATOR_GROUP", "is_plugin_spec", "load_object", "build"]
+__all__ = ["AGENT_GROUP", "SIMULATOR_GROUP", "is_plugin_spec", "load_object", "build", "source_file", "source_hash"]
 
 AGENT_GROUP = "colbench.agents"
 SIMULATOR_GROUP = "colbench.simulators"
@@ -103,6 +103,41 @@ def load_object(spec: str, group: str, *, option: str = "--agent") -> Any:
             raise UsageError(f"{option} {spec}: {where} has no attribute {attr!r}")
         obj = getattr(obj, part)
     return obj
+
+
+def source_file(spec: str, group: str) -> str | None:
+    """The Python file whose code a plug-in spec runs: ``path/to/file.py`` itself, the file of
+    ``module`` in ``module:Name``, or that of an entry point's module; ``None`` for a built-in name or
+    a module without a source file. Call it after :func:`load_object` succeeded (the module is then
+    importable)."""
+    ep = _entry_point(group, spec)
+    if ep is not None:
+        where = ep.value.partition(":")[0].strip()
+    elif ":" in spec:
+        where = spec.rpartition(":")[0]
+    else:
+        return None
+    if where.endswith(".py") or os.sep in where or "/" in where:
+        return os.path.abspath(where) if os.path.isfile(where) else None
+    try:
+        found = importlib.util.find_spec(where)
+    except (ImportError, ValueError):
+        return None
+    origin = getattr(found, "origin", None)
+    return origin if origin and origin.endswith(".py") and os.path.isfile(origin) else None
+
+
+def source_hash(spec: str, group: str) -> str | None:
+    """sha256 of the source of the file a plug-in spec runs (:func:`source_file`), so that a resumed
+    run can tell the plug-in's code changed; ``None`` for a built-in name. Only that file is hashed:
+    a helper it imports from another file is not covered."""
+    path = source_file(spec, group)
+    if path is None:
+        return None
+    import hashlib
+
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def _required_positional(fn: Any) -> list[str] | None:

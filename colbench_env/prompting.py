@@ -17,8 +17,9 @@ from .protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
 from .records import record_kind
 
 __all__ = ["dialogue_messages", "history_message", "BACKEND_AGENT_INSTRUCTIONS", "FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_BACKEND_AGENT_INSTRUCTIONS",
-           "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_FRONTEND_EXAMPLE", "PROMPT_STYLES", "agent_instructions", "format_agent_messages",
-           "observation_to_messages", "record_messages", "trajectory_turns"]
+           "COMPACT_FRONTEND_AGENT_INSTRUCTIONS", "COMPACT_FRONTEND_EXAMPLE", "PROMPT_STYLES", "agent_instructions",
+           "format_agent_messages", "observation_to_messages", "record_messages", "trajectory_turns", "AGENT_PROMPT_FIELD",
+           "agent_prompt_settings"]
 
 BACKEND_AGENT_INSTRUCTIONS = f"""You are a helpful LLM agent. You help a human user write a Python function.
 The request is personalised: the human has exact rules, numbers and preferences in mind that they did not state.
@@ -210,3 +211,22 @@ def trajectory_turns(record: dict, *, kind: str | None = None, max_turns: int = 
             out.append((ctx, m.get("output") or m.get("content", "")))
     return out
 
+
+#: The trajectory record field holding the settings that shaped the agent's contexts,
+#: ``{"kind", "max_turns", "prompt_style"}``: what a trainer must use to rebuild those contexts
+#: (``colbench train`` takes them from there by default and refuses other ones).
+AGENT_PROMPT_FIELD = "agent_prompt"
+
+
+def agent_prompt_settings(agent) -> dict | None:
+    """``{"kind", "max_turns", "prompt_style"}`` of an agent whose contexts this module builds from
+    those settings (it has the three attributes, as :class:`agents.LMAgent`), else ``None`` (an agent
+    with a prompt of its own, or none)."""
+    try:
+        kind, max_turns, style = agent.kind, agent.max_turns, agent.prompt_style
+    except AttributeError:
+        return None
+    if kind not in ("backend", "frontend") or style not in PROMPT_STYLES or isinstance(max_turns, bool) \
+            or not isinstance(max_turns, int):
+        return None
+    return {"kind": kind, "max_turns": max_turns, "prompt_style": style}

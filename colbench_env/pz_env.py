@@ -93,15 +93,34 @@ class ColBenchAECEnv(AECEnv):
     * ``render_mode``: ``None`` or ``"ansi"`` (the dialogue as text).
     * ``scorer``: a :class:`~colbench_env.scoring.Scorer` of the same kind, instead of the four
       arguments above.
+    * ``simulator``: who plays the human when you ask :meth:`human_action` for its reply: a name
+      (``"scripted"``, ``"hf"``, ``"openai"``, ... as :func:`~colbench_env.simulators.make_simulator`;
+      built on first use, closed with the env) or a :class:`~colbench_env.simulators.Simulator` (the
+      caller's to close); ``None``: the human's actions come only from your own policy.
+    * ``simulator_kwargs``: keyword arguments for a named simulator.
 
     ``reset(options=...)``: ``{"task_index": i}`` or ``{"task_id": "..."}`` picks the task;
     otherwise the seeded RNG draws it.
+
+    A simulator playing the human in the AEC loop::
+
+        env = colbench_env.aec_env("backend", simulator="scripted")   # or simulator=my_simulator
+        env.reset(seed=0, options={"task_index": 3})
+        for name in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated or truncated:
+                action = None
+            elif name == "human":
+                action = env.unwrapped.human_action()      # the simulator's reply
+            else:
+                action = my_agent(obs)
+            env.step(action)
 
     ## Public API beyond PettingZoo
 
     What the Gymnasium env and the batched rollout runner use (never the bookkeeping dicts
     directly): :attr:`task`, :attr:`dialogue`, :attr:`answer`, :attr:`result`,
-    :attr:`episode_over`, :meth:`outcome`, :meth:`human_request`, :meth:`fail`,
+    :attr:`episode_over`, :meth:`outcome`, :meth:`human_request`, :meth:`human_action`, :meth:`fail`,
     :meth:`trajectory_record`.
 
     ## Version History
@@ -125,6 +144,8 @@ class ColBenchAECEnv(AECEnv):
         render_obs_size: tuple[int, int] = (256, 320),
         render_mode: str | None = None,
         scorer: Scorer | None = None,
+        simulator: Any = None,
+        simulator_kwargs: dict | None = None,
     ):
         super().__init__()
         if kind not in ("backend", "frontend"):
@@ -135,6 +156,18 @@ class ColBenchAECEnv(AECEnv):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         if scorer is not None and scorer.kind != kind:
             raise ValueError(f"a {kind} env got a {scorer.kind} scorer")
+        from .simulators import SIMULATOR_NAMES, Simulator
+
+        if simulator is not None and not isinstance(simulator, (str, Simulator)):
+            raise TypeError(f"simulator must be a name or a Simulator, got {type(simulator).__name__}")
+        if isinstance(simulator, str) and simulator not in SIMULATOR_NAMES:
+            raise ValueError(f"unknown simulator {simulator!r}; expected one of {', '.join(SIMULATOR_NAMES)} "
+                             "or a Simulator")
+        if simulator_kwargs and not isinstance(simulator, str):
+            raise ValueError("simulator_kwargs are for a named simulator (simulator='scripted', ...)")
+        self._simulator_spec = simulator
+        self._simulator_kwargs = dict(simulator_kwargs or {})
+        self._simulator = simulator if isinstance(simulator, Simulator) else None
         self.kind = kind
         self.tasks: list = load_tasks(tasks, kind=kind, split=split)
         wrong = [t for t in self.tasks if t.kind != kind]
@@ -318,6 +351,30 @@ class ColBenchAECEnv(AECEnv):
             raise RuntimeError("call reset() first")
         return self.task, [dict(m) for m in self.dialogue], self.scorer.simulator_renders()
 
+    @property
+    def simulator(self):
+        """The :class:`~colbench_env.simulators.Simulator` given as ``simulator`` (a named one is built
+        here, on first use); ``None`` when none was given."""
+        if self._simulator is None and self._simulator_spec is not None:
+            from .simulators import make_simulator
+
+            self._simulator = make_simulator(self._simulator_spec, kind=self.kind, **self._simulator_kwargs)
+        return self._simulator
+
+    def human_action(self) -> str:
+        """The env's simulator's reply for the human's turn now (``simulator.reply(*human_request())``):
+        what to ``step`` the ``"human"`` agent with when the simulator plays it.
+
+        Raises:
+            RuntimeError: no ``simulator`` was given, or it is not the human's turn.
+        """
+        if self.simulator is None:
+            raise RuntimeError("this env has no simulator: make it with aec_env(..., simulator='scripted') or "
+                               "simulator=<a Simulator>, or step the human with your own replies")
+        if self.task is None or self.agent_selection != HUMAN or self.episode_over:
+            raise RuntimeError("human_action(): it is not the human's turn")
+        return self.simulator.reply(*self.human_request())
+
     # ------------------------------------------------------------ trajectory
     def trajectory_record(self) -> dict:
         """The episode so far in the official trajectory format (see :mod:`colbench_env.trajectories`)."""
@@ -353,3 +410,6 @@ class ColBenchAECEnv(AECEnv):
     def close(self) -> None:
         if self._own_scorer:
             self.scorer.close()
+        if self._simulator is not None and self._simulator is not self._simulator_spec:
+            self._simulator.close()  # built here from a name (a Simulator passed in is the caller's to close)
+            self._simulator = None

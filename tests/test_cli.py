@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_helpers import assert_user_error, colbench, colbench_exe, last_json
 from colbench.cli.run import config_path
 from colbench_env.trajectories import read_trajectories
 from interrupting import interrupt_after_lines, terminal_like
@@ -22,39 +21,6 @@ from interrupting import interrupt_after_lines, terminal_like
 HERE = Path(__file__).resolve().parent
 BACKEND_FILE = HERE.parent / "colbench_env" / "data" / "backend" / "part_a.jsonl"
 FRONTEND_FILE = HERE.parent / "colbench_env" / "data" / "frontend" / "tasks.jsonl"
-
-
-def colbench_exe() -> str:
-    exe = Path(sys.executable).parent / "colbench"
-    if exe.exists():
-        return str(exe)
-    found = shutil.which("colbench")
-    if not found:
-        pytest.fail("the colbench console script is not installed (pip install -e .)")
-    return found
-
-
-def colbench(*args, cwd=None, env_extra=None, timeout=300):
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    env.update(env_extra or {})
-    return subprocess.run([colbench_exe(), *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=timeout)
-
-
-def assert_user_error(p, command: str, *needles: str) -> str:
-    """Exit 2, no traceback, one line ``colbench <command>: error: ...`` containing every needle."""
-    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
-    assert "Traceback" not in p.stderr, p.stderr[-2000:]
-    lines = [ln for ln in p.stderr.splitlines() if ln.startswith(f"colbench {command}: error: ")]
-    assert len(lines) == 1, p.stderr[-2000:]
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-    return lines[0]
-
-
-def last_json(p) -> dict:
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 # ------------------------------------------------------------------------------------------ plug-ins

@@ -180,6 +180,45 @@ def test_aec_factory_enforces_order_and_exposes_the_public_api(evaluator):
     aec.close()
 
 
+def test_a_simulator_plays_the_human_of_the_aec_env(evaluator):
+    """``aec_env(simulator=...)``: the AEC loop stepping the human with ``human_action()`` gives the
+    episode the Gymnasium env (whose simulator replies inside ``step``) gives, for a named simulator
+    and for a Simulator object alike; without one, ``human_action()`` says how to get one."""
+    from agents import ScriptedAgent
+    from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator
+
+    agent = ScriptedAgent()
+    env = gym.make("ColBench-Backend-v0", tasks=RECS, evaluator=evaluator)
+    obs, _ = env.reset(seed=0, options={"task_index": 1})
+    done = False
+    while not done:
+        obs, _, terminated, truncated, _ = env.step(agent(obs))
+        done = terminated or truncated
+    expected = env.unwrapped.trajectory_record()
+    env.close()
+    for simulator in ("scripted", ScriptedBackendSimulator()):
+        aec = colbench_env.aec_env("backend", tasks=RECS, evaluator=evaluator, simulator=simulator)
+        aec.reset(seed=0, options={"task_index": 1})
+        for name in aec.agent_iter():
+            obs, reward, terminated, truncated, info = aec.last()
+            if terminated or truncated:
+                action = None
+            elif name == "human":
+                action = aec.unwrapped.human_action()
+            else:
+                action = agent(obs)
+            aec.step(action)
+        assert aec.unwrapped.trajectory_record() == expected
+        assert len(expected["dialogue_history"]) == 5 and expected["dialogue_history"][1]["content"]
+        aec.close()
+    plain = colbench_env.aec_env("backend", tasks=RECS, evaluator=evaluator)
+    plain.reset(seed=0)
+    with pytest.raises(RuntimeError, match="no simulator: make it with aec_env"):
+        plain.unwrapped.human_action()
+    with pytest.raises(ValueError, match="unknown simulator 'nobody'"):
+        colbench_env.aec_env("backend", simulator="nobody")
+
+
 def test_a_scorer_object_is_the_only_kind_specific_part(evaluator):
     """The env takes a scorer object; the default backend one is the sandboxed evaluator's score, and
     a scorer of the other kind is refused."""

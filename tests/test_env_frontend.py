@@ -80,6 +80,32 @@ def test_scripted_frontend_episode(renderer):
     assert term and r_none == 0.0 and "no <html>" in info["eval_reason"]
 
 
+def test_the_scripted_agent_is_a_frontend_lower_bound(renderer):
+    """On the frontend env the scripted agent asks about style and sections, then answers with a
+    plain page whatever it was told: its reward is that page's similarity to the target, scored here
+    independently (render both, compare), above 0 and below a page that follows the target."""
+    from agents import ScriptedAgent
+    from colbench_env.evaluation.similarity import similarity
+    from colbench_env.protocol import extract_html
+
+    agent = ScriptedAgent(kind="frontend")
+    env = gym.make("ColBench-Frontend-v0", tasks=TASKS, renderer=renderer)
+    obs, _ = env.reset(options={"task_id": "bakery"})
+    done = False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(agent(obs))
+        done = terminated or truncated
+    record = env.unwrapped.trajectory_record()
+    asked = [m["content"] for m in record["dialogue_history"] if m["role"] == "assistant"][:2]
+    assert "colours" in asked[0] and "sections" in asked[1] and "function" not in " ".join(asked)
+    page = extract_html(record["answer"])
+    assert page == ScriptedAgent.plain_page(TASKS[0]["problem_description"])
+    assert "A page for my bakery, fresh and friendly." in page
+    expected = similarity(renderer.render(page), renderer.render(TARGET))
+    assert reward == pytest.approx(expected, abs=1e-6) and 0.05 < reward < 0.9
+    env.close()
+
+
 def test_structure_and_colour_names():
     s = page_structure(TARGET)
     assert s.headings[0] == ("h1", "Green Leaf Bakery") and s.counts["section"] == 2 and s.max_grid_cols == 3

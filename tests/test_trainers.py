@@ -152,7 +152,7 @@ def test_pairs_by_reward_difference_for_a_continuous_reward(model_dir):
     # no pair: the error names the rule (a: 0.61 vs 0.6 alone are within the gap)
     trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, pairing="all_ordered", success_threshold=0.0,
                                               min_reward_gap=0.02))
-    with pytest.raises(ValueError, match="no \\(better, worse by more than 0.02\\) pair"):
+    with pytest.raises(ValueError, match="has two rollouts whose rewards differ by more than 0.02, so there is no"):
         trainer.update([r[1], r[3]])
 
 
@@ -194,7 +194,8 @@ def test_mt_dpo_moves_chosen_up_relative_to_rejected(model_dir):
     assert m["n_pairs"] == 2
     assert changed(params, trainer.policy.trainable_parameters())
     assert margin() > 1.0
-    with pytest.raises(ValueError, match="no \\(successful, worse\\) pair"):
+    with pytest.raises(ValueError, match=r"mt-dpo: no task among the 2 trajectories has a rollout with reward >= 1 and a worse one, so "
+                                         r"there is no \(chosen, rejected\) pair; sampled rollouts give them"):
         trainer.update([BAD, MID])
 
 

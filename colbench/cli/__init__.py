@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("colbench.cli.evaluate", "score trajectories in the official format; print metrics"),
     "render": ("colbench.cli.render", "render an HTML page to a PNG in headless Chromium"),
     "train": ("colbench.cli.train", "train an agent: rft, mt-dpo, ppo, grpo or sweet-rl"),
+    "export": ("colbench.cli.export", "a colbench train checkpoint as a plain transformers model (LoRA merged)"),
     "table": ("colbench.cli.table", "agents x envs -> the paper's table (Markdown, CSV, PNG)"),
     "pipeline": ("colbench.cli.pipeline", "the SWEET-RL pipeline end to end: rollouts, training, evaluation"),
     "pipeline-stats": ("colbench.cli.pipeline_stats",

@@ -18,9 +18,9 @@ __all__ = ["add_arguments", "main"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--train-tasks", type=int, default=12, help="training tasks (default 12)")
-    parser.add_argument("--test-tasks", type=int, default=6, help="held-out tasks (default 6)")
-    parser.add_argument("--epochs", type=int, default=8, help="Bradley-Terry epochs of every critic (default 8)")
+    parser.add_argument("--train-tasks", type=int, default=12, help="training tasks")
+    parser.add_argument("--test-tasks", type=int, default=6, help="held-out tasks")
+    parser.add_argument("--epochs", type=int, default=8, help="Bradley-Terry epochs of every critic")
     parser.add_argument("--value-head-epochs", type=int, default=None,
                         help="epochs of the value-head critic (default: --epochs, the matched budget)")
     parser.add_argument("--model", default=None,
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prompt-style", default="paper", choices=PROMPT_STYLES,
                         help="with --trajectories: the agent prompt they were collected with")
     parser.add_argument("--max-turns", type=int, default=10, help="with --trajectories: their turn budget")
-    parser.add_argument("--learning-rate", type=float, default=3e-3, help="critic learning rate (default 3e-3)")
+    parser.add_argument("--learning-rate", type=float, default=3e-3, help="critic learning rate")
     parser.add_argument("--lora-r", type=int, default=8, help="LoRA rank of every critic")
     parser.add_argument("--batch-size", type=int, default=4, help="training pairs per optimiser step")
     parser.add_argument("--max-length", type=int, default=4096, help="longest critic context (cut from the left)")

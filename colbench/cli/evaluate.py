@@ -9,7 +9,11 @@ Reads trajectories in the official format (``{task, dialogue_history, answer}``,
   fraction of tests passed, in %), ``success_rate`` (fraction of answers passing every test);
 * frontend trajectories: similarity of the final page to the target, rendered in headless Chromium
   (:func:`colbench_env.evaluation.trajectory_scoring.score_frontend`; ``--similarity``,
-  ``--clip-model``, ``--render-pool``); ``--compare A.jsonl B.jsonl`` prints the win rate of A over B.
+  ``--clip-model``, ``--render-pool``).
+
+``--compare A.jsonl B.jsonl`` prints the win rate of A over B, for frontend and backend files alike:
+per task, A wins when its mean reward (similarity to the target; fraction of hidden tests passed) is
+higher than B's, ties counted apart (records without a reward are scored first).
   A clear error is raised when a frontend record is found and that scorer is not installed.
 
 ``--semantics reference`` (default) scores as the reference scorer did (comparable with published
@@ -67,13 +71,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-mb", type=int, default=512, help="address-space limit per sandbox (MiB)")
     parser.add_argument("--json", action="store_true", help="print the metrics as one JSON object (last line)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--compare", nargs=2, metavar=("A.jsonl", "B.jsonl"), default=None,
+                        help="print the win rate of A over B, backend or frontend: per task, the higher mean reward "
+                             "(fraction of tests passed; similarity to the target) wins")
     g = parser.add_argument_group("frontend trajectories")
     g.add_argument("--similarity", default="visual", choices=("visual", "clip"),
                    help="visual (offline default) or clip (transformers CLIPModel; --clip-model)")
     g.add_argument("--clip-model", default=DEFAULT_CLIP_MODEL, help="CLIP name or local path")
     g.add_argument("--render-pool", type=int, default=2, help="Chromium drivers rendering in parallel")
-    g.add_argument("--compare", nargs=2, metavar=("A.jsonl", "B.jsonl"), default=None,
-                   help="print the win rate of A over B (per task, higher similarity to the target wins)")
 
 
 def _frontend_options(args: argparse.Namespace) -> dict:

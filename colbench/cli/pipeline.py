@@ -50,7 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--env", default="ColBench-Backend-v0", choices=sorted(ENVS),
                    help="backend programming (default) or frontend design (reward: similarity of the renders)")
     p.add_argument("--out-dir", default=None, help="where every stage writes and resumes from (preset's default)")
-    p.add_argument("--policy", default=None, help="base policy (smollm2, a local path or hub id)")
+    p.add_argument("--policy", default=None,
+                   help="base policy: smollm2, a local model directory, a colbench train checkpoint, or a hub id")
     p.add_argument("--tasks", default=None,
                    help="'generated' (procedural, see --difficulty/--family), 'default' or a task file")
     p.add_argument("--difficulty", type=int, default=None,

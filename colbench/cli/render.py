@@ -17,11 +17,11 @@ from colbench_env.protocol import extract_html
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("page", type=Path, help="HTML file to render ('-' reads standard input)")
     parser.add_argument("--out", type=Path, required=True, help="PNG file to write")
-    parser.add_argument("--width", type=int, default=1280, help="viewport width in CSS pixels (default 1280)")
-    parser.add_argument("--height", type=int, default=800, help="viewport height in CSS pixels (default 800)")
+    parser.add_argument("--width", type=int, default=1280, help="viewport width in CSS pixels")
+    parser.add_argument("--height", type=int, default=800, help="viewport height in CSS pixels")
     parser.add_argument("--max-height", type=int, default=4000,
-                        help="tallest screenshot in pixels; longer pages are cut (default 4000)")
-    parser.add_argument("--timeout", type=float, default=15.0, help="page-load timeout in seconds (default 15)")
+                        help="tallest screenshot in pixels; longer pages are cut")
+    parser.add_argument("--timeout", type=float, default=15.0, help="page-load timeout in seconds")
     parser.add_argument("--extract", action="store_true",
                         help="treat the file as an agent answer: extract <html>/<body> and normalise picsum URLs")
 

@@ -1,14 +1,18 @@
 """``colbench run``: run episodes with an agent, write trajectories, print metrics.
 
-Episode ``k`` runs task ``k mod len(tasks)`` (in the file's order) with reset seed ``seed + k`` and
-``episode_id = "k"``. Trajectories are appended to ``--out`` as each episode finishes.
+Episode ``k`` runs task ``(k // K) mod len(tasks)`` (in the file's order; ``K`` is
+``--rollouts-per-task``, default 1: each task ``K`` times in a row) with reset seed ``seed + k`` and
+``episode_id = "k"``. Trajectories are appended to ``--out`` as each episode finishes; an LM agent's
+records keep the settings that shaped its contexts (``agent_prompt``: kind, max turns, prompt style),
+which ``colbench train`` uses to rebuild them.
 
 Resume: rerunning the same command skips the episodes already in ``--out``. The run's
 configuration (:func:`run_signature`: env id, task spec and a hash of the tasks, agent, simulator and
-their settings, the scripted human's reply version, max turns, seed, prompt style, sampling, scoring
-semantics) is stored next to it in
-``<out>.run.json``; a rerun whose configuration differs stops with an error naming the fields that
-differ instead of mixing two runs in one file. Each invocation's command line and code (git commit,
+their settings -- for a plug-in given as a file or module, a hash of its source --, the scripted
+human's reply version, max turns, rollouts per task, seed, prompt style, sampling, scoring semantics)
+is stored next to it in ``<out>.run.json``; a rerun whose configuration differs (a plug-in whose code
+changed included) stops with an error naming the fields that differ instead of mixing two runs in one
+file. A run that fails before its first episode (a model that is not found, ...) writes nothing. Each invocation's command line and code (git commit,
 versions) is appended to ``<out>.invocations.jsonl``. ``--episodes`` and ``--episodes-in-flight`` may change
 between reruns (more episodes extend the run). The metrics are computed over every episode of the
 run found in the file.
@@ -36,7 +40,7 @@ from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["RunConfig", "AGENTS", "add_arguments", "main", "make_agent", "make_run_simulator", "run",
            "run_to_file", "run_signature", "check_out_path", "summarize", "format_summary", "config_path",
-           "invocations_path"]
+           "invocations_path", "write_run_config"]
 
 #: built-in agent names; anything else is a plug-in spec (see :mod:`colbench.plugins`)
 AGENTS = ("smollm2", "scripted", "hf", "openai")
@@ -45,7 +49,9 @@ ENV_ENTRY_POINT = "colbench_env.gym_env:ColBenchEnv"
 SEMANTICS = ("reference", "python")
 #: values of signature fields added after runs were first recorded, as those runs had them (a
 #: ``<out>.run.json`` without the field resumes as if it had this value)
-SIGNATURE_DEFAULTS = {"semantics": "reference"}
+SIGNATURE_DEFAULTS = {"semantics": "reference", "rollouts_per_task": 1}
+#: signature fields holding a plug-in's source hash -> the option naming the plug-in
+CODE_FIELDS = {"agent_code_sha256": "agent", "simulator_code_sha256": "simulator"}
 
 
 @dataclass
@@ -55,8 +61,8 @@ class RunConfig(metaclass=AliasedConfig):
     Attributes:
         out: trajectory jsonl, appended to; its configuration is kept in ``<out>.run.json``.
         env: ``ColBench-Backend-v0`` or ``ColBench-Frontend-v0``.
-        agent: ``smollm2`` (embedded SmolLM2-135M-Instruct), ``scripted`` (fixed questions, then
-            ``return None``: a lower bound), ``hf`` (``agent_model``: a local path or hub id),
+        agent: ``smollm2`` (embedded SmolLM2-135M-Instruct), ``scripted`` (two fixed questions, then
+            ``return None`` / a plain page: a lower bound, :class:`agents.ScriptedAgent`), ``hf`` (``agent_model``: a local path or hub id),
             ``openai`` (``agent_base_url`` + ``agent_model``), or a plug-in: ``module:Name``,
             ``path/to/file.py:Name`` or an entry point of group ``colbench.agents``.
         agent_kwargs: keyword arguments for the agent's class / factory (built-ins: for
@@ -65,7 +71,10 @@ class RunConfig(metaclass=AliasedConfig):
         tasks: ``default``, a task file (jsonl/json), or ``generated:N:difficulty[:family]``.
         split: ``train`` / ``test`` / ``None``. A file without ``split`` fields keeps all its tasks
             (a note says so).
-        episodes: episodes to run (``None``: one per task); >= 1.
+        episodes: episodes to run (``None``: ``rollouts_per_task`` per task); >= 1.
+        rollouts_per_task: ``K``: each task runs ``K`` times in a row (episode ``k`` runs task
+            ``(k // K) mod len(tasks)``); pair-based trainers (``mt-dpo``, ``sweet-rl``, ``grpo``)
+            need several sampled rollouts of a task (``temperature > 0``); >= 1.
         episodes_in_flight: episodes in flight, each advancing on its own (a local model batches their turns); >= 1. Old
             name: ``batch_size`` (``--batch-size``), accepted as an alias.
         simulator: ``scripted`` | ``hf`` | ``smollm2`` | ``openai`` | ``record`` | ``replay``, or a
@@ -95,6 +104,7 @@ class RunConfig(metaclass=AliasedConfig):
     tasks: str = "default"
     split: str | None = None
     episodes: int | None = None
+    rollouts_per_task: int = 1
     episodes_in_flight: int = 4
     simulator: str = "scripted"
     simulator_kwargs: dict = field(default_factory=dict)
@@ -110,7 +120,7 @@ class RunConfig(metaclass=AliasedConfig):
     semantics: str = "reference"
 
     def __post_init__(self) -> None:
-        for name in ("episodes_in_flight", "max_turns", "max_new_tokens", "workers"):
+        for name in ("episodes_in_flight", "max_turns", "max_new_tokens", "workers", "rollouts_per_task"):
             if getattr(self, name) < 1:
                 raise UsageError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
         if self.episodes is not None and self.episodes < 1:
@@ -199,6 +209,15 @@ def check_out_path(out: str | os.PathLike, option: str = "--out") -> None:
         raise UsageError(f"{option} {out}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {out}: cannot create files in {parent}")
+    # os.access says yes to root everywhere (/proc, a read-only mount): create and remove a file to know
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".colbench-probe-", dir=parent)
+    except OSError as e:
+        raise UsageError(f"{option} {out}: cannot create files in {parent} ({e.strerror or e})") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def config_path(out: str | os.PathLike) -> Path:
@@ -219,14 +238,22 @@ def tasks_hash(tasks: list) -> str:
 
 
 def run_signature(config: RunConfig, tasks: list) -> dict:
-    """What makes two runs the same run (stored in ``<out>.run.json``)."""
+    """What makes two runs the same run (stored in ``<out>.run.json``). A plug-in agent or simulator
+    given as a file or module adds the sha256 of that file's source (``agent_code_sha256``,
+    ``simulator_code_sha256``; :func:`colbench.plugins.source_hash`): load the plug-in first."""
+    from colbench import plugins
+    from colbench_env.simulators import SIMULATOR_NAMES
     from colbench_env.simulators.scripted_backend import reply_version
 
     keep = ("env", "tasks", "split", "agent", "agent_kwargs", "agent_model", "agent_base_url", "agent_4bit",
             "simulator", "simulator_kwargs", "simulator_model", "simulator_base_url", "simulator_cache",
-            "max_turns", "seed", "prompt_style", "max_new_tokens", "temperature", "semantics")
+            "max_turns", "rollouts_per_task", "seed", "prompt_style", "max_new_tokens", "temperature", "semantics")
     sig = {k: getattr(config, k) for k in keep}
     sig["tasks_sha256"] = tasks_hash(tasks)
+    sig["agent_code_sha256"] = (plugins.source_hash(config.agent, plugins.AGENT_GROUP)
+                                if config.agent not in AGENTS else None)
+    sig["simulator_code_sha256"] = (plugins.source_hash(config.simulator, plugins.SIMULATOR_GROUP)
+                                    if config.simulator not in SIMULATOR_NAMES else None)
     # the offline backend human's reply version (its replies changed in version 3)
     sig["human_version"] = reply_version(config.simulator) if env_kind(config.env) == "backend" else None
     return json.loads(json.dumps(sig))  # as stored: JSON types only
@@ -247,8 +274,10 @@ def _short(v: Any) -> str:
     return s if len(s) <= 40 else s[:37] + "..."
 
 
-def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--out") -> None:
-    """Stop when ``out`` holds another run; else (re)write its configuration file."""
+def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--out", write: bool = True) -> None:
+    """Stop when ``out`` holds another run (a plug-in whose source changed since included: the message
+    names it); else (re)write its configuration file (:func:`write_run_config`; not with ``write=False``,
+    which only checks)."""
     from colbench.resume import changed_fields, read_json_object
     from wrappers.recorder import completed_episode_ids
 
@@ -260,8 +289,19 @@ def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--ou
         except ValueError as e:
             raise UsageError(f"{e}: not a run configuration; delete it together with {out} to start over") from None
         if n_done:
+            # a plug-in's source hash is compared only when the stored run recorded one (older runs did not)
+            code = [k for k in CODE_FIELDS if k in stored]
             stored = {**_stored_defaults(stored, signature), **stored}
-            differ = changed_fields(stored, signature, compare_missing=True)
+            differ = changed_fields(stored, {k: v for k, v in signature.items() if k in stored or k not in CODE_FIELDS},
+                                    compare_missing=True)
+            changed_code = [d for d in differ if d[0] in code]
+            if changed_code and len(changed_code) == len(differ):
+                field_, was, now = changed_code[0]
+                which = CODE_FIELDS[field_]
+                raise UsageError(f"{option} {out} holds {n_done} episodes of --{which} {signature[which]} as its "
+                                 f"code was then, and its source changed since (sha256 {str(was)[:12]} there, "
+                                 f"{str(now)[:12]} now); use another {option}, or delete {out} and {cfg_file} "
+                                 "to rerun it")
             if differ:
                 what = "; ".join(f"{k}: {_short(was)} there, {_short(now)} now" for k, was, now in differ)
                 raise UsageError(f"{option} {out} holds {n_done} episodes of another run (differs in {what}); "
@@ -269,10 +309,20 @@ def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--ou
     elif n_done:
         raise UsageError(f"{option} {out} holds {n_done} episodes but no run configuration ({cfg_file}), so "
                          f"resuming could mix two runs; use another {option}, or delete {out} to start over")
+    if write:
+        write_run_config(out, signature, option=option)
+
+
+def write_run_config(out: str | os.PathLike, signature: dict, *, option: str = "--out") -> None:
+    """Write ``<out>.run.json`` (atomically); an :class:`UsageError` naming it when it cannot be written."""
+    cfg_file = config_path(out)
     tmp = cfg_file.with_name(cfg_file.name + ".tmp")
-    cfg_file.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_text(json.dumps(signature, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, cfg_file)
+    try:
+        cfg_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(signature, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, cfg_file)
+    except OSError as e:
+        raise UsageError(f"{option} {out}: cannot write {cfg_file} ({e.strerror or e})") from None
 
 
 def make_agent(config: RunConfig, kind: str):
@@ -287,7 +337,7 @@ def make_agent(config: RunConfig, kind: str):
     from colbench_env.lm.base import SamplingParams
 
     if config.agent == "scripted":
-        return ScriptedAgent(**config.agent_kwargs)
+        return ScriptedAgent(**{"kind": kind, **config.agent_kwargs})  # the env's questions and answer
     sampling = SamplingParams(max_new_tokens=config.max_new_tokens, temperature=config.temperature,
                               seed=config.seed if config.temperature > 0 else None)
     kw: dict[str, Any] = dict(kind=kind, max_turns=config.max_turns, sampling=sampling,
@@ -331,14 +381,20 @@ def make_run_simulator(config: RunConfig, kind: str):
 
 
 def run_to_file(env_fn, make_policy, specs, out, *, episodes_in_flight: int, desc: str,
-                close_policy: bool = True) -> list[dict]:
+                close_policy: bool = True, on_start: Callable[[], None] | None = None) -> list[dict]:
     """Run the episodes of ``specs`` not yet completed in ``out`` (resume), appending each record
     as it finishes; returns the latest record of every episode of ``specs`` found in ``out``.
+
+    Each record of a policy that builds its contexts with :mod:`colbench_env.prompting` (an
+    :class:`~agents.LMAgent`) keeps their settings in ``agent_prompt``
+    (:func:`~colbench_env.prompting.agent_prompt_settings`), for the trainers.
 
     Args:
         env_fn: makes one env (see :func:`colbench_env.rollout.run_episodes`).
         make_policy: builds the policy; called only when some episode is left to run (a policy
             with ``close()`` is closed afterwards unless ``close_policy`` is false).
+        on_start: called once the policy is built, before the first episode (what a run writes
+            beside its trajectories: nothing is written when building the policy fails).
     """
     from tqdm import tqdm
 
@@ -354,11 +410,17 @@ def run_to_file(env_fn, make_policy, specs, out, *, episodes_in_flight: int, des
     if retried:
         print(f"retrying {len(retried)} episodes that ended with an error", file=sys.stderr)
     if todo:
+        from colbench_env.prompting import AGENT_PROMPT_FIELD, agent_prompt_settings
+
         policy = make_policy()
+        settings = agent_prompt_settings(policy)
+        extra = {AGENT_PROMPT_FIELD: settings} if settings else {}
         try:
+            if on_start is not None:
+                on_start()
             with tqdm(total=len(todo), desc=desc, unit="ep", file=sys.stderr) as bar:
-                run_episodes(lambda: TrajectoryRecorder(env_fn(), out), policy, todo, episodes_in_flight=episodes_in_flight,
-                             progress=bar)
+                run_episodes(lambda: TrajectoryRecorder(env_fn(), out, extra=extra), policy, todo,
+                             episodes_in_flight=episodes_in_flight, progress=bar)
         finally:
             if close_policy and hasattr(policy, "close"):
                 policy.close()
@@ -389,16 +451,33 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
                          f"({config.env} scores a page by similarity)")
     tasks = load_run_tasks(config.tasks, kind=kind, split=config.split)
     check_out_path(config.out)
-    check_resume(config.out, run_signature(config, tasks))
-    from colbench.provenance import log_invocation
+    from colbench import plugins
+    from colbench_env.simulators import SIMULATOR_NAMES
 
-    note = log_invocation(invocations_path(config.out), "run")  # which code wrote the episodes
-    if note:
-        print(note, file=sys.stderr)
-    if agent is None and config.agent not in AGENTS:  # a bad plug-in spec fails before anything starts
-        from colbench import plugins
-
+    # a bad plug-in spec fails before anything starts; loaded, its source can be hashed
+    if agent is None and config.agent not in AGENTS:
         plugins.load_object(config.agent, plugins.AGENT_GROUP, option="--agent")
+    if simulator is None and config.simulator not in SIMULATOR_NAMES:
+        plugins.load_object(config.simulator, plugins.SIMULATOR_GROUP, option="--simulator")
+    signature = run_signature(config, tasks)
+    check_resume(config.out, signature, write=False)
+    if agent is None and config.agent == "hf":  # a model that is not there: one line now, not a hub timeout later
+        from colbench_env.lm.models import resolve_model
+
+        resolve_model(config.agent_model, option="--agent-model")
+    if config.rollouts_per_task > 1 and config.temperature == 0 and config.agent in ("smollm2", "hf", "openai"):
+        print(f"colbench run: note: --rollouts-per-task {config.rollouts_per_task} at --temperature 0: a greedy "
+              "agent repeats itself, so with a deterministic human a task's rollouts are copies (pair-based "
+              "trainers need sampled ones: --temperature > 0)", file=sys.stderr)
+
+    def start() -> None:  # the agent is built: from here on the run leaves its files
+        from colbench.provenance import log_invocation
+
+        write_run_config(config.out, signature)
+        note = log_invocation(invocations_path(config.out), "run")  # which code wrote the episodes
+        if note:
+            print(note, file=sys.stderr)
+
     sim = simulator if simulator is not None else make_run_simulator(config, kind)
     shared: dict[str, Any] = {}
     if kind == "backend":
@@ -413,12 +492,14 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     def env_fn():
         return gym.make(config.env, tasks=tasks, simulator=sim, max_turns=config.max_turns, **shared)
 
-    n = config.episodes if config.episodes is not None else len(tasks)
+    n = config.episodes if config.episodes is not None else len(tasks) * config.rollouts_per_task
     try:
         records = run_to_file(env_fn, (lambda: agent) if agent is not None else (lambda: make_agent(config, kind)),
-                              episode_specs(n, n_tasks=len(tasks), seed=config.seed), config.out,
-                              episodes_in_flight=config.episodes_in_flight, desc=f"{config.agent} on {config.env}",
-                              close_policy=agent is None)  # an agent passed in is the caller's to close
+                              episode_specs(n, n_tasks=len(tasks), seed=config.seed, repeats=config.rollouts_per_task),
+                              config.out, episodes_in_flight=config.episodes_in_flight,
+                              desc=f"{config.agent} on {config.env}",
+                              close_policy=agent is None,  # an agent passed in is the caller's to close
+                              on_start=start)
     finally:
         for v in shared.values():
             v.close()
@@ -460,7 +541,11 @@ def add_common_arguments(p: argparse.ArgumentParser, *, defaults: dict | None = 
                         "or 'generated:N:difficulty[:family]'")
     p.add_argument("--split", default=d["split"], choices=("train", "test"),
                    help="keep only this split (a file without 'split' fields keeps all its tasks)")
-    p.add_argument("--episodes", type=int, default=None, help="episodes per run (default: one per task)")
+    p.add_argument("--episodes", type=int, default=None,
+                   help="episodes per run (default: one per task, K with --rollouts-per-task K)")
+    p.add_argument("--rollouts-per-task", type=int, default=1,
+                   help="K: run each task K times in a row (sampled rollouts for pair-based trainers such as "
+                        "mt-dpo and sweet-rl need K >= 2 and --temperature > 0)")
     p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=d["episodes_in_flight"],
                    dest="episodes_in_flight",
                    help="episodes in flight, each advancing on its own; a local model batches their turns (--batch-size: old name)")
@@ -490,8 +575,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "its configuration is kept in OUT.run.json)")
     p.add_argument("--env", default="ColBench-Backend-v0", help="ColBench-Backend-v0 or ColBench-Frontend-v0")
     p.add_argument("--agent", default="smollm2",
-                   help="smollm2 (embedded SmolLM2-135M-Instruct), scripted (asks, then answers 'return None': "
-                        "a lower bound), hf (--agent-model PATH), openai (--agent-base-url/--agent-model), or a "
+                   help="smollm2 (embedded SmolLM2-135M-Instruct), scripted (asks, then answers 'return None', "
+                        "or a plain page on the frontend: a lower bound), hf (--agent-model PATH), openai (--agent-base-url/--agent-model), or a "
                         "plug-in: module:Name, path/to/file.py:Name (a class, factory or callable), or an "
                         "entry point of group colbench.agents")
     p.add_argument("--agent-kwargs", type=json_object("--agent-kwargs"), default={},

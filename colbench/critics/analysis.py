@@ -356,12 +356,13 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
         tok = AutoTokenizer.from_pretrained(smollm2_path())
         critic_base = lambda: _tiny_llama(tok, seed + 1)  # noqa: E731
         policy_base = lambda: _tiny_llama(tok, seed)  # noqa: E731
-    else:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+    else:  # "smollm2", a directory, a colbench train checkpoint, a cached hub id (or one line: not found)
+        from colbench_env.lm.models import load_causal_lm, load_tokenizer, resolve_model
 
-        tok = AutoTokenizer.from_pretrained(model)
-        critic_base = lambda: AutoModelForCausalLM.from_pretrained(model)  # noqa: E731
-        policy_base = lambda: AutoModelForCausalLM.from_pretrained(model)  # noqa: E731
+        source = resolve_model(model, option="--model")
+        tok = load_tokenizer(source)
+        critic_base = lambda: load_causal_lm(source)  # noqa: E731
+        policy_base = lambda: load_causal_lm(source)  # noqa: E731
 
     out: dict = {}
     for use_info in (True, False):

@@ -607,13 +607,13 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
                           for st in states}
         del trainer
     else:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
         from colbench.critics.analysis import ValueHeadCritic
+        from colbench_env.lm.models import load_causal_lm, load_tokenizer, resolve_model
 
-        tok = AutoTokenizer.from_pretrained(base)
+        source = resolve_model(base, option="--policy")
+        tok = load_tokenizer(source)
         torch.manual_seed(cfg.seed)
-        vh = ValueHeadCritic(AutoModelForCausalLM.from_pretrained(base), tok, critic_formatter(cfg), info_fields=["ground_truth"],
+        vh = ValueHeadCritic(load_causal_lm(source), tok, critic_formatter(cfg), info_fields=["ground_truth"],
                              lora_r=cfg.critic_lora_r, lora_alpha=2 * cfg.critic_lora_r,
                              learning_rate=cfg.critic_learning_rate, seed=cfg.seed, max_length=cfg.max_length,
                              head_init="zeros")  # PPO's value head starts at 0 (agents.ppo)

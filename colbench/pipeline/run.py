@@ -74,6 +74,8 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     reported on them; a rerun retries those episodes."""
     check_sampled_files(cfg)  # every seed's, before any stage runs
     check_resume(cfg)
+    base_policy(cfg)  # a policy found nowhere: one line (ModelNotFoundError) before anything is written
+    _check_tasks(cfg)
     from colbench.provenance import record_invocation
 
     note = record_invocation(cfg.out_dir, "pipeline")  # which code made the files: invocations.jsonl
@@ -108,6 +110,22 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     write_view(out)
     return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
             "seeds": seeds}
+
+
+def _check_tasks(cfg: PipelineConfig) -> None:
+    """Both splits of the run's tasks load: a task file that is missing, or a spec that is wrong, is
+    one line (:class:`~colbench_env.errors.UsageError`) before anything is written (a malformed file's
+    :class:`~colbench_env.tasks.TaskFormatError` names its line)."""
+    from colbench_env.errors import UsageError
+    from colbench_env.tasks import TaskFormatError
+
+    for split in ("train", "test"):
+        try:
+            task_split(cfg, split)
+        except TaskFormatError:
+            raise
+        except (OSError, ValueError) as e:
+            raise UsageError(f"--tasks {cfg.tasks}: {e}") from None
 
 
 def write_view(out_dir: str | Path) -> Path | None:

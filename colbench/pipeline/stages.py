@@ -42,12 +42,20 @@ def task_split(cfg: PipelineConfig, split: str) -> list:
 
 
 def base_policy(cfg: PipelineConfig) -> str:
-    """The base policy's loadable path (``smollm2``: the embedded model's converted weights)."""
-    if cfg.policy == "smollm2":
-        from colbench_env.lm.smollm2 import smollm2_path
+    """The base policy's loadable path (``smollm2``: the embedded model's converted weights; a hub id in
+    the local cache: its snapshot) or name (a ``colbench train`` checkpoint, which the agents and the
+    trainers load as its base with the trained policy merged; a hub id to download). A model found
+    nowhere is a :class:`~colbench_env.lm.models.ModelNotFoundError` naming ``--policy``.
 
-        return smollm2_path()
-    return cfg.policy
+    With ``cfg.policy_base_url`` the policy's turns come from the server(s), which are asked for it by
+    this name: a local model name is still its path, anything else is ``cfg.policy`` as given (a hub
+    id the server knows; nothing is looked up here: the trainers resolve it when they load it)."""
+    from colbench_env.lm.models import LOCAL_MODELS, resolve_model
+
+    if cfg.policy_base_url and cfg.policy not in LOCAL_MODELS:
+        return cfg.policy
+    source = resolve_model(cfg.policy, option="--policy")
+    return source.path if source.kind in ("local", "directory", "cached") else cfg.policy
 
 
 def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int,

@@ -1,7 +1,7 @@
 """Scoring trajectory files (what ``colbench evaluate`` runs): :func:`load_records` reads and checks
 a file in the official format, :func:`score_backend` runs backend answers' hidden tests in the
 sandbox, :func:`score_frontend` scores frontend pages by similarity, :func:`win_rate` /
-:func:`compare_files` compare two sets of frontend trajectories (``--compare A.jsonl B.jsonl``).
+:func:`compare_files` compare two sets of trajectories of one kind, per task (``--compare A.jsonl B.jsonl``).
 
 The answer of a frontend trajectory is its final HTML (``<html>…</html>``, else ``<body>…</body>``,
 picsum images normalised to id 48, as the reference extracts it). Both pages are rendered in
@@ -121,7 +121,8 @@ def score_frontend(records: Sequence[dict], *, similarity: str = "visual", clip_
 
 def win_rate(a: Sequence[dict], b: Sequence[dict]) -> dict:
     """Win rate of A over B: per task (``task_id``, else the task's ground truth), A wins when its
-    mean ``reward`` (similarity to the target) is higher than B's; ties are counted apart, not as
+    mean ``reward`` (frontend: the similarity to the target; backend: the fraction of tests passed)
+    is higher than B's; ties are counted apart, not as
     wins. ``win_rate = wins / tasks compared``."""
     def key(r):
         return str(r.get("task_id") or r["task"].get("task_id") or hashlib.sha256(
@@ -142,12 +143,32 @@ def win_rate(a: Sequence[dict], b: Sequence[dict]) -> dict:
 
 
 def compare_files(path_a: str, path_b: str, **frontend_options: Any) -> dict:
-    """Win rate of the trajectories in ``path_a`` over ``path_b``; records without ``reward`` are
-    scored first (:func:`score_frontend` with ``frontend_options``)."""
+    """Win rate of the trajectories in ``path_a`` over ``path_b`` (:func:`win_rate`), frontend or
+    backend alike: per task, the higher mean reward wins -- a page's similarity to the target, or the
+    fraction of hidden tests passed. Records without ``reward`` are scored first (backend:
+    :func:`score_backend` with its defaults; frontend: :func:`score_frontend` with
+    ``frontend_options``). Two files of different kinds are a
+    :class:`~colbench_env.errors.UsageError` naming both."""
+    from ..errors import UsageError
+
+    loaded, kinds = [], []
+    for path in (path_a, path_b):  # both read and checked before anything is scored
+        items = load_records(path)
+        backend = {isinstance(task, BackendTask) for _, _, task in items}
+        if len(backend) > 1:
+            raise UsageError(f"{path}: holds both backend and frontend trajectories")
+        loaded.append(items)
+        kinds.append("backend" if backend == {True} else "frontend" if backend else None)
+    if None not in kinds and kinds[0] != kinds[1]:
+        raise UsageError(f"--compare: {path_a} holds {kinds[0]} trajectories and {path_b} {kinds[1]} ones")
     sides = []
-    for path in (path_a, path_b):
-        recs = [r for _, r, _ in load_records(path)]
+    for items, kind in zip(loaded, kinds):
+        recs = [r for _, r, _ in items]
         if any("reward" not in r for r in recs):
-            recs = score_frontend(recs, **frontend_options)
+            if kind == "backend":
+                score_backend([it for it in items if "reward" not in it[1]],
+                              progress=frontend_options.get("progress", True))
+            else:
+                recs = score_frontend(recs, **frontend_options)
         sides.append(recs)
     return win_rate(*sides)

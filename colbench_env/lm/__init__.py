@@ -12,6 +12,9 @@ import importlib
 from typing import Any
 
 from .base import BackendError, Generation, LMBackend, SamplingParams
+from .quantization import quiet_cpu_kernel_warning
+
+quiet_cpu_kernel_warning()  # before peft imports bitsandbytes (see quantization.py: noise here)
 
 __all__ = ["BackendError", "Generation", "LMBackend", "SamplingParams", "HFBackend", "OpenAICompatBackend",
            "image_to_data_url", "smollm2_path", "smollm2_gguf_path", "make_backend", "BACKEND_NAMES"]

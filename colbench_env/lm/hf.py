@@ -70,9 +70,11 @@ class HFBackend(LMBackend):
 
     Args:
         model: ``"smollm2"`` (the embedded SmolLM2-135M-Instruct, see
-            :func:`~colbench_env.lm.smollm2.smollm2_path`), a local directory, a hub id (users
-            with network access), or an already-loaded ``PreTrainedModel`` (e.g. a peft model a
-            trainer is updating; ``tokenizer`` is then required).
+            :func:`~colbench_env.lm.smollm2.smollm2_path`), a local directory, a ``colbench train``
+            checkpoint directory or a peft adapter (the base with the trained adapter merged; the
+            tokenizer is the base's), a hub id (cached, or downloaded by users with network access;
+            :func:`~colbench_env.lm.models.resolve_model`), or an already-loaded ``PreTrainedModel``
+            (e.g. a peft model a trainer is updating; ``tokenizer`` is then required).
         tokenizer: a tokenizer or its path; default: loaded from ``model``'s path.
         device: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"auto"`` (ignored for a loaded model).
         dtype: ``None`` (float32 on CPU, bfloat16/float16 on CUDA), ``"auto"``, ``"float32"``,
@@ -116,7 +118,7 @@ class HFBackend(LMBackend):
         trust_remote_code: bool = False,
     ) -> None:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel
+        from transformers import AutoTokenizer
 
         if not isinstance(max_batch_size, int) or max_batch_size < 1:
             raise ValueError(f"max_batch_size must be a positive int, got {max_batch_size!r}")
@@ -133,11 +135,10 @@ class HFBackend(LMBackend):
             if not isinstance(model, (str, os.PathLike)):
                 raise TypeError(f"model must be 'smollm2', a path, a hub id or a loaded model, got {type(model).__name__}")
             self.model_name = os.fspath(model)
-            path = self.model_name
-            if path == "smollm2":
-                from .smollm2 import smollm2_path
+            from .models import load_causal_lm, resolve_model
 
-                path = smollm2_path()
+            source = resolve_model(self.model_name, option="model")  # a name, a directory, a checkpoint, a hub id
+            path = source.path
             self.device = _resolve_device(device)
             torch_dtype = _resolve_dtype(dtype, self.device)
             kwargs: dict[str, Any] = {"dtype": torch_dtype, "trust_remote_code": trust_remote_code}
@@ -148,14 +149,14 @@ class HFBackend(LMBackend):
                 kwargs["quantization_config"] = BitsAndBytesConfig(
                     load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=compute)
                 kwargs["device_map"] = {"": self.device}
-            try:
-                self.model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+            try:  # a trained adapter is merged into the weights, except into 4-bit ones (kept as a peft model)
+                self.model = load_causal_lm(source, merge=not self.load_in_4bit, **kwargs)
             except OSError as e:
                 raise BackendError(f"could not load model {self.model_name!r} (resolved to {path!r}): {e}") from e
             if not self.load_in_4bit:
                 self.model.to(self.device)
             if tokenizer is None:
-                tokenizer = path
+                tokenizer = source.tokenizer  # a checkpoint's or adapter's: its base's
         if isinstance(tokenizer, (str, os.PathLike)):
             tokenizer = AutoTokenizer.from_pretrained(os.fspath(tokenizer), trust_remote_code=trust_remote_code)
         self.tokenizer = tokenizer

@@ -18,18 +18,52 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["keep_4bit_differentiable", "prepare_4bit_for_training"]
+__all__ = ["keep_4bit_differentiable", "prepare_4bit_for_training", "quiet_cpu_kernel_warning"]
+
+#: the logger of bitsandbytes' CPU kernels, and the start of its import-time warning
+_BNB_CPU_LOGGER = "bitsandbytes.backends.cpu.ops"
+_BNB_KERNEL_WARNING = "Failed to load CPU gemm_4bit_forward"
+
+
+class _DropKernelWarning:
+    """A logging filter dropping bitsandbytes' "Failed to load CPU gemm_4bit_forward ..." record."""
+
+    def filter(self, record) -> bool:
+        return not str(record.msg).startswith(_BNB_KERNEL_WARNING)
+
+
+def quiet_cpu_kernel_warning() -> None:
+    """Drop bitsandbytes' import-time warning "Failed to load CPU gemm_4bit_forward from
+    kernels-community ... Please make sure you already `pip install kernels`" (idempotent).
+
+    bitsandbytes (0.50) prints it on an AVX512-BF16 CPU whenever it is imported and the kernel
+    repository is not trusted, and it is imported by peft's own import (``peft/helpers.py``), so every
+    trainer -- 4-bit or not -- printed it. It is noise in colbench even with 4-bit weights: the kernel
+    it failed to load serves only ``gemv_4bit`` on weights repacked for the CPU, the repack that
+    :func:`keep_4bit_differentiable` turns off on every 4-bit model colbench builds or receives (4-bit
+    matmuls then dequantize and run a plain matmul), so installing it would change nothing. Only that
+    one record is dropped; the logger's other messages are kept."""
+    import logging
+
+    logger = logging.getLogger(_BNB_CPU_LOGGER)
+    if not any(isinstance(f, _DropKernelWarning) for f in logger.filters):
+        logger.addFilter(_DropKernelWarning())
 
 
 def keep_4bit_differentiable(model: Any) -> int:
     """Disable (and undo) the CPU repacking of every ``bnb.nn.Linear4bit`` in ``model``, in place.
 
     Returns:
-        The number of 4-bit layers found (0 when bitsandbytes is not installed or none is used).
+        The number of 4-bit layers found (0 when bitsandbytes is not installed, or not imported:
+        then no layer of ``model`` can be one).
     """
-    try:
-        import bitsandbytes as bnb
-    except ImportError:
+    import sys
+
+    # a model with 4-bit layers was loaded through bitsandbytes, so it is imported already; importing
+    # it here for a full-precision model would only print its CPU kernel warning ("Failed to load
+    # CPU gemm_4bit_forward from kernels-community ...") on every command that loads a model
+    bnb = sys.modules.get("bitsandbytes")
+    if bnb is None or not hasattr(bnb, "nn"):
         return 0
     n = 0
     for module in model.modules():

@@ -1,0 +1,438 @@
+"""The loop a researcher runs from the command line -- collect, train, run the checkpoint, compare --
+with nothing stale or silent (issue 38). Every command is the installed console script, as a user
+runs it. The fast tests use the scripted agent, plug-ins written here, or a tiny random Llama; the
+``slow`` ones run the embedded SmolLM2 (the README's loop, and the contexts a trainer rebuilds)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import assert_user_error, colbench, last_json
+from colbench.cli.run import config_path, invocations_path
+from colbench_env.trajectories import read_trajectories
+from samples import BAD, GOOD, MID
+
+HERE = Path(__file__).resolve().parent
+BACKEND_FILE = HERE.parent / "colbench_env" / "data" / "backend" / "part_a.jsonl"
+FRONTEND_FILE = HERE.parent / "colbench_env" / "data" / "frontend" / "tasks.jsonl"
+OFFLINE = {"HF_HUB_OFFLINE": "1"}
+
+
+def two_tasks(tmp_path) -> Path:
+    path = tmp_path / "two.jsonl"
+    path.write_text("\n".join(BACKEND_FILE.read_text().splitlines()[:2]) + "\n")
+    return path
+
+
+def scripted_rollouts(tmp_path, *extra) -> Path:
+    """Trajectories of the scripted agent (every reward 0) on two tasks, with their OUT.run.json."""
+    out = tmp_path / "scripted.jsonl"
+    last_json(colbench("run", "--agent", "scripted", "--tasks", two_tasks(tmp_path), "--out", out, "--json", *extra))
+    return out
+
+
+def write_jsonl(path: Path, records) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+# ------------------------------------------------------------------------------- models by name
+def test_a_model_found_nowhere_is_one_line_at_once_and_nothing_is_written(tmp_path):
+    traj = scripted_rollouts(tmp_path)
+    ck = tmp_path / "ck"
+    line = assert_user_error(colbench("train", "mt-dpo", "--trajectories", traj, "--model", "no-such-model-38",
+                                      "--out", ck, env_extra=OFFLINE), "train", "--model no-such-model-38",
+                             "HF_HUB_OFFLINE", "smollm2", "a directory", "Hugging Face cache")
+    assert "hf download no-such-model-38" in line
+    assert_user_error(colbench("train", "mt-dpo", "--trajectories", traj, "--model", "./no/such/dir", "--out", ck),
+                      "train", "--model ./no/such/dir: no such directory")
+    assert not ck.exists()
+    out = tmp_path / "hf.jsonl"
+    assert_user_error(colbench("run", "--agent", "hf", "--agent-model", tmp_path / "missing", "--out", out), "run",
+                      f"--agent-model {tmp_path / 'missing'}: no such directory")
+    empty = tmp_path / "empty_dir"
+    empty.mkdir()
+    assert_user_error(colbench("run", "--agent", "hf", "--agent-model", empty, "--out", out), "run",
+                      "a directory without a model")
+    assert not out.exists() and not config_path(out).exists() and not invocations_path(out).exists()
+    assert_user_error(colbench("table", "--agents", f"hf:{tmp_path / 'missing'}", "--out-dir", tmp_path / "t"),
+                      "table", "no such directory")
+    pdir = tmp_path / "p"
+    assert_user_error(colbench("pipeline", "--policy", "org/no-such-model-38", "--out-dir", pdir, env_extra=OFFLINE),
+                      "pipeline", "--policy org/no-such-model-38", "HF_HUB_OFFLINE")
+    assert not pdir.exists()
+
+
+def test_the_pipelines_task_errors_are_one_line_before_anything_is_written(tmp_path):
+    pdir = tmp_path / "p"
+    assert_user_error(colbench("pipeline", "--tasks", tmp_path / "missing.jsonl", "--out-dir", pdir), "pipeline",
+                      f"--tasks {tmp_path / 'missing.jsonl'}")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(BACKEND_FILE.read_text().splitlines()[0] + "\n{\"task_id\": \"x\"}\n")
+    assert_user_error(colbench("pipeline", "--tasks", bad, "--out-dir", pdir), "pipeline", f"{bad}:2: field")
+    assert not pdir.exists()
+
+
+def test_model_names_lead_where_the_docstring_says(tmp_path, model_dir):
+    from colbench_env.lm.models import ModelNotFoundError, resolve_model
+    from colbench_env.lm.smollm2 import smollm2_path
+
+    src = resolve_model("smollm2")
+    assert (src.kind, src.path, src.tokenizer, src.adapter) == ("local", smollm2_path(), smollm2_path(), None)
+    assert resolve_model(model_dir).kind == "directory"
+    ck = tmp_path / "ck"
+    (ck / "policy").mkdir(parents=True)
+    (ck / "trainer.json").write_text(json.dumps({"algorithm": "mt-dpo", "config": {
+        "policy": {"model_name_or_path": "smollm2", "compute_dtype": "float32"}}}))
+    src = resolve_model(str(ck))
+    assert (src.kind, src.path, src.tokenizer, src.adapter, src.dtype) == (
+        "checkpoint", smollm2_path(), smollm2_path(), str(ck / "policy"), "float32")
+    # a checkpoint written before the nested configs names its base with the flat key "model"
+    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"model": model_dir}}))
+    assert resolve_model(str(ck)).path == model_dir
+    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"model": str(ck)}}))
+    with pytest.raises(ModelNotFoundError, match="leads back to itself"):
+        resolve_model(str(ck))
+
+
+# ------------------------------------------------------------------------ nothing to learn from
+@pytest.mark.parametrize("algorithm", ["mt-dpo", "sweet-rl", "grpo", "rft"])
+def test_trajectories_without_pairs_are_refused_saying_what_data_gives_them(tmp_path, algorithm):
+    traj = scripted_rollouts(tmp_path)  # greedy, one rollout per task, every reward 0
+    ck = tmp_path / "ck"
+    line = assert_user_error(colbench("train", algorithm, "--trajectories", traj, "--model", "smollm2", "--out", ck),
+                             "train", f"{algorithm}: ", "2 trajectories")
+    if algorithm != "rft":
+        assert "--rollouts-per-task K --temperature T" in line and "several of each task" in line
+    else:
+        assert "reaches reward >= 1" in line and "--rollouts-per-task" in line
+    assert not ck.exists()
+
+
+# ----------------------------------------------------------------------------- contexts' settings
+def test_training_refuses_other_prompt_settings_than_the_trajectories(tmp_path, model_dir):
+    traj = scripted_rollouts(tmp_path, "--prompt-style", "compact", "--max-turns", "3")
+    assert not any("agent_prompt" in r for r in read_trajectories(traj))  # a scripted agent has no prompt...
+    ck = tmp_path / "ck"  # ... so the run's configuration beside the file says what the run was
+    assert_user_error(colbench("train", "mt-dpo", "--trajectories", traj, "--model", "smollm2", "--out", ck,
+                               "--config-json", '{"prompt_style": "paper"}'), "train",
+                      "--config-json prompt_style 'paper'", "prompt_style 'compact'", str(config_path(traj)),
+                      "contexts it never saw")
+    # records that carry their settings win over OUT.run.json, and two settings in one file are refused
+    recs = [dict(r, agent_prompt={"kind": "backend", "max_turns": 2, "prompt_style": "compact"})
+            for r in read_trajectories(traj)]
+    mine = write_jsonl(tmp_path / "mine.jsonl", recs)
+    assert_user_error(colbench("train", "mt-dpo", "--trajectories", mine, "--model", "smollm2", "--out", ck,
+                               "--config-json", '{"max_turns": 10}'), "train", "--config-json max_turns 10",
+                      "max_turns 2", f"the records of {mine}")
+    recs[1]["agent_prompt"] = dict(recs[1]["agent_prompt"], prompt_style="paper")
+    write_jsonl(mine, recs)
+    assert_user_error(colbench("train", "mt-dpo", "--trajectories", mine, "--model", "smollm2", "--out", ck), "train",
+                      "different prompt settings", "line 1", "line 2")
+    assert not ck.exists()
+    # resuming a checkpoint trained on other contexts is refused too (its trainer.json says which)
+    ck.mkdir()
+    (ck / "trainer.json").write_text(json.dumps({"algorithm": "mt-dpo", "config": {
+        "policy": {"model_name_or_path": "smollm2"}, "prompt_style": "paper", "max_turns": 3}}))
+    assert_user_error(colbench("train", "mt-dpo", "--trajectories", traj, "--out", ck), "train",
+                      f"--out {ck}: the checkpoint was trained on contexts with prompt_style 'paper'",
+                      "collected with prompt_style 'compact'", "(or --no-resume)")
+    assert sorted(p.name for p in ck.iterdir()) == ["trainer.json"]
+
+    # the Python trainers refuse them too (their config's defaults would train other contexts)
+    from agents import MultiTurnDPO
+    from colbench_env.errors import UsageError
+
+    compact = [dict(r, agent_prompt={"kind": "backend", "max_turns": 2, "prompt_style": "compact"}) for r in (GOOD, BAD)]
+    trainer = MultiTurnDPO({"policy": {"model_name_or_path": model_dir}, "max_length": 512})
+    with pytest.raises(UsageError, match=r"made with prompt_style 'compact', max_turns 2, this trainer's config has "
+                                         r"prompt_style 'paper', max_turns 10"):
+        trainer.update(compact)
+    trainer.update([GOOD, BAD])  # trajectories that record nothing are the caller's to match
+
+
+# --------------------------------------------------------------------------- colbench run
+def test_a_run_failing_before_its_first_episode_writes_nothing(tmp_path):
+    plugin = tmp_path / "plain.py"
+    plugin.write_text("from agents import Agent\n\nclass Plain(Agent):\n    def act(self, obs):\n"
+                      "        return 'OUTPUT: I WANT TO ANSWER: def f(): return 1'\n")
+    out = tmp_path / "o.jsonl"
+    assert_user_error(colbench("run", "--agent", f"{plugin}:Plain", "--agent-kwargs", '{"nope": 1}', "--out", out),
+                      "run", "--agent-kwargs", "nope")  # the agent cannot be built: after every other check
+    assert not out.exists() and not config_path(out).exists() and not invocations_path(out).exists()
+    p = colbench("run", "--agent", "scripted", "--out", "/proc/colbench-38.jsonl")  # root passes os.access here
+    assert_user_error(p, "run", "--out /proc/colbench-38.jsonl: cannot create files in /proc")
+
+
+def test_a_plugin_whose_code_changed_is_refused_on_resume_naming_it(tmp_path):
+    mod = tmp_path / "plugdir"
+    mod.mkdir()
+    agent_file = mod / "my_agent.py"
+    agent_file.write_text("from agents import Agent\n\nclass AskOnceAgent(Agent):\n    def act(self, obs):\n"
+                          "        if obs['dialogue'] == '[]':\n            return 'OUTPUT: What do you need?'\n"
+                          "        return 'OUTPUT: I WANT TO ANSWER: def f(x): return None'\n")
+    human_file = mod / "my_human.py"
+    human_file.write_text("from colbench_env.simulators import Simulator\n\nclass Echo(Simulator):\n"
+                          "    def reply(self, task, dialogue, renders=None):\n        return 'You said: ' + dialogue[-1]['content']\n")
+    tasks = two_tasks(tmp_path)
+    env = {"PYTHONPATH": f"{mod}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    runs = [("--agent", f"{agent_file}:AskOnceAgent", agent_file), ("--agent", "my_agent:AskOnceAgent", agent_file),
+            ("--simulator", f"{human_file}:Echo", human_file)]
+    for k, (option, spec, source) in enumerate(runs):
+        out = tmp_path / f"r{k}.jsonl"
+        args = ["run", option, spec, "--tasks", tasks, "--out", out, "--json"]
+        if option == "--simulator":
+            args += ["--agent", "scripted"]
+        assert last_json(colbench(*args, env_extra=env))["count"] == 2
+        stored = json.loads(config_path(out).read_text())
+        assert len(stored[f"{option[2:]}_code_sha256"]) == 64
+        assert "resuming: 2 episodes already" in colbench(*args, env_extra=env).stderr  # unchanged: resumes
+        original = source.read_text()
+        source.write_text(original + "\n# changed\n")
+        before = out.read_bytes()
+        assert_user_error(colbench(*args, env_extra=env), "run", f"{option} {spec} as its code was then",
+                          "its source changed since")
+        assert out.read_bytes() == before
+        source.write_text(original)
+    # a run recorded before the hashes existed resumes (there is nothing to compare with)
+    stored = json.loads(config_path(tmp_path / "r0.jsonl").read_text())
+    del stored["agent_code_sha256"]
+    config_path(tmp_path / "r0.jsonl").write_text(json.dumps(stored))
+    agent_file.write_text(agent_file.read_text() + "\n# changed again\n")
+    assert last_json(colbench("run", "--agent", f"{agent_file}:AskOnceAgent", "--tasks", tasks, "--out",
+                              tmp_path / "r0.jsonl", "--json"))["count"] == 2
+
+
+def test_rollouts_per_task_runs_each_task_k_times_in_a_row(tmp_path):
+    tasks = two_tasks(tmp_path)
+    ids = [json.loads(line)["task_id"] for line in tasks.read_text().splitlines()]
+    out = tmp_path / "k.jsonl"
+    assert last_json(colbench("run", "--agent", "scripted", "--tasks", tasks, "--rollouts-per-task", 3, "--out", out,
+                              "--json"))["count"] == 6
+    recs = sorted(read_trajectories(out), key=lambda r: int(r["episode_id"]))
+    assert [r["task_id"] for r in recs] == [ids[0]] * 3 + [ids[1]] * 3
+    assert [r["seed"] for r in recs] == list(range(6))
+    assert json.loads(config_path(out).read_text())["rollouts_per_task"] == 3
+    assert_user_error(colbench("run", "--agent", "scripted", "--tasks", tasks, "--rollouts-per-task", 2, "--out", out),
+                      "run", "rollouts_per_task: 3 there, 2 now")
+
+
+def test_compare_works_on_backend_files(tmp_path):
+    tasks = two_tasks(tmp_path)
+    oracle = tmp_path / "oracle.py"
+    oracle.write_text("import json\nfrom agents import Agent\n\nclass Oracle(Agent):\n"
+                      "    def __init__(self, tasks_file):\n"
+                      "        self.truth = {json.loads(l)['problem_description']: json.loads(l)['ground_truth']\n"
+                      "                      for l in open(tasks_file) if l.strip()}\n"
+                      "    def act(self, obs):\n"
+                      "        return 'OUTPUT: I WANT TO ANSWER:\\n' + self.truth[obs['problem_description']]\n")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    last_json(colbench("run", "--agent", f"{oracle}:Oracle", "--agent-kwargs", json.dumps({"tasks_file": str(tasks)}),
+                       "--tasks", tasks, "--out", a, "--json"))
+    last_json(colbench("run", "--agent", "scripted", "--tasks", tasks, "--out", b, "--json"))
+    assert last_json(colbench("evaluate", "--compare", a, b, "--json")) == {
+        "wins": 2, "losses": 0, "ties": 0, "tasks": 2, "win_rate": 1.0}
+    # records without a reward are scored in the sandbox first
+    unscored = write_jsonl(tmp_path / "unscored.jsonl",
+                           [{k: v for k, v in r.items() if k not in ("reward", "success")} for r in read_trajectories(a)])
+    assert last_json(colbench("evaluate", "--compare", b, unscored, "--json"))["losses"] == 2
+    front = write_jsonl(tmp_path / "front.jsonl", [{"task": json.loads(FRONTEND_FILE.read_text().splitlines()[0]),
+                                                    "dialogue_history": [], "answer": "", "reward": 0.5}])
+    assert_user_error(colbench("evaluate", "--compare", a, front), "evaluate", "backend trajectories", "frontend")
+
+
+def test_the_scripted_agent_on_the_frontend_is_a_lower_bound_from_the_command(tmp_path):
+    """``colbench run --agent scripted --env ColBench-Frontend-v0``: design questions, then a plain page;
+    its reward is that page's similarity to the target, rendered and compared here independently."""
+    from agents import ScriptedAgent
+    from colbench_env.evaluation.render import Renderer
+    from colbench_env.evaluation.similarity import similarity
+
+    task = json.loads(FRONTEND_FILE.read_text().splitlines()[0])
+    tasks = write_jsonl(tmp_path / "one.jsonl", [task])
+    out = tmp_path / "front.jsonl"
+    assert last_json(colbench("run", "--agent", "scripted", "--env", "ColBench-Frontend-v0", "--tasks", tasks,
+                              "--out", out, "--json"))["count"] == 1
+    (rec,) = read_trajectories(out)
+    said = [m["output"] for m in rec["dialogue_history"] if m["role"] == "assistant"]
+    assert said[:2] == [f"OUTPUT: {q}" for q in ScriptedAgent.FRONTEND_QUESTIONS]
+    page = ScriptedAgent.plain_page(task["problem_description"])
+    assert rec["answer"].strip() == page
+    with Renderer(pool_size=1) as renderer:
+        expected = similarity(renderer.render(page), renderer.render(task["ground_truth"]))
+    assert rec["reward"] == pytest.approx(expected, abs=1e-6) and rec["reward"] > 0.05
+
+
+# ------------------------------------------------------------------------------- help and noise
+def test_train_help_lists_the_algorithms_fields_with_their_defaults():
+    p = colbench("train", "mt-dpo", "--help")
+    assert p.returncode == 0, p.stderr
+    text = " ".join(p.stdout.split())
+    for needle in ("beta = 0.1 DPO inverse temperature (reference: 0.1).", "pairs_per_batch = 2",
+                   "policy.learning_rate = 2e-05 AdamW learning rate.", "prompt_style = \"paper\"",
+                   "gradient_checkpointing = true (colbench train's default; MultiTurnDPOConfig's is false)",
+                   "--updates UPDATES update rounds on the trajectories (default: 1)"):
+        assert needle in text, needle
+    assert "n_candidates" not in text  # SWEET-RL's field, not multi-turn DPO's
+    sweet = " ".join(colbench("train", "sweet-rl", "--help").stdout.split())
+    assert "n_candidates = 16" in sweet and "critic.epochs = 1" in sweet
+    top = colbench("train", "--help")
+    assert top.returncode == 0 and all(a in top.stdout for a in ("rft", "mt-dpo", "ppo", "grpo", "sweet-rl"))
+
+
+def test_no_help_says_a_default_twice():
+    from colbench.cli import COMMANDS
+
+    for name in COMMANDS:
+        for argv in ([name, "--help"], *([[name, a, "--help"] for a in ("mt-dpo", "sweet-rl")] if name == "train" else [])):
+            text = " ".join(colbench(*argv).stdout.split())
+            assert not re.search(r"\(default [^():]*\) \(default: ", text), (argv, text)
+
+
+def test_the_bitsandbytes_kernel_warning_is_gone():
+    """bitsandbytes prints "Failed to load CPU gemm_4bit_forward ..." when imported on this kind of CPU;
+    peft imports it, so every trainer printed it. colbench drops that one record (the kernel serves
+    only the CPU repack that colbench turns off)."""
+    plain = subprocess.run([sys.executable, "-c", "import bitsandbytes"], capture_output=True, text=True)
+    if "gemm_4bit_forward" not in plain.stderr:
+        pytest.skip("bitsandbytes prints no kernel warning on this machine")
+    ours = subprocess.run([sys.executable, "-c", "import colbench_env.lm, peft, logging; "
+                           "logging.getLogger('bitsandbytes.backends.cpu.ops').warning('kept')"],
+                          capture_output=True, text=True)
+    assert ours.returncode == 0, ours.stderr
+    assert "gemm_4bit_forward" not in ours.stderr and "kept" in ours.stderr
+
+
+# ------------------------------------------------------------------- checkpoints and exports
+@pytest.mark.slow
+def test_a_checkpoint_and_its_export_run_with_the_same_greedy_texts(tmp_path, tok):
+    from safetensors.torch import load_file
+
+    from tiny_models import save_tiny_llama
+
+    base = save_tiny_llama(tmp_path / "base", tok, seed=3)
+    traj = write_jsonl(tmp_path / "t.jsonl", [GOOD, BAD, MID])
+    ck, ex = tmp_path / "ck", tmp_path / "exported"
+    p = colbench("train", "mt-dpo", "--trajectories", traj, "--model", base, "--out", ck, "--export", ex,
+                 "--config-json", '{"policy": {"learning_rate": 0.05}, "epochs": 4, "max_length": 512}')
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "gemm_4bit_forward" not in p.stderr
+    ex2 = tmp_path / "exported2"
+    assert colbench("export", ck, "--out", ex2).returncode == 0
+    merged, again, original = (load_file(str(d / "model.safetensors")) for d in (ex, ex2, Path(base)))
+    assert merged.keys() == original.keys() and all((merged[k] == again[k]).all() for k in merged)
+    assert any(not (merged[k] == original[k]).all() for k in merged)  # the adapter is in the weights
+    assert (ex / "tokenizer_config.json").exists()
+
+    texts = {}
+    for name, model in (("checkpoint", ck), ("export", ex), ("base", base)):
+        out = tmp_path / f"{name}.jsonl"
+        last_json(colbench("run", "--agent", "hf", "--agent-model", model, "--tasks", two_tasks(tmp_path),
+                           "--max-turns", 2, "--max-new-tokens", 12, "--out", out, "--json"))
+        texts[name] = [[m.get("output") for m in r["dialogue_history"] if m["role"] == "assistant"]
+                       for r in sorted(read_trajectories(out), key=lambda r: r["episode_id"])]
+    assert texts["checkpoint"] == texts["export"]
+    assert texts["checkpoint"] != texts["base"]
+    # colbench table's hf:CKPT is the same policy too
+    table = tmp_path / "table"
+    p = colbench("table", "--agents", f"hf:{ck}", "--envs", "ColBench-Backend-v0", "--tasks", two_tasks(tmp_path),
+                 "--split", "train", "--episodes", 2, "--max-turns", 2, "--max-new-tokens", 12, "--out-dir", table)
+    assert p.returncode == 0, p.stderr[-3000:]
+    made = table / "ck__ColBench-Backend-v0.jsonl"
+    assert [[m.get("output") for m in r["dialogue_history"] if m["role"] == "assistant"]
+            for r in sorted(read_trajectories(made), key=lambda r: r["episode_id"])] == texts["checkpoint"]
+    assert_user_error(colbench("export", base, "--out", tmp_path / "x"), "export", "not a colbench train checkpoint")
+
+    from colbench.pipeline import PipelineConfig, base_policy
+
+    assert base_policy(PipelineConfig(policy=str(ck), out_dir=str(tmp_path / "p"))) == str(ck)
+
+
+# ------------------------------------------------------------------------- the real loop (SmolLM2)
+CAPTURE = '''
+import json
+from agents import LMAgent
+
+
+class CapturingSmolLM2(LMAgent):
+    """The SmolLM2 agent, logging the exact prompt text each generation started from."""
+
+    def __init__(self, log, kind="backend", max_turns=10, prompt_style="paper", max_new_tokens=16):
+        from colbench_env.lm.base import SamplingParams
+        super().__init__("smollm2", kind=kind, max_turns=max_turns, prompt_style=prompt_style,
+                         sampling=SamplingParams(max_new_tokens=max_new_tokens, temperature=0.0))
+        self.log = log
+
+    def act_batch(self, observations):
+        prompts = self.lm.prompt_texts([self.messages(o) for o in observations])
+        actions = super().act_batch(observations)
+        with open(self.log, "a") as f:
+            for p, a in zip(prompts, actions):
+                f.write(json.dumps({"prompt": p, "action": str(a)}) + "\\n")
+        return actions
+'''
+
+
+@pytest.mark.slow
+def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
+    """Collected with the compact prompt and 2 turns, the trajectories are trained on exactly the
+    token ids SmolLM2 generated from (logged by the agent itself), not on the config's defaults."""
+    (tmp_path / "capture.py").write_text(CAPTURE)
+    log, out, ck = tmp_path / "prompts.jsonl", tmp_path / "roll.jsonl", tmp_path / "ck"
+    kwargs = {"log": str(log), "prompt_style": "compact", "max_turns": 2, "max_new_tokens": 16}
+    last_json(colbench("run", "--agent", f"{tmp_path / 'capture.py'}:CapturingSmolLM2", "--agent-kwargs",
+                       json.dumps(kwargs), "--tasks", "generated:2:1:rate", "--max-turns", 2, "--out", out, "--json"))
+    recs = read_trajectories(out)
+    assert all(r["agent_prompt"] == {"kind": "backend", "max_turns": 2, "prompt_style": "compact"} for r in recs)
+    p = colbench("train", "ppo", "--trajectories", out, "--model", "smollm2", "--out", ck,
+                 "--config-json", '{"update_epochs": 1}')
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "training contexts: prompt_style 'compact', max_turns 2" in p.stderr
+    config = json.loads((ck / "trainer.json").read_text())["config"]
+    assert (config["prompt_style"], config["max_turns"]) == ("compact", 2)
+
+    from agents import PPO
+    from agents.tokenize import tokenize_trajectory
+
+    trainer = PPO.load(ck)
+    seen = {}  # output -> the contexts it was generated from (a greedy policy may repeat itself)
+    for entry in map(json.loads, log.read_text().splitlines()):
+        seen.setdefault(entry["action"], []).append(trainer.tokenizer(entry["prompt"], add_special_tokens=False)["input_ids"])
+    n = 0
+    for rec in recs:
+        turns = [m for m in rec["dialogue_history"] if m["role"] == "assistant"]
+        seqs = tokenize_trajectory(trainer.tokenizer, rec, formatter=trainer.formatter, multi_turn=False)
+        assert len(seqs) == len(turns)
+        for seq, turn in zip(seqs, turns):
+            start = seq.turn_spans[0][0]
+            assert seq.input_ids[:start] in seen[turn["output"]], rec["episode_id"]  # what the policy saw
+            n += 1
+        # the config's defaults (the paper's prompt, 10 turns) would have been other contexts
+        from colbench_env.prompting import record_messages
+
+        paper = tokenize_trajectory(trainer.tokenizer, rec, formatter=record_messages, multi_turn=False)
+        assert paper[0].input_ids[:paper[0].turn_spans[0][0]] not in seen[turns[0]["output"]]
+    assert n >= 2
+
+
+@pytest.mark.slow
+def test_the_readme_loop_runs_as_written(tmp_path, readme_block):
+    """README.md's command-line loop (collect -> train -> run the checkpoint -> compare), each line run
+    as written in a fresh directory."""
+    commands = [" ".join(c.split(" #")[0].split()) for c in readme_block("loop").replace("\\\n", " ").splitlines()]
+    commands = [c for c in commands if c]
+    assert [c.split()[1] for c in commands] == ["run", "train", "run", "run", "evaluate"]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    exe = str(Path(sys.executable).parent / "colbench")
+    for cmd in commands:
+        p = subprocess.run([exe, *cmd.split()[1:]], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+        assert p.returncode == 0, (cmd, p.stderr[-3000:])
+        assert "gemm_4bit_forward" not in p.stderr and "Traceback" not in p.stderr, cmd
+    assert (tmp_path / "runs/loop/ckpt/trainer.json").exists() and (tmp_path / "runs/loop/model/config.json").exists()
+    assert "win rate of runs/loop/trained.jsonl over runs/loop/base.jsonl" in p.stdout
