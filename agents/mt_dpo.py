@@ -28,7 +28,7 @@ from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .losses import dpo_loss, masked_sum
 from .mt_dpo_config import MultiTurnDPOConfig
 from .tokenize import TokenizedSequence, tokenize_trajectory
-from .trainer_base import LMTrainer, TrainableLM, load_trajectories, task_key, trajectory_reward
+from .trainer_base import LMTrainer, TrainableLM, task_key, trajectory_reward
 
 __all__ = ["MultiTurnDPOConfig", "MultiTurnDPO", "all_ordered_pairs", "trajectory_pairs", "train_preference_pairs",
            "PreferencePair"]
