@@ -29,7 +29,19 @@ def test_table_backend_and_frontend(tmp_path):
     rows = list(csv.DictReader(open(tmp_path / "table.csv")))
     assert [(r["agent"], r["env"]) for r in rows] == [("scripted", "ColBench-Backend-v0"),
                                                      ("scripted", "ColBench-Frontend-v0")]
-    assert float(rows[0]["tests_passed_pct"]) == 0.0 and float(rows[1]["similarity"]) == 0.0
+    assert float(rows[0]["tests_passed_pct"]) == 0.0
+    # the scripted agent's frontend answer is the plain page written from the request (a lower bound):
+    # its similarity, rendered and compared here, averaged over the two episodes' targets
+    from agents import ScriptedAgent
+    from colbench_env.evaluation.similarity import similarity
+    from colbench_env.evaluation.render import Renderer
+
+    episodes = [json.loads(line) for line in open(tmp_path / "scripted__ColBench-Frontend-v0.jsonl")]
+    with Renderer(pool_size=1) as r:
+        expected = [similarity(r.render(ScriptedAgent.plain_page(e["task"]["problem_description"])),
+                               r.render(e["task"]["ground_truth"])) for e in episodes]
+    assert len(expected) == 2 and min(expected) > 0.05
+    assert float(rows[1]["similarity"]) == pytest.approx(sum(expected) / 2, abs=1e-6)
     assert float(rows[1]["win_rate_pct"]) == 0.0  # against itself: every task a tie
     assert (tmp_path / "table.png").stat().st_size > 1000 and "| scripted |" in p.stdout
 
