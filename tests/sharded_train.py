@@ -82,6 +82,8 @@ def main() -> int:
     TrainableLM_backward, TrainableLM_flush, LMTrainer_record = TrainableLM.backward, TrainableLM.flush, LMTrainer._record
     TrainableLM.backward, TrainableLM.flush, LMTrainer._record = backward, flush, record
 
+    parser = argparse.ArgumentParser(prog="colbench train")
+    cli.add_arguments(parser)
     for algorithm, config in json.loads(configs).items():
         steps = ["interrupted", "resume"] if phase == "both" else [phase]
         for step in steps:
@@ -90,9 +92,10 @@ def main() -> int:
             shards.clear()
             state["interrupt"] = False
             state["phase"] = step
-            args = argparse.Namespace(algorithm=algorithm, trajectories=data, model=model,
-                                      out=str(Path(out) / algorithm), config_json=json.dumps(config),
-                                      updates=2 if step == "interrupted" else 1, no_resume=False, progress=False)
+            # parsed by colbench train's own parser, so its every option has its default
+            args = parser.parse_args([algorithm, "--trajectories", data, "--model", model,
+                                      "--out", str(Path(out) / algorithm), "--config-json", json.dumps(config),
+                                      "--updates", "2" if step == "interrupted" else "1"])
             try:
                 cli.main(args)
             except KeyboardInterrupt:
