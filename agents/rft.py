@@ -52,9 +52,11 @@ class RejectionFineTuning(LMTrainer):
 
     def sequences(self, trajectories) -> list:
         """Tokenised, masked sequences of the kept trajectories (one per trajectory when packable)."""
-        kept = self.kept(load_trajectories(trajectories))
+        return self._tokenize(self.kept(trajectories))
+
+    def _tokenize(self, records: list[dict]) -> list:
         seqs = []
-        for i, rec in enumerate(kept):
+        for i, rec in enumerate(records):
             seqs += tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter,
                                         max_length=self.config.max_length, source=f"<trajectory {i}>")
         return seqs
@@ -84,7 +86,7 @@ class RejectionFineTuning(LMTrainer):
         """
         records = self.training_records(trajectories)
         kept = self.kept(records)
-        seqs = self.sequences(kept)
+        seqs = self._tokenize(kept)
         if not seqs:
             raise NoTrainingData(f"rft: the successful trajectories among the {len(records)} have no agent turn; "
                                  "nothing to train on")
