@@ -48,11 +48,8 @@ def trajectory_pairs(trajectories: Sequence[dict], *, success_threshold: float =
                 if trajectory_reward(a) >= success_threshold]
     if pairing != "best_vs_lower":
         raise ValueError(f"pairing must be 'best_vs_lower' or 'all_ordered', got {pairing!r}")
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for rec in trajectories:
-        groups[task_key(rec["task"])].append(rec)
     pairs = []
-    for recs in groups.values():
+    for recs in _by_task(trajectories):
         best = max(recs, key=trajectory_reward)
         r_best = trajectory_reward(best)
         if r_best < success_threshold:
@@ -61,14 +58,19 @@ def trajectory_pairs(trajectories: Sequence[dict], *, success_threshold: float =
     return pairs
 
 
-def all_ordered_pairs(records: Sequence[dict], min_gap: float) -> list[tuple[dict, dict]]:
-    """Every ``(higher, lower)`` pair of rollouts of the same task whose rewards differ by more than
-    ``min_gap``, in data order."""
+def _by_task(records: Sequence[dict]) -> list[list[dict]]:
+    """The records grouped by task (:func:`~agents.trainer_base.task_key`), in data order."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for r in records:
         groups[task_key(r["task"])].append(r)
+    return list(groups.values())
+
+
+def all_ordered_pairs(records: Sequence[dict], min_gap: float) -> list[tuple[dict, dict]]:
+    """Every ``(higher, lower)`` pair of rollouts of the same task whose rewards differ by more than
+    ``min_gap``, in data order."""
     out = []
-    for recs in groups.values():
+    for recs in _by_task(records):
         for a in recs:
             for b in recs:
                 if trajectory_reward(a) > trajectory_reward(b) + min_gap:

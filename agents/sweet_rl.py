@@ -46,7 +46,6 @@ import hashlib
 import json
 import os
 import random
-from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -57,12 +56,12 @@ from colbench_env.lm.base import GeneratedText, derived_seed, finish_reason_of
 from colbench_env.trajectories import append_jsonl, read_jsonl
 
 from .losses import bradley_terry_loss, turn_advantage
-from .mt_dpo import PreferencePair, all_ordered_pairs, train_preference_pairs
+from .mt_dpo import PreferencePair, all_ordered_pairs, train_preference_pairs, trajectory_pairs
 from .sweet_rl_config import CriticConfig, SweetRLConfig
 from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn,
                        turn_masks)
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
-from .trainer_base import ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key, trajectory_reward
+from .trainer_base import ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key
 
 __all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "StageFiles", "StageMismatch", "critic_keep_head",
            "critic_messages", "training_info",
@@ -596,21 +595,11 @@ def critic_pairs(records: Sequence[dict], min_gap: float, kind: str = "best_vs_l
     ``"best_vs_lower"`` follows ``scripts/evaluate_code.py`` (facebookresearch/sweet_rl): per task
     whose best reward is >= 1 (a fully successful rollout), the first rollout with that reward
     against every rollout whose reward is lower by more than ``min_gap``; tasks without a success
-    give no pair. ``"all_ordered"``: :func:`all_ordered_pairs`.
+    give no pair (multi-turn DPO's :func:`~agents.mt_dpo.trajectory_pairs` at ``success_threshold``
+    1). ``"all_ordered"``: :func:`all_ordered_pairs`.
     """
     if kind == "all_ordered":
         return all_ordered_pairs(records, min_gap)
     if kind != "best_vs_lower":
         raise ValueError(f"critic pairs must be 'best_vs_lower' or 'all_ordered', got {kind!r}")
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for r in records:
-        groups[task_key(r["task"])].append(r)
-    out = []
-    for recs in groups.values():
-        rewards = [trajectory_reward(r) for r in recs]
-        top = max(rewards)
-        if top < 1.0:
-            continue
-        best = recs[rewards.index(top)]
-        out += [(best, r) for r, x in zip(recs, rewards) if x < top - min_gap]
-    return out
+    return trajectory_pairs(records, success_threshold=1.0, min_reward_gap=min_gap)
