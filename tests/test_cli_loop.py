@@ -157,6 +157,28 @@ def test_training_refuses_other_prompt_settings_than_the_trajectories(tmp_path, 
     trainer.update([GOOD, BAD])  # trajectories that record nothing are the caller's to match
 
 
+def test_the_trainer_generates_as_long_as_the_collection_did(tmp_path, model_dir):
+    """``colbench train``'s ``max_new_tokens`` (SWEET-RL's candidates, the trained agent's ``act``) is
+    the collection's when a built-in LM agent made it (its ``OUT.run.json``); ``--config-json`` wins;
+    a plug-in's run says nothing about it (its own sampling), so the config's default stays."""
+    from agents.rft_config import RFTConfig
+
+    def trained(run: dict, *extra) -> tuple[int, str]:
+        traj = write_jsonl(tmp_path / "t.jsonl", [GOOD, BAD])
+        config_path(traj).write_text(json.dumps(run))
+        ck = tmp_path / f"ck{len(list(tmp_path.iterdir()))}"
+        p = colbench("train", "rft", "--trajectories", traj, "--model", model_dir, "--out", ck,
+                     "--config-json", json.dumps({"max_length": 256, **dict(extra)}))
+        assert p.returncode == 0, p.stderr[-3000:]
+        return json.loads((ck / "trainer.json").read_text())["config"]["max_new_tokens"], p.stderr
+
+    n, err = trained({"agent": "smollm2", "max_new_tokens": 48})
+    assert n == 48 and f"generation: max_new_tokens 48 (as {config_path(tmp_path / 't.jsonl')} says)" in err
+    assert trained({"agent": "smollm2", "max_new_tokens": 48}, ("max_new_tokens", 20))[0] == 20
+    n, err = trained({"agent": "my_agent.py:Mine", "max_new_tokens": 48})
+    assert n == RFTConfig().max_new_tokens != 48 and "generation:" not in err
+
+
 # --------------------------------------------------------------------------- colbench run
 def test_a_run_failing_before_its_first_episode_writes_nothing(tmp_path):
     plugin = tmp_path / "plain.py"

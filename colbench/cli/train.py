@@ -21,7 +21,9 @@ Contexts: the policy is trained on the contexts it saw when the trajectories wer
 settings (prompt style, max turns) come from the trajectories -- each record's ``agent_prompt``
 (written by ``colbench run`` and the pipeline for an LM agent), else the ``TRAJECTORIES.run.json``
 beside the file -- and are used by default; a ``--config-json`` value, or a resumed checkpoint's,
-that differs is refused (one line, exit 2). Trajectories that give the algorithm nothing to learn
+that differs is refused (one line, exit 2). What the trainer generates (SWEET-RL's candidate actions; the
+trained agent's ``act``) is capped at the collection's ``max_new_tokens`` (from
+``TRAJECTORIES.run.json``) unless ``--config-json`` sets it. Trajectories that give the algorithm nothing to learn
 (e.g. no task with a successful and a failed rollout, for mt-dpo and sweet-rl) are refused before
 the model loads, saying what data would.
 
@@ -153,6 +155,30 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
     return {}, ""
 
 
+def collection_generation(path: str | os.PathLike) -> tuple[dict, str]:
+    """How the trajectories' actions were generated, as far as it shapes what the trainer generates:
+    ``{"max_new_tokens": N}`` from the run configuration beside the file (``PATH.run.json``, written by
+    ``colbench run``) when a built-in LM agent generated with it, and that file's path; ``({}, "")``
+    when it does not say."""
+    from colbench.cli.run import config_path
+
+    run_json = config_path(path)
+    if not run_json.is_file():
+        return {}, ""
+    from colbench.resume import read_json_object
+
+    try:
+        run = read_json_object(run_json)
+    except ValueError:
+        return {}, ""
+    if run.get("agent") not in ("smollm2", "hf", "openai") or "sampling" in (run.get("agent_kwargs") or {}):
+        return {}, ""  # a plug-in (or its own sampling): --max-new-tokens is not what it generated with
+    n = run.get("max_new_tokens")
+    if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+        return {"max_new_tokens": n}, str(run_json)
+    return {}, ""
+
+
 def _stored_config(out: Path, algorithm: str) -> dict:
     """The config a checkpoint in ``out`` was trained with (its ``trainer.json``)."""
     meta_path = out / "trainer.json"
@@ -226,6 +252,11 @@ def main(args: argparse.Namespace) -> int:
         if conflicts:
             raise UsageError(message(*conflicts[0]))
     fields.update({k: settings[k] for k in CONTEXT_SETTINGS if k in settings})
+    # what the trainer generates (SWEET-RL's candidates, the trained agent's act) is as long as the
+    # collection's actions, unless the user says otherwise (a fresh training only: a checkpoint keeps its own)
+    generation, generation_origin = collection_generation(args.trajectories)
+    generation = {} if resume else {k: v for k, v in generation.items() if k not in explicit}
+    fields.update(generation)
     try:  # the whole config, checked before any model loads (a resumed one keeps its stored settings)
         config = config_from_dict(cfg_cls, merge_config_dicts(cfg_cls, stored, fields) if resume else {**defaults, **fields},
                                   source=str(out / "trainer.json") if resume else "--config-json")
@@ -247,6 +278,9 @@ def main(args: argparse.Namespace) -> int:
     how = f"as {origin} says" if origin else "the trajectories record none: the config's"
     print(f"colbench train: training contexts: prompt_style {config.prompt_style!r}, max_turns {config.max_turns} "
           f"({how})", file=sys.stderr)
+    if generation:
+        print(f"colbench train: generation: max_new_tokens {config.max_new_tokens} (as {generation_origin} says)",
+              file=sys.stderr)
     try:
         if resume:
             trainer = cls.load(out, overrides=fields)
