@@ -36,6 +36,7 @@ def scored_trajectories():
 def readme_block():
     """``readme_block(name)``: the code of the first fenced block after ``<!-- readme-test: name -->``
     in README.md (the lines a user copies, which a test then runs)."""
+    import re
     from pathlib import Path
 
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
@@ -44,6 +45,7 @@ def readme_block():
         marker = f"<!-- readme-test: {name} -->"
         assert marker in text, f"README.md has no {marker}"
         after = text.split(marker, 1)[1].split("```", 1)[1]
-        return after.split("\n", 1)[1].split("```", 1)[0]
+        body = after.split("\n", 1)[1]
+        return body[:re.search(r"^```[ \t]*$", body, re.M).start()]  # the closing fence: a line of its own
 
     return block

@@ -219,6 +219,32 @@ def test_a_simulator_plays_the_human_of_the_aec_env(evaluator):
         colbench_env.aec_env("backend", simulator="nobody")
 
 
+def test_the_readme_use_block_runs_as_written(readme_block):
+    """README.md's "Use" block, run as written with the user's ``my_agent`` (the scripted agent): the
+    Gymnasium lines step, and its AEC loop -- embedded task 3, the scripted human stepped by
+    ``human_action()`` -- plays the episode the Gymnasium env plays on that task with that agent."""
+    from agents import ScriptedAgent
+
+    scope = {"my_agent": ScriptedAgent()}
+    exec(readme_block("use"), scope)
+    assert scope["terminated"] and 0.0 <= scope["reward"] <= 1.0 and "tests_passed" in scope["info"]
+    aec = scope["aec"]
+    assert not aec.agents  # the loop ran to the end
+    env = gym.make("ColBench-Backend-v0")
+    obs, _ = env.reset(seed=0, options={"task_index": 3})
+    done = False
+    while not done:
+        obs, _, terminated, truncated, _ = env.step(scope["my_agent"](obs))
+        done = terminated or truncated
+    expected = env.unwrapped.trajectory_record()
+    env.close()
+    got = aec.unwrapped.trajectory_record()
+    assert got == expected and got["task"] == default_tasks("backend")[3].to_record()
+    assert any(m["role"] == "user" and m["content"] for m in got["dialogue_history"][1:])
+    for e in (scope["env"], scope["par"], aec):
+        e.close()
+
+
 def test_a_scorer_object_is_the_only_kind_specific_part(evaluator):
     """The env takes a scorer object; the default backend one is the sandboxed evaluator's score, and
     a scorer of the other kind is refused."""
