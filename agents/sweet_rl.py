@@ -363,9 +363,11 @@ class SweetRL(LMTrainer):
                 acts = list(candidates[(task_key(rec["task"]), turn.index)])
             else:
                 torch.manual_seed(derived_seed(c.seed, _CANDIDATE_STREAM, self.updates, i))
-                acts = self.policy.generate(turn.messages, n=c.n_candidates,
-                                            max_new_tokens=c.candidate_max_new_tokens or c.max_new_tokens,
-                                            temperature=c.candidate_temperature)
+                size = c.candidate_batch or c.n_candidates
+                acts = [a for start in range(0, c.n_candidates, size)
+                        for a in self.policy.generate(turn.messages, n=min(size, c.n_candidates - start),
+                                                      max_new_tokens=c.candidate_max_new_tokens or c.max_new_tokens,
+                                                      temperature=c.candidate_temperature)]
             entry = {"state": i, "task": keys[i][1], "turn": turn.index, "actions": [str(a) for a in acts],
                      "finish_reasons": [finish_reason_of(a) for a in acts]}
             try:

@@ -51,6 +51,10 @@ class SweetRLConfig(TrainerConfig):
             at least one state is always used.
         candidate_temperature: sampling temperature of the candidate actions.
         candidate_max_new_tokens: generation length of a candidate (``None``: ``max_new_tokens``).
+        candidate_batch: candidates sampled per generation call (``None``: all ``n_candidates`` at
+            once). Each call holds the KV cache of that many copies of the state's context: lower it
+            to bound memory (``colbench train`` sets 4). The candidates of a state come from one seeded
+            stream either way, so a run is reproducible at any value (not equal across values).
         info_fields: task-record fields shown to the critic as training-time information, in order
             (present ones are used; ``"ground_truth"`` exists for both backend and frontend tasks).
         use_training_info: ``False`` gives the ablated critic that sees no training-time information.
@@ -108,6 +112,7 @@ class SweetRLConfig(TrainerConfig):
     state_fraction: float = 0.1
     candidate_temperature: float = 1.0
     candidate_max_new_tokens: int | None = None
+    candidate_batch: int | None = None
     info_fields: list = field(default_factory=lambda: ["ground_truth"])
     use_training_info: bool = True
     critic: CriticConfig = field(default_factory=CriticConfig)
@@ -132,8 +137,10 @@ class SweetRLConfig(TrainerConfig):
         _check(0.0 < self.state_fraction <= 1.0, "state_fraction", f"must be in (0, 1], got {self.state_fraction!r}")
         _check(self.candidate_temperature > 0, "candidate_temperature",
                f"must be > 0 (candidates are sampled), got {self.candidate_temperature!r}")
-        _check(self.candidate_max_new_tokens is None or self.candidate_max_new_tokens > 0, "candidate_max_new_tokens",
-               "must be a positive int or None")
+        for name in ("candidate_max_new_tokens", "candidate_batch"):
+            value = getattr(self, name)
+            _check(value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0), name,
+                   f"must be a positive int or None, got {value!r}")
         _check(isinstance(self.info_fields, (list, tuple)) and len(self.info_fields) > 0
                and all(isinstance(f, str) for f in self.info_fields), "info_fields",
                f"must be a non-empty list of task-record field names, got {self.info_fields!r}")

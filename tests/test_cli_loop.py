@@ -304,6 +304,7 @@ def test_train_help_lists_the_algorithms_fields_with_their_defaults():
     assert "n_candidates" not in text  # SWEET-RL's field, not multi-turn DPO's
     sweet = " ".join(colbench("train", "sweet-rl", "--help").stdout.split())
     assert "n_candidates = 16" in sweet and "critic.epochs = 1" in sweet
+    assert "candidate_batch = 4 (colbench train's default; SweetRLConfig's is null)" in sweet
     top = colbench("train", "--help")
     assert top.returncode == 0 and all(a in top.stdout for a in ("rft", "mt-dpo", "ppo", "grpo", "sweet-rl"))
 

@@ -179,3 +179,37 @@ def test_pipeline_refuses_begun_stages_with_other_overrides(tmp_path):
                                          r"but this run asks \{'state_fraction': 0\.5\} \(its episodes and the begun "
                                          r"stages of sweet-rl were made with the former\)"):
         check_resume(dataclasses.replace(old, trainer_overrides={"sweet-rl": {"state_fraction": 0.5}}))
+
+
+
+def test_candidates_are_sampled_candidate_batch_at_a_time_from_the_states_stream(model_dir, monkeypatch):
+    """``candidate_batch``: a state's candidates come from calls of that many (the last one the
+    rest), one after the other from the state's seeded stream -- the texts of the same calls made by
+    hand after seeding that stream; ``None`` is one call of ``n_candidates``. Not a positive int: refused."""
+    from agents.config import ConfigError
+    from agents.sweet_rl import _CANDIDATE_STREAM, derived_seed
+
+    for batch, sizes in ((None, [5]), (2, [2, 2, 1]), (3, [3, 2])):
+        t = SweetRL(_config(model_dir, n_candidates=5, candidate_batch=batch))
+        calls = []
+        real = type(t.policy).generate
+
+        def spy(lm, messages, *, n=1, **kw):
+            out = real(lm, messages, n=n, **kw)
+            calls.append((n, [str(a) for a in out]))
+            return out
+
+        records = t.training_records([GOOD, BAD, MID])
+        states = t.select_states(records)
+        monkeypatch.setattr(type(t.policy), "generate", spy)
+        t.step_pairs(records)
+        monkeypatch.undo()
+        assert [n for n, _ in calls] == sizes * len(states)
+        first = [a for _, texts in calls[:len(sizes)] for a in texts]
+        torch.manual_seed(derived_seed(t.config.seed, _CANDIDATE_STREAM, t.updates, 0))
+        by_hand = [str(a) for n in sizes for a in t.policy.generate(states[0][1].messages, n=n, max_new_tokens=6,
+                                                                     temperature=t.config.candidate_temperature)]
+        assert first == by_hand and len(set(first)) > 1
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ConfigError, match="candidate_batch"):
+            _config(model_dir, candidate_batch=bad)

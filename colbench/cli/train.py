@@ -50,13 +50,22 @@ from colbench_env.errors import UsageError
 
 from agents.registry import TRAINERS as ALGORITHMS, config_class
 
-__all__ = ["add_arguments", "main", "parse_config_json", "fields_help", "trajectory_context"]
+__all__ = ["add_arguments", "main", "parse_config_json", "fields_help", "trajectory_context", "cli_defaults",
+           "collection_generation"]
 
 #: config fields whose default ``colbench train`` sets otherwise than the config classes (a fresh
 #: training only; ``--config-json`` overrides it): gradient checkpointing on, as TRL's configs default
 #: to and the pipeline's presets set. Without it, one mt-dpo pair of SmolLM2 trajectories held 4.1 GB
 #: of activations; with it the command peaks at 1.4 GB (README, "Measured here").
 CLI_DEFAULTS = {"gradient_checkpointing": True}
+#: the same, for one algorithm: SWEET-RL samples its candidates 4 at a time (the KV cache of 16 copies
+#: of a SmolLM2 context took the command past 2.4 GB; README, "Measured here")
+ALGORITHM_CLI_DEFAULTS = {"sweet-rl": {"candidate_batch": 4}}
+
+
+def cli_defaults(algorithm: str) -> dict:
+    """The config values ``colbench train ALGORITHM`` sets otherwise than its config class."""
+    return {**CLI_DEFAULTS, **ALGORITHM_CLI_DEFAULTS.get(algorithm, {})}
 
 #: one line per algorithm in ``colbench train --help``
 SUMMARIES = {"rft": "rejection fine-tuning: SFT on the successful trajectories",
@@ -75,10 +84,11 @@ def fields_help(algorithm: str, width: int = 100) -> str:
     lines = textwrap.wrap(f"{algorithm} config fields ({cls.__name__}; set them with --config-json "
                           "'{\"field\": value}', a model's as a nested object: {\"policy\": {\"learning_rate\": "
                           "1e-05}}):", width=width)
+    ours = cli_defaults(algorithm)
     for name, default, doc in config_fields(cls):
         note = ""
-        if name in CLI_DEFAULTS and CLI_DEFAULTS[name] != default:
-            default, note = CLI_DEFAULTS[name], f"  (colbench train's default; {cls.__name__}'s is {json.dumps(default)})"
+        if name in ours and ours[name] != default:
+            default, note = ours[name], f"  (colbench train's default; {cls.__name__}'s is {json.dumps(default)})"
         lines.append(f"  {name} = {json.dumps(list(default) if isinstance(default, tuple) else default)}{note}")
         text = _plain(doc) if doc else ""
         if text:
@@ -221,7 +231,7 @@ def main(args: argparse.Namespace) -> int:
     try:  # --model/--progress over --config-json, old keys mapped (config_from_dict's aliases)
         explicit = canonical_config_dict(cfg_cls, given, source="--config-json")
         fields = merge_config_dicts(cfg_cls, given, flags, source="--config-json")
-        defaults = {k: v for k, v in CLI_DEFAULTS.items() if k not in explicit}
+        defaults = {k: v for k, v in cli_defaults(args.algorithm).items() if k not in explicit}
     except ConfigError as e:
         raise UsageError(str(e)) from None
     if args.updates < 1:
