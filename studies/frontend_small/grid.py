@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out_dir", type=Path, help="a colbench pipeline --env ColBench-Frontend-v0 output directory")
     p.add_argument("--seed", type=int, default=None, help="which seed-<N>/ of a multi-seed directory (default: lowest)")
     p.add_argument("--tasks", type=int, default=6, help="rows: held-out tasks spread over zero-shot's similarity")
-    p.add_argument("--methods", nargs="+", choices=[m for m in METHODS], default=None,
+    p.add_argument("--methods", nargs="+", choices=list(METHODS), default=None,
                    help="trained methods' columns (default: every one with an evaluation file)")
     p.add_argument("--out", type=Path, default=None, help="PNG to write (default: <run dir>/grid.png); "
                    "the layout goes beside it as .json")
