@@ -91,3 +91,17 @@ def colbench_evaluate(records, directory) -> list[dict]:
                         "--no-progress"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
     return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def answered_record(task, page: str, episode_id: str, renderer, max_turns: int) -> dict:
+    """A frontend episode whose one agent turn answers ``page``, recorded as collection and evaluation
+    record it (scored in Chromium by ``renderer``)."""
+    import gymnasium as gym
+
+    env = gym.make("ColBench-Frontend-v0", tasks=[task], renderer=renderer, max_turns=max_turns)
+    env.reset(seed=0)
+    env.step(f"OUTPUT: I WANT TO ANSWER: {page}")
+    rec = env.unwrapped.trajectory_record()
+    rec["episode_id"] = episode_id
+    env.close()
+    return rec

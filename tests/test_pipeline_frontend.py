@@ -6,9 +6,9 @@ import argparse
 import dataclasses
 import json
 
-import gymnasium as gym
 import numpy as np
 import pytest
+from samples import answered_record
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
@@ -35,17 +35,6 @@ def pipeline_cli(*argv) -> int:
 def frontend_config(out_dir, **kw) -> PipelineConfig:
     """The ``--small --env ColBench-Frontend-v0`` preset with ``kw`` over it."""
     return PipelineConfig(**{**preset_settings("small", FRONTEND), "out_dir": str(out_dir), **kw})
-
-
-def answered_record(task, page: str, episode_id: str, renderer, max_turns: int) -> dict:
-    """A rollout whose one agent turn answers ``page``, as collection records it (scored in Chromium)."""
-    env = gym.make(FRONTEND, tasks=[task], renderer=renderer, max_turns=max_turns)
-    env.reset(seed=0)
-    env.step(f"OUTPUT: I WANT TO ANSWER: {page}")
-    rec = env.unwrapped.trajectory_record()
-    rec["episode_id"] = episode_id
-    env.close()
-    return rec
 
 
 @pytest.fixture(scope="module")
