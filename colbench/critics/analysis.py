@@ -198,6 +198,15 @@ class ValueHeadCritic:
         last = hidden[torch.arange(len(seqs), device=self.device), att.sum(1) - 1]
         return self.head(last.float()).squeeze(-1)
 
+    def _step(self, loss: torch.Tensor) -> None:
+        """One optimiser step on ``loss`` (gradients clipped to ``max_grad_norm`` when set)."""
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.max_grad_norm:
+            torch.nn.utils.clip_grad_norm_([p for g in self.optimizer.param_groups for p in g["params"]],
+                                           self.max_grad_norm)
+        self.optimizer.step()
+
     def train_pairs(self, pairs: list[tuple[dict, dict]], *, epochs: int, batch_size: int, seed: int = 0) -> dict:
         """Bradley-Terry epochs on ``(chosen, rejected)`` pairs; returns the last epoch's mean loss/accuracy."""
         self.model.train()
@@ -210,12 +219,7 @@ class ValueHeadCritic:
                 v = self.values([r for pair in chunk for r in pair])
                 chosen, rejected = v[0::2], v[1::2]
                 loss = bradley_terry_loss(chosen, rejected)
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                if self.max_grad_norm:
-                    torch.nn.utils.clip_grad_norm_([p for g in self.optimizer.param_groups for p in g["params"]],
-                                                   self.max_grad_norm)
-                self.optimizer.step()
+                self._step(loss)
                 loss_sum += float(loss.detach())
                 acc_sum += float((chosen > rejected).float().mean())
                 n += 1
@@ -239,12 +243,7 @@ class ValueHeadCritic:
                 v = self.values([r for r, _ in chunk])
                 target = torch.tensor([float(t) for _, t in chunk], device=v.device)
                 loss = torch.nn.functional.mse_loss(v, target)
-                self.optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                if self.max_grad_norm:
-                    torch.nn.utils.clip_grad_norm_([p for g in self.optimizer.param_groups for p in g["params"]],
-                                                   self.max_grad_norm)
-                self.optimizer.step()
+                self._step(loss)
                 loss_sum += float(loss.detach())
                 n += 1
         self.model.eval()
