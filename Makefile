@@ -7,6 +7,9 @@ ASSETS ?= $(CURDIR)/assets
 TAILWIND_VERSION := 2.2.19
 DEMO_TASKS ?= 7
 PYTEST_ARGS ?=
+# the main suite on two pytest-xdist workers (tests/conftest.py: one compute thread per worker and per
+# process it starts); PYTEST_ARGS=-n0 runs it in one process
+PYTEST_XDIST ?= -n 2 --dist loadgroup
 # verifiers 0.3.1 requires openai-agents, whose import package is also `agents`: its tests run in a
 # venv of their own (colbench editable + the verifiers and frontend extras), never in $(VENV)
 VF_VENV ?= .venv-verifiers
@@ -52,7 +55,7 @@ $(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css:
 assets: $(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css
 
 test: setup verifiers-env browser assets
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
 	COLBENCH_REQUIRE_VERIFIERS=1 $(VF_PY) -m pytest -q -p no:cacheprovider tests/test_integration_verifiers.py
 
 # One dialogue turn by turn, then lower bound vs SmolLM2 vs upper bound (resumes from runs/demo).

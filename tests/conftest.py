@@ -1,8 +1,21 @@
 """Fixtures shared by several test modules (pytest finds them here; test modules never import
 each other)."""
+import os
+
 import pytest
 
 from samples import BAD, GOOD, MID
+
+
+def pytest_configure(config):
+    """Under pytest-xdist (``make test`` runs ``-n 2``), each worker and every process it starts (the
+    ``colbench`` commands, ``accelerate launch``, servers) computes on one thread: two workers already
+    fill two cores, and two OpenMP threads per process on busy cores spin in each other's way. Set
+    before torch is imported (a worker imports the test modules after this); a value already in the
+    environment wins. A plain ``pytest`` run is left as it is."""
+    if hasattr(config, "workerinput"):
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
 
 
 @pytest.fixture(scope="session")
