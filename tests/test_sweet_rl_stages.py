@@ -181,7 +181,6 @@ def test_pipeline_refuses_begun_stages_with_other_overrides(tmp_path):
         check_resume(dataclasses.replace(old, trainer_overrides={"sweet-rl": {"state_fraction": 0.5}}))
 
 
-
 def test_candidates_are_sampled_candidate_batch_at_a_time_from_the_states_stream(model_dir, monkeypatch):
     """``candidate_batch``: a state's candidates come from calls of that many (the last one the
     rest), one after the other from the state's seeded stream -- the texts of the same calls made by

@@ -143,7 +143,6 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
     configuration ``colbench run`` keeps beside the file (``PATH.run.json``); ``({}, "")`` when
     neither says."""
     from agents.config import ConfigError, recorded_context
-    from colbench.cli.run import config_path
 
     try:
         settings = recorded_context(records, source=str(path))
@@ -151,18 +150,24 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
         raise UsageError(str(e)) from None
     if settings:
         return settings, f"the records of {path}"
-    run_json = config_path(path)
-    if run_json.is_file():
-        from colbench.resume import read_json_object
+    run, run_json = _run_config(path)
+    found = {k: run[k] for k in ("prompt_style", "max_turns") if k in run}
+    return (found, run_json) if found else ({}, "")
 
-        try:
-            run = read_json_object(run_json)
-        except ValueError:
-            return {}, ""
-        found = {k: run[k] for k in ("prompt_style", "max_turns") if k in run}
-        if found:
-            return found, str(run_json)
-    return {}, ""
+
+def _run_config(path: str | os.PathLike) -> tuple[dict, str]:
+    """The run configuration ``colbench run`` keeps beside a trajectory file (``PATH.run.json``) and
+    its path; ``{}`` when there is none or it is not a JSON object."""
+    from colbench.cli.run import config_path
+    from colbench.resume import read_json_object
+
+    run_json = config_path(path)
+    if not run_json.is_file():
+        return {}, str(run_json)
+    try:
+        return read_json_object(run_json), str(run_json)
+    except ValueError:
+        return {}, str(run_json)
 
 
 def collection_generation(path: str | os.PathLike) -> tuple[dict, str]:
@@ -170,22 +175,12 @@ def collection_generation(path: str | os.PathLike) -> tuple[dict, str]:
     ``{"max_new_tokens": N}`` from the run configuration beside the file (``PATH.run.json``, written by
     ``colbench run``) when a built-in LM agent generated with it, and that file's path; ``({}, "")``
     when it does not say."""
-    from colbench.cli.run import config_path
-
-    run_json = config_path(path)
-    if not run_json.is_file():
-        return {}, ""
-    from colbench.resume import read_json_object
-
-    try:
-        run = read_json_object(run_json)
-    except ValueError:
-        return {}, ""
+    run, run_json = _run_config(path)
     if run.get("agent") not in ("smollm2", "hf", "openai") or "sampling" in (run.get("agent_kwargs") or {}):
         return {}, ""  # a plug-in (or its own sampling): --max-new-tokens is not what it generated with
     n = run.get("max_new_tokens")
     if isinstance(n, int) and not isinstance(n, bool) and n > 0:
-        return {"max_new_tokens": n}, str(run_json)
+        return {"max_new_tokens": n}, run_json
     return {}, ""
 
 

@@ -90,9 +90,10 @@ class Grid:
         return asdict(self)
 
 
-def _error(message: str) -> int:
+def _error(message: str, code: int = 2) -> int:
+    """One line on stderr; exit status 2 (bad input) unless ``code`` says otherwise."""
     print(f"grid: error: {message}", file=sys.stderr)
-    return 2
+    return code
 
 
 def run_directory(out_dir: Path, seed: int | None) -> Path:
@@ -297,8 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, TrajectoryFormatError) as e:
         return _error(str(e))
     except (BrowserNotFoundError, AssetsMissingError, RenderError) as e:
-        print(f"grid: error: {e}", file=sys.stderr)
-        return 1
+        return _error(str(e), 1)
     out = a.out or run_dir / "grid.png"
     out.parent.mkdir(parents=True, exist_ok=True)
     image.save(out)
