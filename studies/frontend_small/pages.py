@@ -1,0 +1,133 @@
+"""What each method's held-out episodes did, beside their similarity: asked first, wrote a page, was cut.
+
+A frontend episode scores 0 when its answer holds no page (the first ``<html>...</html>``, else
+``<body>...</body>``, of the final message, else the last page shown: the record's ``answer`` as the
+env kept it, read with :func:`colbench_env.protocol.extract_html`, the scorer's own rule), and a
+page cut at ``max_new_tokens`` before ``</html>`` holds none. So a mean similarity mixes two things:
+how often a method wrote a page at all, and how close its pages are. This script separates them,
+per method, pooled over the seed folders given (each a pipeline ``seed-N`` folder with
+``eval/<method>.jsonl``, greedy episodes):
+
+* ``asked``: % of episodes whose first agent message is not an answer (no ``I WANT TO ANSWER:``);
+* ``page``: % whose answer holds a page;
+* ``cut``: % whose final agent message stopped at the token limit (``finish_reason`` "length");
+* ``similarity``: mean reward x 100 (every episode; as ``stats.md``);
+* ``similarity of pages``: mean reward x 100 over the episodes with a page.
+
+Run from the repository root (writes ``pages.md`` and ``pages.json`` in ``--out``)::
+
+    python -m studies.frontend_small.pages runs/frontend_small/seed-0 runs/frontend_small/seed-1 \\
+        runs/frontend_small/seed-2 --out studies/frontend_small
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from colbench_env.protocol import extract_html
+
+ANSWER_MARK = "I WANT TO ANSWER:"
+COLUMNS = ("episodes", "asked_pct", "page_pct", "cut_pct", "similarity_pct", "page_similarity_pct")
+
+
+def _error(msg: str, code: int = 2) -> "SystemExit":
+    print(f"pages: {msg}", file=sys.stderr)
+    return SystemExit(code)
+
+
+def _methods(seed_dirs: list[Path]) -> list[str]:
+    """zero-shot, then the methods of the first seed's config.json in their order, then any other
+    evaluation file present in every seed folder (sorted)."""
+    common = set.intersection(*({p.stem for p in (d / "eval").glob("*.jsonl")} for d in seed_dirs))
+    order = ["zero-shot"]
+    cfg = seed_dirs[0] / "config.json"
+    if cfg.exists():
+        order += list(json.loads(cfg.read_text()).get("methods", []))
+    return [m for m in order if m in common] + sorted(common - set(order))
+
+
+def _records(path: Path) -> list[dict]:
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            out.append({"reward": float(rec["reward"]), "answer": rec.get("answer"),
+                        "agent": [t for t in rec["dialogue_history"] if t.get("role") == "assistant"]})
+        except (ValueError, KeyError, TypeError) as exc:
+            raise _error(f"{path}:{n}: not an episode record with reward and dialogue_history ({exc})")
+    return out
+
+
+def summarise(records: list[dict]) -> dict:
+    """The columns of one method's episodes (see the module docstring)."""
+    n = len(records)
+    if n == 0:
+        return {"episodes": 0}
+    paged = [r for r in records if extract_html(r["answer"])]
+    asked = [r for r in records if r["agent"] and ANSWER_MARK not in (r["agent"][0].get("content") or "")]
+    cut = [r for r in records if r["agent"] and r["agent"][-1].get("finish_reason") == "length"]
+    return {"episodes": n, "asked_pct": 100 * len(asked) / n, "page_pct": 100 * len(paged) / n,
+            "cut_pct": 100 * len(cut) / n, "similarity_pct": 100 * sum(r["reward"] for r in records) / n,
+            "page_similarity_pct": 100 * sum(r["reward"] for r in paged) / len(paged) if paged else None}
+
+
+def analyse(seed_dirs: list[Path]) -> dict:
+    seed_dirs = [Path(d) for d in seed_dirs]
+    for d in seed_dirs:
+        if not (d / "eval").is_dir():
+            raise _error(f"{d}: no eval/ folder (give pipeline seed-N folders)")
+    methods = _methods(seed_dirs)
+    if not methods:
+        raise _error("no method has an evaluation file in every seed folder given")
+    report = {"seeds": [d.name for d in seed_dirs], "methods": {}}
+    for m in methods:
+        per_seed = {d.name: _records(d / "eval" / f"{m}.jsonl") for d in seed_dirs}
+        report["methods"][m] = {"pooled": summarise([r for rs in per_seed.values() for r in rs]),
+                                "per_seed": {s: summarise(rs) for s, rs in per_seed.items()}}
+    return report
+
+
+def _cell(v) -> str:
+    return "-" if v is None else (str(v) if isinstance(v, int) else f"{v:.1f}")
+
+
+def markdown(report: dict) -> str:
+    head = "| method | episodes | asked first % | page written % | cut at the token limit % | similarity | similarity of pages |"
+    lines = [f"Greedy held-out episodes, pooled over {', '.join(report['seeds'])}.", "", head,
+             "|" + "---|" * len(COLUMNS + ("method",))]
+    for m, entry in report["methods"].items():
+        p = entry["pooled"]
+        lines.append(f"| {m} | " + " | ".join(_cell(p.get(c)) for c in COLUMNS) + " |")
+    if len(report["seeds"]) > 1:
+        lines += ["", "Per seed (page written % / similarity):", "",
+                  "| method | " + " | ".join(report["seeds"]) + " |", "|" + "---|" * (1 + len(report["seeds"]))]
+        for m, entry in report["methods"].items():
+            cells = [f"{_cell(entry['per_seed'][s]['page_pct'])} / {_cell(entry['per_seed'][s]['similarity_pct'])}"
+                     for s in report["seeds"]]
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m studies.frontend_small.pages", description=__doc__.split("\n")[0])
+    ap.add_argument("seed_dirs", nargs="+", type=Path, help="pipeline seed-N folders")
+    ap.add_argument("--out", type=Path, default=None, help="folder for pages.md and pages.json (default: print)")
+    args = ap.parse_args(argv)
+    report = analyse(args.seed_dirs)
+    text = markdown(report)
+    if args.out is None:
+        print(text, end="")
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "pages.json").write_text(json.dumps(report, indent=1) + "\n")
+    (args.out / "pages.md").write_text(text)
+    print(f"wrote {args.out / 'pages.md'} and pages.json")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
