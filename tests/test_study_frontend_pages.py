@@ -8,8 +8,9 @@ from studies.frontend_small import pages
 PAGE = "<html><body><nav class='bg-red-500'>Shop</nav></body></html>"
 
 
-def _rec(reward, turns, answer):
-    return {"task": {}, "reward": reward, "answer": answer,
+def _rec(reward, turns, answer, hidden=("headline",)):
+    task = {"generator": {"facts": [{"name": h} for h in hidden]}} if hidden else {}
+    return {"task": task, "reward": reward, "answer": answer,
             "dialogue_history": [t for pair in turns for t in pair]}
 
 
@@ -34,10 +35,10 @@ def test_columns_are_counted_as_by_hand(tmp_path):
     _write(s0, "zero-shot", [
         _rec(0.8, [_ask(), _answer("I WANT TO ANSWER: " + PAGE)], PAGE),              # asked, page
         _rec(0.0, [_ask(), _answer("I WANT TO ANSWER: " + cut, "length")], cut),      # asked, cut, no page
-        _rec(0.5, [_answer("I WANT TO ANSWER: <body>x</body>")], "<body>x</body>"),   # answered at once, body page
+        _rec(0.5, [_answer("I WANT TO ANSWER: <body>x</body>")], "<body>x</body>", ("accent", "background")),
     ], config={"methods": ["rft", "mt-dpo"]})
     _write(s0, "mt-dpo", [_rec(0.6, [_ask(), _answer(PAGE)], PAGE)] * 3)
-    _write(s1, "zero-shot", [_rec(0.2, [_ask(), _answer(PAGE)], PAGE)])
+    _write(s1, "zero-shot", [_rec(0.2, [_ask(), _answer(PAGE)], PAGE, hidden=())])
     _write(s1, "mt-dpo", [_rec(0.0, [_ask(), _answer("no page here")], "no page here")])
     _write(s0, "rft", [_rec(1.0, [_ask(), _answer(PAGE)], PAGE)])  # only in seed-0: left out
 
@@ -54,7 +55,12 @@ def test_columns_are_counted_as_by_hand(tmp_path):
     assert dpo["pooled"]["page_pct"] == pytest.approx(75.0)
     assert dpo["per_seed"]["seed-1"] == {"episodes": 1, "asked_pct": 100.0, "page_pct": 0.0, "cut_pct": 0.0,
                                          "similarity_pct": 0.0, "page_similarity_pct": None}
+    assert report["methods"]["zero-shot"]["by_hidden_fact"] == {
+        "(none recorded)": {"episodes": 1, "similarity_pct": pytest.approx(20.0)},
+        "accent+background": {"episodes": 1, "similarity_pct": pytest.approx(50.0)},
+        "headline": {"episodes": 2, "similarity_pct": pytest.approx(40.0)}}
     text = pages.markdown(report)
+    assert "| mt-dpo | - | - | 45.0 (4) |" in text
     assert "| zero-shot | 4 | 75.0 | 75.0 | 25.0 | 37.5 | 50.0 |" in text
     assert "| mt-dpo | 100.0 / 60.0 | 0.0 / 0.0 |" in text
 

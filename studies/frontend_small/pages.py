@@ -12,7 +12,11 @@ per method, pooled over the seed folders given (each a pipeline ``seed-N`` folde
 * ``page``: % whose answer holds a page;
 * ``cut``: % whose final agent message stopped at the token limit (``finish_reason`` "length");
 * ``similarity``: mean reward x 100 (every episode; as ``stats.md``);
-* ``similarity of pages``: mean reward x 100 over the episodes with a page.
+* ``similarity of pages``: mean reward x 100 over the episodes with a page;
+
+and the mean similarity by the task's hidden facts (the names in the generated task's
+``task["generator"]["facts"]``, e.g. ``headline``; ``+``-joined when several), which says what a
+method got better or worse at.
 
 Run from the repository root (writes ``pages.md`` and ``pages.json`` in ``--out``)::
 
@@ -55,7 +59,9 @@ def _records(path: Path) -> list[dict]:
             continue
         try:
             rec = json.loads(line)
+            facts = ((rec.get("task") or {}).get("generator") or {}).get("facts") or []
             out.append({"reward": float(rec["reward"]), "answer": rec.get("answer"),
+                        "hidden": "+".join(f["name"] for f in facts) or "(none recorded)",
                         "agent": [t for t in rec["dialogue_history"] if t.get("role") == "assistant"]})
         except (ValueError, KeyError, TypeError) as exc:
             raise _error(f"{path}:{n}: not an episode record with reward and dialogue_history ({exc})")
@@ -86,8 +92,12 @@ def analyse(seed_dirs: list[Path]) -> dict:
     report = {"seeds": [d.name for d in seed_dirs], "methods": {}}
     for m in methods:
         per_seed = {d.name: _records(d / "eval" / f"{m}.jsonl") for d in seed_dirs}
-        report["methods"][m] = {"pooled": summarise([r for rs in per_seed.values() for r in rs]),
-                                "per_seed": {s: summarise(rs) for s, rs in per_seed.items()}}
+        pooled = [r for rs in per_seed.values() for r in rs]
+        hidden = sorted({r["hidden"] for r in pooled})
+        report["methods"][m] = {"pooled": summarise(pooled),
+                                "per_seed": {s: summarise(rs) for s, rs in per_seed.items()},
+                                "by_hidden_fact": {h: {"episodes": len(g), "similarity_pct": 100 * sum(r["reward"] for r in g) / len(g)}
+                                                   for h in hidden for g in [[r for r in pooled if r["hidden"] == h]]}}
     return report
 
 
@@ -102,6 +112,13 @@ def markdown(report: dict) -> str:
     for m, entry in report["methods"].items():
         p = entry["pooled"]
         lines.append(f"| {m} | " + " | ".join(_cell(p.get(c)) for c in COLUMNS) + " |")
+    facts = sorted({h for e in report["methods"].values() for h in e["by_hidden_fact"]})
+    lines += ["", "Similarity by the hidden fact (episodes):", "", "| method | " + " | ".join(facts) + " |",
+              "|" + "---|" * (1 + len(facts))]
+    for m, entry in report["methods"].items():
+        by = entry["by_hidden_fact"]
+        lines.append(f"| {m} | " + " | ".join(f"{by[h]['similarity_pct']:.1f} ({by[h]['episodes']})" if h in by else "-"
+                                              for h in facts) + " |")
     if len(report["seeds"]) > 1:
         lines += ["", "Per seed (page written % / similarity):", "",
                   "| method | " + " | ".join(report["seeds"]) + " |", "|" + "---|" * (1 + len(report["seeds"]))]
