@@ -54,7 +54,9 @@ def test_columns_are_counted_as_by_hand(tmp_path):
     dpo = report["methods"]["mt-dpo"]
     assert dpo["pooled"]["page_pct"] == pytest.approx(75.0)
     assert dpo["per_seed"]["seed-1"] == {"episodes": 1, "asked_pct": 100.0, "page_pct": 0.0, "cut_pct": 0.0,
-                                         "similarity_pct": 0.0, "page_similarity_pct": None}
+                                         "similarity_pct": 0.0, "page_similarity_pct": None,
+                                         "nav_as_target_pct": 0.0, "section_as_target_pct": 0.0,
+                                         "headline_as_target_pct": 0.0, "same_as_zero_shot_pct": 0.0}
     assert report["methods"]["zero-shot"]["by_hidden_fact"] == {
         "(none recorded)": {"episodes": 1, "similarity_pct": pytest.approx(20.0)},
         "accent+background": {"episodes": 1, "similarity_pct": pytest.approx(50.0)},
@@ -81,3 +83,46 @@ def test_cli_writes_both_files_and_bad_input_says_where(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         pages.main([str(tmp_path / "nothing")])
     assert exc.value.code == 2 and "no eval/ folder" in capsys.readouterr().err
+
+
+def test_markup_columns_compare_nav_section_and_headline_with_the_target(tmp_path):
+    target = ('<html><body><nav class="bg-pink-500 text-white p-4">Shop</nav>'
+              '<section class="p-16 text-center"><h1 class="text-4xl">Hello  there</h1></section></body></html>')
+    assert pages.markup(target) == {"nav": ["bg-pink-500"], "section": [], "h1": "Hello there"}
+    assert pages.markup("<body>x</body>") == {"nav": None, "section": None, "h1": None}
+    right_section = target.replace("bg-pink-500", "bg-blue-500")                    # nav wrong, rest right
+    right_nav = target.replace('class="p-16', "class='bg-green-700 p-16").replace('text-center">', "text-center'>")
+    wrong_h1 = target.replace("Hello  there", "Welcome")
+
+    def rec(task_id, answer):
+        r = _rec(0.5, [_ask(), _answer(answer)], answer)
+        r["task"]["ground_truth"], r["task_id"] = target, task_id
+        return r
+
+    s0 = tmp_path / "seed-0"
+    _write(s0, "zero-shot", [rec("a", right_section), rec("b", right_nav), rec("c", "no page")])
+    _write(s0, "rft", [rec("a", right_section), rec("b", wrong_h1), rec("c", target)])
+    report = pages.analyse([s0])
+    zs, rft = report["methods"]["zero-shot"]["pooled"], report["methods"]["rft"]["pooled"]
+    # zero-shot: nav right on b only; section right on a only (b has a green one); headline on a and b
+    assert (zs["nav_as_target_pct"], zs["section_as_target_pct"], zs["headline_as_target_pct"]) == \
+        pytest.approx((100 / 3, 100 / 3, 200 / 3))
+    # rft: a as zero-shot's answer; b all but the headline; c the target itself
+    assert (rft["nav_as_target_pct"], rft["section_as_target_pct"], rft["headline_as_target_pct"]) == \
+        pytest.approx((200 / 3, 100.0, 200 / 3))
+    assert rft["same_as_zero_shot_pct"] == pytest.approx(100 / 3)
+    assert report["methods"]["rft"]["per_seed"]["seed-0"]["same_as_zero_shot_pct"] == pytest.approx(100 / 3)
+    assert "| rft | 66.7 | 100.0 | 66.7 | 33.3 |" in pages.markdown(report)
+
+
+def test_the_committed_seed_reports_recompute_from_its_episode_files(tmp_path):
+    """studies/frontend_small/seed-0: pages.md from the eval files; stats.md (the pipeline's own,
+    10000 resamples) byte for byte by colbench pipeline-stats."""
+    from pathlib import Path
+
+    from colbench.pipeline import analyse_runs
+
+    seed0 = Path(pages.__file__).resolve().parent / "seed-0"
+    assert (seed0 / "pages.md").read_text() == pages.markdown(pages.analyse([seed0]))
+    analyse_runs([seed0], tmp_path)
+    assert (tmp_path / "stats.md").read_text() == (seed0 / "stats.md").read_text()

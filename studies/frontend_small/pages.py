@@ -14,7 +14,12 @@ per method, pooled over the seed folders given (each a pipeline ``seed-N`` folde
 * ``similarity``: mean reward x 100 (every episode; as ``stats.md``);
 * ``similarity of pages``: mean reward x 100 over the episodes with a page;
 
-and the mean similarity by the task's hidden facts (the names in the generated task's
+what the pages say beside the target's (the generated pages' markup, read with regular expressions:
+the ``bg-*`` classes of the first ``<nav>`` and of the first ``<section>``, and the first ``<h1>``'s
+text; % of all episodes, a missing page counts as different): ``nav colour``, ``welcome
+background`` and ``headline`` as the target's, and ``same as zero-shot`` (% whose answer is
+zero-shot's answer on that task and seed, character for character); and the mean similarity by the
+task's hidden facts (the names in the generated task's
 ``task["generator"]["facts"]``, e.g. ``headline``; ``+``-joined when several), which says what a
 method got better or worse at.
 
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -34,6 +40,22 @@ from colbench_env.protocol import extract_html
 
 ANSWER_MARK = "I WANT TO ANSWER:"
 COLUMNS = ("episodes", "asked_pct", "page_pct", "cut_pct", "similarity_pct", "page_similarity_pct")
+MARKUP = ("nav_as_target_pct", "section_as_target_pct", "headline_as_target_pct", "same_as_zero_shot_pct")
+_TAG_CLASS = {tag: re.compile(rf"<{tag}\b[^>]*?\bclass=([\"'])(.*?)\1", re.I | re.S) for tag in ("nav", "section")}
+_H1 = re.compile(r"<h1\b[^>]*>(.*?)</h1\s*>", re.I | re.S)
+
+
+def markup(html: str) -> dict:
+    """The parts of a generated page that its facts change: the ``bg-*`` classes of its first
+    ``<nav>`` and first ``<section>`` (sorted; ``None`` without the element) and its first ``<h1>``'s
+    text (whitespace collapsed)."""
+    out: dict = {}
+    for tag, rx in _TAG_CLASS.items():
+        m = rx.search(html)
+        out[tag] = None if m is None else sorted(c for c in m.group(2).split() if c.startswith("bg-"))
+    m = _H1.search(html)
+    out["h1"] = None if m is None else " ".join(m.group(1).split())
+    return out
 
 
 def _error(msg: str, code: int = 2) -> "SystemExit":
@@ -61,6 +83,7 @@ def _records(path: Path) -> list[dict]:
             rec = json.loads(line)
             facts = ((rec.get("task") or {}).get("generator") or {}).get("facts") or []
             out.append({"reward": float(rec["reward"]), "answer": rec.get("answer"),
+                        "task_id": rec.get("task_id"), "target": (rec.get("task") or {}).get("ground_truth") or "",
                         "hidden": "+".join(f["name"] for f in facts) or "(none recorded)",
                         "agent": [t for t in rec["dialogue_history"] if t.get("role") == "assistant"]})
         except (ValueError, KeyError, TypeError) as exc:
@@ -68,17 +91,28 @@ def _records(path: Path) -> list[dict]:
     return out
 
 
-def summarise(records: list[dict]) -> dict:
-    """The columns of one method's episodes (see the module docstring)."""
+def summarise(records: list[dict], zero_shot: dict | None = None) -> dict:
+    """The columns of one method's episodes (see the module docstring); ``zero_shot`` maps a task id
+    to zero-shot's answer on it (same seed) for ``same_as_zero_shot_pct``."""
     n = len(records)
     if n == 0:
         return {"episodes": 0}
     paged = [r for r in records if extract_html(r["answer"])]
     asked = [r for r in records if r["agent"] and ANSWER_MARK not in (r["agent"][0].get("content") or "")]
     cut = [r for r in records if r["agent"] and r["agent"][-1].get("finish_reason") == "length"]
-    return {"episodes": n, "asked_pct": 100 * len(asked) / n, "page_pct": 100 * len(paged) / n,
-            "cut_pct": 100 * len(cut) / n, "similarity_pct": 100 * sum(r["reward"] for r in records) / n,
-            "page_similarity_pct": 100 * sum(r["reward"] for r in paged) / len(paged) if paged else None}
+    out = {"episodes": n, "asked_pct": 100 * len(asked) / n, "page_pct": 100 * len(paged) / n,
+           "cut_pct": 100 * len(cut) / n, "similarity_pct": 100 * sum(r["reward"] for r in records) / n,
+           "page_similarity_pct": 100 * sum(r["reward"] for r in paged) / len(paged) if paged else None}
+    same = {"nav": 0, "section": 0, "h1": 0}
+    for r in paged:
+        got, want = markup(extract_html(r["answer"])), markup(r["target"])
+        for k in same:
+            same[k] += got[k] is not None and got[k] == want[k]
+    out.update({"nav_as_target_pct": 100 * same["nav"] / n, "section_as_target_pct": 100 * same["section"] / n,
+                "headline_as_target_pct": 100 * same["h1"] / n})
+    if zero_shot is not None:
+        out["same_as_zero_shot_pct"] = 100 * sum(r["answer"] == zero_shot.get(r["task_id"]) for r in records) / n
+    return out
 
 
 def analyse(seed_dirs: list[Path]) -> dict:
@@ -90,12 +124,20 @@ def analyse(seed_dirs: list[Path]) -> dict:
     if not methods:
         raise _error("no method has an evaluation file in every seed folder given")
     report = {"seeds": [d.name for d in seed_dirs], "methods": {}}
+    zs = {d.name: {r["task_id"]: r["answer"] for r in _records(d / "eval" / "zero-shot.jsonl")}
+          for d in seed_dirs} if "zero-shot" in methods else None
     for m in methods:
         per_seed = {d.name: _records(d / "eval" / f"{m}.jsonl") for d in seed_dirs}
         pooled = [r for rs in per_seed.values() for r in rs]
+        same_zs = None
+        if zs is not None:
+            same_zs = [r["answer"] == zs[s].get(r["task_id"]) for s, rs in per_seed.items() for r in rs]
         hidden = sorted({r["hidden"] for r in pooled})
-        report["methods"][m] = {"pooled": summarise(pooled),
-                                "per_seed": {s: summarise(rs) for s, rs in per_seed.items()},
+        pooled_summary = summarise(pooled)
+        if same_zs is not None:
+            pooled_summary["same_as_zero_shot_pct"] = 100 * sum(same_zs) / len(same_zs)
+        report["methods"][m] = {"pooled": pooled_summary,
+                                "per_seed": {s: summarise(rs, zs[s] if zs else None) for s, rs in per_seed.items()},
                                 "by_hidden_fact": {h: {"episodes": len(g), "similarity_pct": 100 * sum(r["reward"] for r in g) / len(g)}
                                                    for h in hidden for g in [[r for r in pooled if r["hidden"] == h]]}}
     return report
@@ -112,6 +154,12 @@ def markdown(report: dict) -> str:
     for m, entry in report["methods"].items():
         p = entry["pooled"]
         lines.append(f"| {m} | " + " | ".join(_cell(p.get(c)) for c in COLUMNS) + " |")
+    lines += ["", "What the pages say beside the target's (% of episodes; a missing page counts as different):", "",
+              "| method | nav colour as the target's | welcome background as the target's | headline as the target's "
+              "| same answer as zero-shot |", "|---|---|---|---|---|"]
+    for m, entry in report["methods"].items():
+        p = entry["pooled"]
+        lines.append(f"| {m} | " + " | ".join(_cell(p.get(c)) for c in MARKUP) + " |")
     facts = sorted({h for e in report["methods"].values() for h in e["by_hidden_fact"]})
     lines += ["", "Similarity by the hidden fact (episodes):", "", "| method | " + " | ".join(facts) + " |",
               "|" + "---|" * (1 + len(facts))]
