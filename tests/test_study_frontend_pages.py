@@ -83,6 +83,11 @@ def test_cli_writes_both_files_and_bad_input_says_where(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         pages.main([str(tmp_path / "nothing")])
     assert exc.value.code == 2 and "no eval/ folder" in capsys.readouterr().err
+    other = tmp_path / "other" / "seed-0"
+    _write(other, "zero-shot", [_rec(0.5, [_ask(), _answer(PAGE)], PAGE)])
+    with pytest.raises(SystemExit) as exc:
+        pages.main([str(s0), str(other)])
+    assert exc.value.code == 2 and "share a name (seed-0)" in capsys.readouterr().err
 
 
 def test_markup_columns_compare_nav_section_and_headline_with_the_target(tmp_path):

@@ -120,6 +120,10 @@ def analyse(seed_dirs: list[Path]) -> dict:
     for d in seed_dirs:
         if not (d / "eval").is_dir():
             raise _error(f"{d}: no eval/ folder (give pipeline seed-N folders)")
+    names = [d.name for d in seed_dirs]
+    if len(set(names)) < len(names):
+        raise _error(f"two seed folders share a name ({', '.join(sorted({n for n in names if names.count(n) > 1}))}): "
+                     f"the report keys seeds by folder name")
     methods = _methods(seed_dirs)
     if not methods:
         raise _error("no method has an evaluation file in every seed folder given")
