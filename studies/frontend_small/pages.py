@@ -36,9 +36,9 @@ import re
 import sys
 from pathlib import Path
 
-from colbench_env.protocol import extract_html
+from colbench_env.protocol import ANSWER_MARKER, extract_html
+from colbench_env.trajectories import TrajectoryFormatError, read_jsonl, validate_trajectory
 
-ANSWER_MARK = "I WANT TO ANSWER:"
 COLUMNS = ("episodes", "asked_pct", "page_pct", "cut_pct", "similarity_pct", "page_similarity_pct")
 MARKUP = ("nav_as_target_pct", "section_as_target_pct", "headline_as_target_pct", "same_as_zero_shot_pct")
 _TAG_CLASS = {tag: re.compile(rf"<{tag}\b[^>]*?\bclass=([\"'])(.*?)\1", re.I | re.S) for tag in ("nav", "section")}
@@ -70,49 +70,69 @@ def _methods(seed_dirs: list[Path]) -> list[str]:
     order = ["zero-shot"]
     cfg = seed_dirs[0] / "config.json"
     if cfg.exists():
-        order += list(json.loads(cfg.read_text()).get("methods", []))
+        from colbench.resume import read_json_object
+
+        try:
+            order += list(read_json_object(cfg).get("methods", []))
+        except ValueError as exc:
+            raise _error(str(exc))
     return [m for m in order if m in common] + sorted(common - set(order))
 
 
-def _records(path: Path) -> list[dict]:
+def _records(path: Path, seed: str) -> list[dict]:
+    """The fields this report reads from each episode of ``path`` (read and checked by the
+    trajectory reader, plus a numeric ``reward``), tagged with the seed folder's name."""
     out = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-            facts = ((rec.get("task") or {}).get("generator") or {}).get("facts") or []
-            out.append({"reward": float(rec["reward"]), "answer": rec.get("answer"),
-                        "task_id": rec.get("task_id"), "target": (rec.get("task") or {}).get("ground_truth") or "",
+    try:
+        for n, rec in read_jsonl(path):
+            validate_trajectory(rec, source=str(path), line=n)
+            if "dialogue_history" not in rec:
+                raise TrajectoryFormatError(f"{path}:{n}: field 'dialogue_history' is missing")
+            try:
+                reward = float(rec["reward"])
+            except (KeyError, TypeError, ValueError):
+                raise TrajectoryFormatError(f"{path}:{n}: field 'reward' must be a number") from None
+            task = rec["task"]
+            facts = (task.get("generator") or {}).get("facts") or []
+            out.append({"seed": seed, "task_id": rec.get("task_id"), "reward": reward, "answer": rec.get("answer"),
+                        "page": extract_html(rec.get("answer")), "target": task.get("ground_truth") or "",
                         "hidden": "+".join(f["name"] for f in facts) or "(none recorded)",
-                        "agent": [t for t in rec["dialogue_history"] if t.get("role") == "assistant"]})
-        except (ValueError, KeyError, TypeError) as exc:
-            raise _error(f"{path}:{n}: not an episode record with reward and dialogue_history ({exc})")
+                        "agent": [t for t in rec.get("dialogue_history", []) if t.get("role") == "assistant"]})
+    except TrajectoryFormatError as exc:
+        raise _error(str(exc))
     return out
 
 
 def summarise(records: list[dict], zero_shot: dict | None = None) -> dict:
-    """The columns of one method's episodes (see the module docstring); ``zero_shot`` maps a task id
-    to zero-shot's answer on it (same seed) for ``same_as_zero_shot_pct``."""
+    """The columns of some episodes (see the module docstring); ``zero_shot`` maps ``(seed folder
+    name, task id)`` to zero-shot's answer there, for ``same_as_zero_shot_pct``."""
     n = len(records)
     if n == 0:
         return {"episodes": 0}
-    paged = [r for r in records if extract_html(r["answer"])]
-    asked = [r for r in records if r["agent"] and ANSWER_MARK not in (r["agent"][0].get("content") or "")]
+    paged = [r for r in records if r["page"]]
+    asked = [r for r in records if r["agent"] and ANSWER_MARKER not in (r["agent"][0].get("content") or "")]
     cut = [r for r in records if r["agent"] and r["agent"][-1].get("finish_reason") == "length"]
     out = {"episodes": n, "asked_pct": 100 * len(asked) / n, "page_pct": 100 * len(paged) / n,
            "cut_pct": 100 * len(cut) / n, "similarity_pct": 100 * sum(r["reward"] for r in records) / n,
            "page_similarity_pct": 100 * sum(r["reward"] for r in paged) / len(paged) if paged else None}
     same = {"nav": 0, "section": 0, "h1": 0}
     for r in paged:
-        got, want = markup(extract_html(r["answer"])), markup(r["target"])
+        got, want = markup(r["page"]), markup(r["target"])
         for k in same:
             same[k] += got[k] is not None and got[k] == want[k]
     out.update({"nav_as_target_pct": 100 * same["nav"] / n, "section_as_target_pct": 100 * same["section"] / n,
                 "headline_as_target_pct": 100 * same["h1"] / n})
     if zero_shot is not None:
-        out["same_as_zero_shot_pct"] = 100 * sum(r["answer"] == zero_shot.get(r["task_id"]) for r in records) / n
+        out["same_as_zero_shot_pct"] = 100 * sum(r["answer"] == zero_shot.get((r["seed"], r["task_id"]))
+                                                 for r in records) / n
     return out
+
+
+def _by_hidden_fact(records: list[dict]) -> dict:
+    groups: dict[str, list[float]] = {}
+    for r in records:
+        groups.setdefault(r["hidden"], []).append(r["reward"])
+    return {h: {"episodes": len(g), "similarity_pct": 100 * sum(g) / len(g)} for h, g in sorted(groups.items())}
 
 
 def analyse(seed_dirs: list[Path]) -> dict:
@@ -127,23 +147,15 @@ def analyse(seed_dirs: list[Path]) -> dict:
     methods = _methods(seed_dirs)
     if not methods:
         raise _error("no method has an evaluation file in every seed folder given")
-    report = {"seeds": [d.name for d in seed_dirs], "methods": {}}
-    zs = {d.name: {r["task_id"]: r["answer"] for r in _records(d / "eval" / "zero-shot.jsonl")}
-          for d in seed_dirs} if "zero-shot" in methods else None
-    for m in methods:
-        per_seed = {d.name: _records(d / "eval" / f"{m}.jsonl") for d in seed_dirs}
+    episodes = {m: {d.name: _records(d / "eval" / f"{m}.jsonl", d.name) for d in seed_dirs} for m in methods}
+    zs = ({(r["seed"], r["task_id"]): r["answer"] for rs in episodes["zero-shot"].values() for r in rs}
+          if "zero-shot" in episodes else None)
+    report = {"seeds": names, "methods": {}}
+    for m, per_seed in episodes.items():
         pooled = [r for rs in per_seed.values() for r in rs]
-        same_zs = None
-        if zs is not None:
-            same_zs = [r["answer"] == zs[s].get(r["task_id"]) for s, rs in per_seed.items() for r in rs]
-        hidden = sorted({r["hidden"] for r in pooled})
-        pooled_summary = summarise(pooled)
-        if same_zs is not None:
-            pooled_summary["same_as_zero_shot_pct"] = 100 * sum(same_zs) / len(same_zs)
-        report["methods"][m] = {"pooled": pooled_summary,
-                                "per_seed": {s: summarise(rs, zs[s] if zs else None) for s, rs in per_seed.items()},
-                                "by_hidden_fact": {h: {"episodes": len(g), "similarity_pct": 100 * sum(r["reward"] for r in g) / len(g)}
-                                                   for h in hidden for g in [[r for r in pooled if r["hidden"] == h]]}}
+        report["methods"][m] = {"pooled": summarise(pooled, zs),
+                                "per_seed": {s: summarise(rs, zs) for s, rs in per_seed.items()},
+                                "by_hidden_fact": _by_hidden_fact(pooled)}
     return report
 
 
