@@ -1,5 +1,6 @@
 """studies/frontend_small/pages.py against hand-counted episodes."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -120,14 +121,32 @@ def test_markup_columns_compare_nav_section_and_headline_with_the_target(tmp_pat
     assert "| rft | 66.7 | 100.0 | 66.7 | 33.3 |" in pages.markdown(report)
 
 
-def test_the_committed_seed_reports_recompute_from_its_episode_files(tmp_path):
-    """studies/frontend_small/seed-0: pages.md from the eval files; stats.md (the pipeline's own,
-    10000 resamples) byte for byte by colbench pipeline-stats."""
-    from pathlib import Path
+STUDY = Path(pages.__file__).resolve().parent
+COMMITTED_SEEDS = sorted(p.name for p in STUDY.glob("seed-*"))
 
+
+def test_seed_0_is_committed():
+    assert "seed-0" in COMMITTED_SEEDS
+
+
+@pytest.mark.parametrize("seed", COMMITTED_SEEDS)
+def test_the_committed_seed_reports_recompute_from_its_episode_files(tmp_path, seed):
+    """studies/frontend_small/seed-N: pages.md from the eval files; stats.md (the pipeline's own,
+    10000 resamples) byte for byte by colbench pipeline-stats."""
     from colbench.pipeline import analyse_runs
 
-    seed0 = Path(pages.__file__).resolve().parent / "seed-0"
-    assert (seed0 / "pages.md").read_text() == pages.markdown(pages.analyse([seed0]))
-    analyse_runs([seed0], tmp_path)
-    assert (tmp_path / "stats.md").read_text() == (seed0 / "stats.md").read_text()
+    seed_dir = STUDY / seed
+    assert (seed_dir / "pages.md").read_text() == pages.markdown(pages.analyse([seed_dir]))
+    analyse_runs([seed_dir], tmp_path)
+    assert (tmp_path / "stats.md").read_text() == (seed_dir / "stats.md").read_text()
+
+
+def test_the_committed_pooled_reports_recompute_from_the_seed_folders(tmp_path):
+    """studies/frontend_small/{stats,pages}.md: every committed seed pooled (pipeline-stats with
+    whole templates resampled too, as the study README's command), byte for byte."""
+    from colbench.pipeline import analyse_runs
+
+    dirs = [STUDY / s for s in COMMITTED_SEEDS]
+    assert (STUDY / "pages.md").read_text() == pages.markdown(pages.analyse(dirs))
+    analyse_runs(dirs, tmp_path, cluster="template")
+    assert (tmp_path / "stats.md").read_text() == (STUDY / "stats.md").read_text()
