@@ -121,6 +121,36 @@ def test_markup_columns_compare_nav_section_and_headline_with_the_target(tmp_pat
     assert "| rft | 66.7 | 100.0 | 66.7 | 33.3 |" in pages.markdown(report)
 
 
+
+def test_hidden_fact_right_checks_the_part_each_fact_changes(tmp_path):
+    target = ('<html><body><nav class="bg-pink-500 text-white p-4">Shop</nav>'
+              '<section class="bg-blue-900 p-16"><h1 class="text-4xl">Hello there</h1></section></body></html>')
+    wrong_nav = target.replace("bg-pink-500", "bg-red-500")
+    wrong_section = target.replace("bg-blue-900", "bg-green-700")
+    wrong_h1 = target.replace("Hello there", "Welcome")
+
+    def rec(task_id, answer, hidden):
+        r = _rec(0.5, [_ask(), _answer(answer)], answer, hidden)
+        r["task"]["ground_truth"], r["task_id"] = target, task_id
+        return r
+
+    s0 = tmp_path / "seed-0"
+    _write(s0, "zero-shot", [
+        rec("a", wrong_section, ("accent",)),            # accent right (the section is not its part)
+        rec("b", wrong_nav, ("accent",)),                # accent wrong
+        rec("c", wrong_section, ("background",)),        # background wrong
+        rec("d", target, ("background",)),               # background right
+        rec("e", wrong_h1, ("headline",)),               # headline wrong
+        rec("f", wrong_nav, ("accent", "headline")),     # accent wrong, headline right
+        rec("g", "no page", ("headline",)),              # no page: wrong
+        rec("h", target, ("cards",)),                    # a fact without a part: not counted
+    ])
+    right = pages.analyse([s0])["methods"]["zero-shot"]["hidden_fact_right"]
+    assert right == {"accent": {"episodes": 3, "right_pct": pytest.approx(100 / 3)},
+                     "background": {"episodes": 2, "right_pct": pytest.approx(50.0)},
+                     "headline": {"episodes": 3, "right_pct": pytest.approx(100 / 3)}}
+    assert "| zero-shot | 33.3 (3) | 50.0 (2) | 33.3 (3) |" in pages.markdown(pages.analyse([s0]))
+
 STUDY = Path(pages.__file__).resolve().parent
 COMMITTED_SEEDS = sorted(p.name for p in STUDY.glob("seed-*"))
 

@@ -21,7 +21,11 @@ background`` and ``headline`` as the target's, and ``same as zero-shot`` (% whos
 zero-shot's answer on that task and seed, character for character); and the mean similarity by the
 task's hidden facts (the names in the generated task's
 ``task["generator"]["facts"]``, e.g. ``headline``; ``+``-joined when several), which says what a
-method got better or worse at.
+method got better or worse at; and, per hidden fact, how often the page got that fact right: % of
+the episodes whose task hides it in which the part of the page it changes is the target's
+(``accent``: the navigation bar's ``bg-*`` classes; ``background``: the welcome section's;
+``headline``: the ``<h1>`` text). Only the human's answer tells the fact, so this column, not the
+similarity, says whether a method used what it was told.
 
 Run from the repository root (writes ``pages.md`` and ``pages.json`` in ``--out``)::
 
@@ -43,6 +47,8 @@ COLUMNS = ("episodes", "asked_pct", "page_pct", "cut_pct", "similarity_pct", "pa
 MARKUP = ("nav_as_target_pct", "section_as_target_pct", "headline_as_target_pct", "same_as_zero_shot_pct")
 _TAG_CLASS = {tag: re.compile(rf"<{tag}\b[^>]*?\bclass=([\"'])(.*?)\1", re.I | re.S) for tag in ("nav", "section")}
 _H1 = re.compile(r"<h1\b[^>]*>(.*?)</h1\s*>", re.I | re.S)
+#: The page part (a key of :func:`markup`) each generated ``mini`` fact changes.
+FACT_PART = {"accent": "nav", "background": "section", "headline": "h1"}
 
 
 def markup(html: str) -> dict:
@@ -97,6 +103,7 @@ def _records(path: Path, seed: str) -> list[dict]:
             out.append({"seed": seed, "task_id": rec.get("task_id"), "reward": reward, "answer": rec.get("answer"),
                         "page": extract_html(rec.get("answer")), "target": task.get("ground_truth") or "",
                         "hidden": "+".join(f["name"] for f in facts) or "(none recorded)",
+                        "facts": [f["name"] for f in facts],
                         "agent": [t for t in rec.get("dialogue_history", []) if t.get("role") == "assistant"]})
     except TrajectoryFormatError as exc:
         raise _error(str(exc))
@@ -135,6 +142,21 @@ def _by_hidden_fact(records: list[dict]) -> dict:
     return {h: {"episodes": len(g), "similarity_pct": 100 * sum(g) / len(g)} for h, g in sorted(groups.items())}
 
 
+def _hidden_fact_right(records: list[dict]) -> dict:
+    """Per fact of :data:`FACT_PART` hidden in some of ``records``' tasks: of those episodes, how
+    many and the % whose page has that fact's part as the target's (no page: wrong)."""
+    counts: dict[str, list[int]] = {}
+    for r in records:
+        got = markup(r["page"]) if r["page"] else None
+        want = markup(r["target"])
+        for f in r["facts"]:
+            if f in FACT_PART:
+                c = counts.setdefault(f, [0, 0])
+                c[0] += 1
+                c[1] += got is not None and got[FACT_PART[f]] is not None and got[FACT_PART[f]] == want[FACT_PART[f]]
+    return {f: {"episodes": n, "right_pct": 100 * k / n} for f, (n, k) in sorted(counts.items())}
+
+
 def analyse(seed_dirs: list[Path]) -> dict:
     seed_dirs = [Path(d) for d in seed_dirs]
     for d in seed_dirs:
@@ -155,7 +177,8 @@ def analyse(seed_dirs: list[Path]) -> dict:
         pooled = [r for rs in per_seed.values() for r in rs]
         report["methods"][m] = {"pooled": summarise(pooled, zs),
                                 "per_seed": {s: summarise(rs, zs) for s, rs in per_seed.items()},
-                                "by_hidden_fact": _by_hidden_fact(pooled)}
+                                "by_hidden_fact": _by_hidden_fact(pooled),
+                                "hidden_fact_right": _hidden_fact_right(pooled)}
     return report
 
 
@@ -183,6 +206,16 @@ def markdown(report: dict) -> str:
         by = entry["by_hidden_fact"]
         lines.append(f"| {m} | " + " | ".join(f"{by[h]['similarity_pct']:.1f} ({by[h]['episodes']})" if h in by else "-"
                                               for h in facts) + " |")
+    right = sorted({f for e in report["methods"].values() for f in e["hidden_fact_right"]})
+    if right:
+        lines += ["", "The hidden fact right: % of the episodes whose task hides it (episodes) in which the part of the "
+                  "page it changes is the target's (accent: navigation bar colour; background: welcome section "
+                  "colour; headline: the `<h1>` text):", "",
+                  "| method | " + " | ".join(right) + " |", "|" + "---|" * (1 + len(right))]
+        for m, entry in report["methods"].items():
+            by = entry["hidden_fact_right"]
+            lines.append(f"| {m} | " + " | ".join(f"{by[f]['right_pct']:.1f} ({by[f]['episodes']})" if f in by else "-"
+                                                  for f in right) + " |")
     if len(report["seeds"]) > 1:
         lines += ["", "Per seed (page written % / similarity):", "",
                   "| method | " + " | ".join(report["seeds"]) + " |", "|" + "---|" * (1 + len(report["seeds"]))]
