@@ -121,7 +121,6 @@ def test_markup_columns_compare_nav_section_and_headline_with_the_target(tmp_pat
     assert "| rft | 66.7 | 100.0 | 66.7 | 33.3 |" in pages.markdown(report)
 
 
-
 def test_hidden_fact_right_checks_the_part_each_fact_changes(tmp_path):
     target = ('<html><body><nav class="bg-pink-500 text-white p-4">Shop</nav>'
               '<section class="bg-blue-900 p-16"><h1 class="text-4xl">Hello there</h1></section></body></html>')
@@ -150,6 +149,7 @@ def test_hidden_fact_right_checks_the_part_each_fact_changes(tmp_path):
                      "background": {"episodes": 2, "right_pct": pytest.approx(50.0)},
                      "headline": {"episodes": 3, "right_pct": pytest.approx(100 / 3)}}
     assert "| zero-shot | 33.3 (3) | 50.0 (2) | 33.3 (3) |" in pages.markdown(pages.analyse([s0]))
+
 
 STUDY = Path(pages.__file__).resolve().parent
 COMMITTED_SEEDS = sorted(p.name for p in STUDY.glob("seed-*"))

@@ -99,12 +99,14 @@ def _records(path: Path, seed: str) -> list[dict]:
             except (KeyError, TypeError, ValueError):
                 raise TrajectoryFormatError(f"{path}:{n}: field 'reward' must be a number") from None
             task = rec["task"]
-            facts = (task.get("generator") or {}).get("facts") or []
+            facts = [f["name"] for f in (task.get("generator") or {}).get("facts") or []]
+            page = extract_html(rec.get("answer"))
+            got, want = (markup(page) if page else None), markup(task.get("ground_truth") or "")
             out.append({"seed": seed, "task_id": rec.get("task_id"), "reward": reward, "answer": rec.get("answer"),
-                        "page": extract_html(rec.get("answer")), "target": task.get("ground_truth") or "",
-                        "hidden": "+".join(f["name"] for f in facts) or "(none recorded)",
-                        "facts": [f["name"] for f in facts],
-                        "agent": [t for t in rec.get("dialogue_history", []) if t.get("role") == "assistant"]})
+                        "page": page, "facts": facts, "hidden": "+".join(facts) or "(none recorded)",
+                        # per page part: the page has it and it is the target's (no page: all False)
+                        "as_target": {k: got is not None and got[k] is not None and got[k] == want[k] for k in want},
+                        "agent": [t for t in rec["dialogue_history"] if t.get("role") == "assistant"]})
     except TrajectoryFormatError as exc:
         raise _error(str(exc))
     return out
@@ -122,11 +124,7 @@ def summarise(records: list[dict], zero_shot: dict | None = None) -> dict:
     out = {"episodes": n, "asked_pct": 100 * len(asked) / n, "page_pct": 100 * len(paged) / n,
            "cut_pct": 100 * len(cut) / n, "similarity_pct": 100 * sum(r["reward"] for r in records) / n,
            "page_similarity_pct": 100 * sum(r["reward"] for r in paged) / len(paged) if paged else None}
-    same = {"nav": 0, "section": 0, "h1": 0}
-    for r in paged:
-        got, want = markup(r["page"]), markup(r["target"])
-        for k in same:
-            same[k] += got[k] is not None and got[k] == want[k]
+    same = {k: sum(r["as_target"][k] for r in records) for k in ("nav", "section", "h1")}
     out.update({"nav_as_target_pct": 100 * same["nav"] / n, "section_as_target_pct": 100 * same["section"] / n,
                 "headline_as_target_pct": 100 * same["h1"] / n})
     if zero_shot is not None:
@@ -147,13 +145,11 @@ def _hidden_fact_right(records: list[dict]) -> dict:
     many and the % whose page has that fact's part as the target's (no page: wrong)."""
     counts: dict[str, list[int]] = {}
     for r in records:
-        got = markup(r["page"]) if r["page"] else None
-        want = markup(r["target"])
         for f in r["facts"]:
             if f in FACT_PART:
                 c = counts.setdefault(f, [0, 0])
                 c[0] += 1
-                c[1] += got is not None and got[FACT_PART[f]] is not None and got[FACT_PART[f]] == want[FACT_PART[f]]
+                c[1] += r["as_target"][FACT_PART[f]]
     return {f: {"episodes": n, "right_pct": 100 * k / n} for f, (n, k) in sorted(counts.items())}
 
 
