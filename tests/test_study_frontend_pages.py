@@ -180,3 +180,57 @@ def test_the_committed_pooled_reports_recompute_from_the_seed_folders(tmp_path):
     assert (STUDY / "pages.md").read_text() == pages.markdown(pages.analyse(dirs))
     analyse_runs(dirs, tmp_path, cluster="template")
     assert (tmp_path / "stats.md").read_text() == (STUDY / "stats.md").read_text()
+
+
+def study_argv(seed: int, out_dir) -> list[str]:
+    """The study's command line today (the preset has since been cut to the 1 h budget):
+    ``colbench pipeline --small --env ColBench-Frontend-v0`` with FRONTEND_STUDY_SETTINGS spelled out."""
+    from colbench.pipeline import FRONTEND_STUDY_SETTINGS as S
+
+    return ["--small", "--env", "ColBench-Frontend-v0", "--seeds", str(seed), "--n-test-tasks", "48",
+            "--n-train-tasks", str(S["n_train_tasks"]), "--rollouts-per-task", str(S["rollouts_per_task"]),
+            "--trainer-overrides", json.dumps(S["trainer_overrides"]), "--out-dir", str(out_dir)]
+
+
+@pytest.mark.parametrize("seed", COMMITTED_SEEDS)
+def test_the_study_command_resolves_to_the_committed_seed_config(tmp_path, monkeypatch, seed):
+    """The study README's command, parsed by colbench pipeline's own argument code, gives the
+    settings every committed seed ran with (its config.json, written by the pipeline at the time):
+    the seeds stay reproducible after the --small frontend preset changed."""
+    import argparse
+    import dataclasses
+
+    from colbench.cli import pipeline as cli
+
+    captured = {}
+
+    class Captured(Exception):
+        pass
+
+    def capture(cfg, preset=None):
+        captured["cfg"] = cfg
+        raise Captured
+
+    monkeypatch.setattr(cli, "run_pipeline", capture)
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    n = int(seed.split("-")[1])
+    with pytest.raises(Captured):
+        cli.main(parser.parse_args(study_argv(n, tmp_path)))
+    now = json.loads(json.dumps(dataclasses.asdict(captured["cfg"])))
+    ran = json.loads((STUDY / seed / "config.json").read_text())
+    per_run = ("out_dir", "seed", "seeds", "human_version")
+    assert {k: v for k, v in now.items() if k not in per_run} == {k: v for k, v in ran.items() if k not in per_run}
+    assert now["seeds"] == [n] and ran["seed"] == n
+
+
+def test_the_study_settings_are_heavier_than_the_preset():
+    """FRONTEND_STUDY_SETTINGS changes what the preset cut: more tasks and rollouts, two epochs."""
+    from colbench.pipeline import FRONTEND_STUDY_SETTINGS, PipelineConfig, preset_settings, trainer_config
+
+    small = PipelineConfig(**preset_settings("small", "ColBench-Frontend-v0"))
+    assert (small.n_train_tasks, small.rollouts_per_task, FRONTEND_STUDY_SETTINGS["n_train_tasks"],
+            FRONTEND_STUDY_SETTINGS["rollouts_per_task"]) == (8, 3, 12, 4)
+    for method in ("rft", "mt-dpo", "sweet-rl"):
+        assert trainer_config(small, method, "m").epochs == 1
+    assert trainer_config(small, "sweet-rl", "m").critic.epochs == 1
