@@ -159,10 +159,11 @@ def test_seed_0_is_committed():
     assert "seed-0" in COMMITTED_SEEDS
 
 
-@pytest.mark.parametrize("seed", COMMITTED_SEEDS)
+@pytest.mark.parametrize("seed", [*COMMITTED_SEEDS, "preset-1h"])
 def test_the_committed_seed_reports_recompute_from_its_episode_files(tmp_path, seed):
-    """studies/frontend_small/seed-N: pages.md from the eval files; stats.md (the pipeline's own,
-    10000 resamples) byte for byte by colbench pipeline-stats."""
+    """studies/frontend_small/seed-N (and preset-1h, the 1 h preset's measured seed): pages.md from
+    the eval files; stats.md (the pipeline's own, 10000 resamples) byte for byte by colbench
+    pipeline-stats."""
     from colbench.pipeline import analyse_runs
 
     seed_dir = STUDY / seed
@@ -234,3 +235,17 @@ def test_the_study_settings_are_heavier_than_the_preset():
     for method in ("rft", "mt-dpo", "sweet-rl"):
         assert trainer_config(small, method, "m").epochs == 1
     assert trainer_config(small, "sweet-rl", "m").critic.epochs == 1
+
+
+def test_the_measured_1h_seed_ran_the_current_preset():
+    """studies/frontend_small/preset-1h (the <= 1 h, <= 3 GB measurement) ran exactly what
+    ``colbench pipeline --small --env ColBench-Frontend-v0`` resolves to today: a change of the preset
+    makes that measurement stale, and this test says so."""
+    import dataclasses
+
+    from colbench.pipeline import PipelineConfig, preset_settings
+
+    now = json.loads(json.dumps(dataclasses.asdict(PipelineConfig(**preset_settings("small", "ColBench-Frontend-v0")))))
+    ran = json.loads((STUDY / "preset-1h" / "config.json").read_text())
+    per_run = ("out_dir", "human_version")
+    assert {k: v for k, v in now.items() if k not in per_run} == {k: v for k, v in ran.items() if k not in per_run}
