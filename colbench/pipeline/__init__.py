@@ -18,17 +18,17 @@ The command lines are :mod:`colbench.cli.pipeline` (``colbench pipeline``) and
 :mod:`colbench.cli.pipeline_stats` (``colbench pipeline-stats``).
 """
 from .analysis import analyse_runs
-from .config import (ENVS, FRONTEND_PRESETS, FRONTEND_STUDY_SETTINGS, METHODS, PAPER_SETTINGS, PRESETS, PipelineConfig, paper_settings_table,
-                     preset_settings, resolve_setting, trainer_config)
+from .config import (ENVS, FRONTEND_PRESETS, FRONTEND_STUDY_SETTINGS, METHODS, PAPER_SETTINGS, PRESETS, PipelineConfig,
+                     paper_settings_table, preset_settings, resolve_setting, trainer_config)
 from .resume import changed_fields, check_resume, check_sampled_files, read_json_object
 from .run import run_pipeline
 from .stages import (StageFailed, base_policy, episodes_in_file, finished_methods, release_memory, run_stage_episodes,
                      task_split, train_method, training_outcome)
 from .stats import Comparison, Interval, bootstrap_mean, paired_bootstrap
 
-__all__ = ["ENVS", "FRONTEND_PRESETS", "FRONTEND_STUDY_SETTINGS", "METHODS", "PAPER_SETTINGS", "PRESETS", "PipelineConfig", "preset_settings",
-           "paper_settings_table", "resolve_setting", "trainer_config", "StageFailed", "base_policy", "episodes_in_file",
-           "finished_methods", "release_memory",
+__all__ = ["ENVS", "FRONTEND_PRESETS", "FRONTEND_STUDY_SETTINGS", "METHODS", "PAPER_SETTINGS", "PRESETS",
+           "PipelineConfig", "preset_settings", "paper_settings_table", "resolve_setting", "trainer_config", "StageFailed",
+           "base_policy", "episodes_in_file", "finished_methods", "release_memory",
            "run_stage_episodes", "task_split", "train_method", "training_outcome", "changed_fields", "check_resume",
            "check_sampled_files", "read_json_object", "run_pipeline", "analyse_runs", "Comparison", "Interval",
            "bootstrap_mean", "paired_bootstrap"]

@@ -54,8 +54,8 @@ from agents.registry import TRAINERS, config_class
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["ENVS", "METHODS", "PipelineConfig", "PRESETS", "FRONTEND_PRESETS", "FRONTEND_REWARD_GAP",
-           "FRONTEND_STUDY_SETTINGS", "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings", "paper_settings_table", "preset_settings",
-           "resolve_setting", "trainer_config"]
+           "FRONTEND_STUDY_SETTINGS", "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings",
+           "paper_settings_table", "preset_settings", "resolve_setting", "trainer_config"]
 
 #: the training methods, in report order (:data:`agents.registry.TRAINERS`)
 METHODS = tuple(TRAINERS)
