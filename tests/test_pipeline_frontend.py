@@ -2,13 +2,13 @@
 Llama (SmolLM2's tokenizer) in the real headless Chromium, its resume rules, the win rates over
 zero-shot (against counts made here from the evaluation files) and the frontend statistics on
 hand-made evaluation files (against hand-computed numbers)."""
-import argparse
 import dataclasses
 import json
 
 import numpy as np
 import pytest
 from samples import answered_record
+from test_pipeline import pipeline_cli
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
@@ -21,15 +21,6 @@ from colbench_env.trajectories import append_jsonl, read_trajectories
 
 FRONTEND = "ColBench-Frontend-v0"
 METHOD_NAMES = ["zero-shot", "rft", "mt-dpo", "ppo", "grpo", "sweet-rl"]
-
-
-def pipeline_cli(*argv) -> int:
-    """``colbench pipeline ARGV``'s exit status, in this process (its stderr in capsys)."""
-    from colbench.cli.pipeline import add_arguments, main
-
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    return main(parser.parse_args([str(a) for a in argv]))
 
 
 def frontend_config(out_dir, **kw) -> PipelineConfig:

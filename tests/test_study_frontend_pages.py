@@ -193,13 +193,22 @@ def study_argv(seed: int, out_dir) -> list[str]:
             "--trainer-overrides", json.dumps(S["trainer_overrides"]), "--out-dir", str(out_dir)]
 
 
+def _assert_ran_with(cfg, seed_dir: Path, per_run: tuple) -> None:
+    """``cfg`` (a PipelineConfig) as the pipeline writes it to config.json equals ``seed_dir``'s
+    config.json, but for the ``per_run`` fields."""
+    import dataclasses
+
+    now = json.loads(json.dumps(dataclasses.asdict(cfg)))
+    ran = json.loads((seed_dir / "config.json").read_text())
+    assert {k: v for k, v in now.items() if k not in per_run} == {k: v for k, v in ran.items() if k not in per_run}
+
+
 @pytest.mark.parametrize("seed", COMMITTED_SEEDS)
 def test_the_study_command_resolves_to_the_committed_seed_config(tmp_path, monkeypatch, seed):
     """The study README's command, parsed by colbench pipeline's own argument code, gives the
     settings every committed seed ran with (its config.json, written by the pipeline at the time):
     the seeds stay reproducible after the --small frontend preset changed."""
-    import argparse
-    import dataclasses
+    from test_pipeline import pipeline_cli
 
     from colbench.cli import pipeline as cli
 
@@ -213,16 +222,11 @@ def test_the_study_command_resolves_to_the_committed_seed_config(tmp_path, monke
         raise Captured
 
     monkeypatch.setattr(cli, "run_pipeline", capture)
-    parser = argparse.ArgumentParser()
-    cli.add_arguments(parser)
     n = int(seed.split("-")[1])
     with pytest.raises(Captured):
-        cli.main(parser.parse_args(study_argv(n, tmp_path)))
-    now = json.loads(json.dumps(dataclasses.asdict(captured["cfg"])))
-    ran = json.loads((STUDY / seed / "config.json").read_text())
-    per_run = ("out_dir", "seed", "seeds", "human_version")
-    assert {k: v for k, v in now.items() if k not in per_run} == {k: v for k, v in ran.items() if k not in per_run}
-    assert now["seeds"] == [n] and ran["seed"] == n
+        pipeline_cli(*study_argv(n, tmp_path))
+    _assert_ran_with(captured["cfg"], STUDY / seed, ("out_dir", "seed", "seeds", "human_version"))
+    assert list(captured["cfg"].seeds) == [n] and json.loads((STUDY / seed / "config.json").read_text())["seed"] == n
 
 
 def test_the_study_settings_are_heavier_than_the_preset():
@@ -241,11 +245,7 @@ def test_the_measured_1h_seed_ran_the_current_preset():
     """studies/frontend_small/preset-1h (the <= 1 h, <= 3 GB measurement) ran exactly what
     ``colbench pipeline --small --env ColBench-Frontend-v0`` resolves to today: a change of the preset
     makes that measurement stale, and this test says so."""
-    import dataclasses
-
     from colbench.pipeline import PipelineConfig, preset_settings
 
-    now = json.loads(json.dumps(dataclasses.asdict(PipelineConfig(**preset_settings("small", "ColBench-Frontend-v0")))))
-    ran = json.loads((STUDY / "preset-1h" / "config.json").read_text())
-    per_run = ("out_dir", "human_version")
-    assert {k: v for k, v in now.items() if k not in per_run} == {k: v for k, v in ran.items() if k not in per_run}
+    _assert_ran_with(PipelineConfig(**preset_settings("small", "ColBench-Frontend-v0")), STUDY / "preset-1h",
+                     ("out_dir", "human_version"))
