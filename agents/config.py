@@ -52,6 +52,12 @@ def _check_positive_ints(obj, *names: str) -> None:
         _check(isinstance(v, int) and not isinstance(v, bool) and v > 0, name, f"must be a positive int, got {v!r}")
 
 
+def _check_max_pairs(obj) -> None:
+    v = obj.max_pairs
+    _check(v is None or (isinstance(v, int) and not isinstance(v, bool) and v > 0), "max_pairs",
+           f"must be a positive int or None, got {v!r}")
+
+
 class Removed:
     """The target of an alias for a field a config no longer has: a dict or checkpoint may still
     carry it at ``accepted`` (the only value the old code allowed; dropped), any other value is an
@@ -276,6 +282,12 @@ class TrainerConfig(metaclass=AliasedConfig):
             rate (transformers' ``cosine_with_min_lr``, as the reference's ``train_dpo.py``).
         warmup_ratio: warm-up fraction of the steps (``"cosine"`` only; reference 0.03).
         min_lr_ratio: final learning rate / learning rate (``"cosine"`` only; reference 0.1).
+        optimizer_steps: train exactly this many optimiser steps per ``update`` (``None``: the
+            algorithm's passes over its data decide, ``epochs`` or ``update_epochs``). Set, the passes
+            go on over the data until that many steps are taken, the last pass cut short
+            (:func:`agents.trainer_base.epoch_plan`): how ``colbench pipeline --matched-budget``
+            gives every method the same number of steps. Every trainer's metrics record the steps
+            it took (``optimizer_steps``), counted at the optimiser.
 
     Old keys (configs and checkpoints written before the nested ``policy``), accepted as aliases by
     the constructor and :func:`config_from_dict`: ``model`` (``policy.model_name_or_path``),
@@ -304,6 +316,7 @@ class TrainerConfig(metaclass=AliasedConfig):
     lr_scheduler: str = "constant"
     warmup_ratio: float = 0.0
     min_lr_ratio: float = 0.1
+    optimizer_steps: int | None = None
 
     def __post_init__(self) -> None:
         self.policy = _nested_config(ModelConfig, self.policy, "policy")
@@ -325,6 +338,9 @@ class TrainerConfig(metaclass=AliasedConfig):
                f"must be 'constant' or 'cosine', got {self.lr_scheduler!r}")
         _check(0.0 <= self.warmup_ratio < 1.0, "warmup_ratio", f"must be in [0, 1), got {self.warmup_ratio!r}")
         _check(0.0 <= self.min_lr_ratio <= 1.0, "min_lr_ratio", f"must be in [0, 1], got {self.min_lr_ratio!r}")
+        _check(self.optimizer_steps is None or (isinstance(self.optimizer_steps, int)
+                                                and not isinstance(self.optimizer_steps, bool) and self.optimizer_steps > 0),
+               "optimizer_steps", f"must be a positive int or None, got {self.optimizer_steps!r}")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -15,7 +15,7 @@ from colbench_env.errors import UsageError
 
 from .config import METHODS, PipelineConfig, trainer_config
 
-__all__ = ["StageFailed", "base_policy", "episodes_in_file", "finished_methods", "log", "mark_finished",
+__all__ = ["StageFailed", "base_policy", "episodes_in_file", "export_merged", "finished_methods", "log", "mark_finished",
            "policy_adapter", "release_memory", "run_stage_episodes", "scoring_pool", "task_split", "train_method",
            "training_outcome"]
 
@@ -201,7 +201,7 @@ def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dic
         log(f"{method} skipped: {e}")
     else:
         trainer.save(ckpt)
-        _export_merged(trainer, model_dir)
+        export_merged(trainer, model_dir)
         info = {"method": method, "metrics": metrics, "train_seconds": time.perf_counter() - t0}
     finally:
         del trainer
@@ -233,7 +233,7 @@ def release_memory() -> None:
         pass
 
 
-def _export_merged(trainer: Any, model_dir: Path) -> None:
+def export_merged(trainer: Any, model_dir: Path) -> None:
     """The trained policy as a plain transformers model directory (LoRA merged into the base)."""
     model_dir.mkdir(parents=True, exist_ok=True)
     merged = trainer.policy.merged_model()

@@ -1,0 +1,232 @@
+"""Training budgets: what each method's training really did, and ``--matched-budget``.
+
+Every trainer's ``update`` metrics carry its budget (:data:`agents.trainer_base.BUDGET_FIELDS`):
+``optimizer_steps`` (counted where the optimiser steps), ``examples`` (pairs, sequences or
+trajectories trained on), ``learning_rate`` (read from the optimiser), ``nll_coef`` and ``epochs``
+(passes over the examples, a pass cut short counting its fraction). The pipeline keeps them in
+``models/<method>/pipeline_done.json``; :func:`budget_table` reads them back for every report.
+
+**Matched budgets** (``colbench pipeline --matched-budget``, :attr:`PipelineConfig.matched_budget`):
+
+* the preference methods (:data:`PREFERENCE_METHODS`: multi-turn DPO, SWEET-RL's policy DPO) train
+  with SWEET-RL's policy-DPO settings (:func:`shared_preference_settings`: learning rate, DPO beta,
+  NLL coefficient, pairs per micro-batch, gradient accumulation, epochs; the reference's) on the
+  same number of pairs: each method's pairs are counted first (:func:`preference_pair_counts`:
+  SWEET-RL's after its critic and candidate stages, which are saved and resumed), and every method
+  gets ``max_pairs`` = the smallest count (a seeded subsample, :func:`agents.mt_dpo.subsample_pairs`);
+  equal pairs, batch and epochs make equal optimiser steps;
+* RFT, PPO and GRPO get ``optimizer_steps`` = those steps (:func:`matched_overrides`): they train
+  exactly as many optimiser steps, their passes over the data going on or cut short
+  (:func:`agents.trainer_base.epoch_plan`). Without a preference method in the run, they get the
+  smallest of their own configured step counts (:func:`planned_steps`).
+
+A report flags budgets that differ by more than :data:`TOLERANCE` (10 %) between the methods it
+compares (:func:`budget_differences`): then a difference in results may be one of budgets.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = ["PREFERENCE_METHODS", "TOLERANCE", "BUDGET_COLUMNS", "shared_preference_settings", "preference_pair_counts",
+           "matched_overrides", "planned_steps", "budget_of", "budget_table", "budget_differences",
+           "budget_markdown", "steps_for_pairs"]
+
+#: the methods that train on preference pairs (SWEET-RL: its policy DPO on step pairs)
+PREFERENCE_METHODS = ("mt-dpo", "sweet-rl")
+#: relative difference above which two budgets are reported as different
+TOLERANCE = 0.10
+#: the budget's columns in reports, with their headings
+BUDGET_COLUMNS = {"optimizer_steps": "optimiser steps", "examples": "examples", "learning_rate": "learning rate",
+                  "nll_coef": "NLL coef.", "epochs": "epochs"}
+#: what ``examples`` counts, per method
+EXAMPLE_UNITS = {"rft": "sequences", "mt-dpo": "trajectory pairs", "ppo": "trajectories", "grpo": "sequences",
+                 "sweet-rl": "step pairs"}
+
+
+def shared_preference_settings(sweet_config) -> dict:
+    """The policy-DPO settings every preference method trains with under a matched budget: SWEET-RL's
+    (the reference's), as :class:`~agents.mt_dpo.MultiTurnDPOConfig` fields: ``policy.learning_rate``,
+    ``beta`` (SWEET-RL's ``dpo_beta``), ``nll_coef``, ``pairs_per_batch``,
+    ``gradient_accumulation_steps``, ``epochs``. ``sweet_config``: a resolved
+    :class:`~agents.sweet_rl.SweetRLConfig`. (The NLL term's scope stays each method's own:
+    multi-turn DPO's the chosen trajectory's actions, SWEET-RL's the chosen step sequence,
+    :attr:`~agents.sweet_rl.SweetRLConfig.nll_scope`.)"""
+    c = sweet_config
+    return {"policy": {"learning_rate": c.policy.learning_rate}, "beta": c.dpo_beta, "nll_coef": c.nll_coef,
+            "pairs_per_batch": c.pairs_per_batch, "gradient_accumulation_steps": c.gradient_accumulation_steps,
+            "epochs": c.epochs}
+
+
+def steps_for_pairs(n_pairs: int, pairs_per_batch: int, accumulation: int, epochs: int) -> int:
+    """Optimiser steps of ``epochs`` passes over ``n_pairs`` pairs (one process): each pass
+    ``ceil(ceil(n_pairs / pairs_per_batch) / accumulation)`` steps."""
+    return epochs * math.ceil(math.ceil(n_pairs / pairs_per_batch) / accumulation)
+
+
+def preference_pair_counts(configs: dict[str, Any], rollouts: list[dict], *,
+                           sweet_stage_dir: str | Path | None = None, sweet_candidates=None) -> dict[str, int]:
+    """Each preference method's pair count on ``rollouts`` before any subsample: multi-turn DPO's
+    trajectory pairs (no model: :meth:`~agents.mt_dpo.MultiTurnDPO.count_pairs`), SWEET-RL's step
+    pairs (:meth:`~agents.sweet_rl.SweetRL.step_pair_count`: its critic and candidates stages run
+    into ``sweet_stage_dir``, where its training later resumes them). ``configs``: the resolved
+    trainer configs by method (only :data:`PREFERENCE_METHODS` are counted)."""
+    from agents.registry import trainer_class
+
+    counts = {}
+    if "mt-dpo" in configs:
+        counts["mt-dpo"] = trainer_class("mt-dpo").count_pairs(rollouts, configs["mt-dpo"])
+    if "sweet-rl" in configs:
+        if sweet_stage_dir is None:
+            raise ValueError("preference_pair_counts: SWEET-RL's count needs a stage directory")
+        trainer = trainer_class("sweet-rl")(configs["sweet-rl"])
+        try:
+            counts["sweet-rl"] = trainer.step_pair_count(rollouts, stage_dir=sweet_stage_dir, candidates=sweet_candidates)
+        finally:
+            del trainer
+    return counts
+
+
+def planned_steps(method: str, config, rollouts: list[dict]) -> int:
+    """The optimiser steps ``method`` would take on ``rollouts`` with ``config``'s passes (no model):
+    RFT over its kept trajectories, PPO over the trajectories, GRPO over the trajectories with a
+    non-zero advantage (all with ``drop_zero_advantage`` off), each one sequence per trajectory (a
+    trajectory longer than ``max_length`` is split into more at training time)."""
+    from agents.rft import kept_trajectories
+    from agents.trainer_base import task_key, trajectory_reward
+
+    accumulation = config.gradient_accumulation_steps
+    if method == "rft":
+        n = len(kept_trajectories(rollouts, config.success_threshold, config.selection))
+        return config.epochs * math.ceil(math.ceil(n / config.sequences_per_batch) / accumulation)
+    if method == "ppo":
+        return config.update_epochs * math.ceil(math.ceil(len(rollouts) / config.trajectories_per_batch) / accumulation)
+    if method == "grpo":
+        rewards: dict[str, set] = {}
+        for r in rollouts:
+            rewards.setdefault(task_key(r["task"]), set()).add(trajectory_reward(r))
+        n = sum(1 for r in rollouts if not config.drop_zero_advantage or len(rewards[task_key(r["task"])]) > 1)
+        return config.update_epochs * math.ceil(math.ceil(max(n, 1) / config.sequences_per_batch) / accumulation)
+    raise ValueError(f"planned_steps: {method!r} is a preference method (its steps follow its pairs)")
+
+
+def matched_overrides(configs: dict[str, Any], rollouts: list[dict], pair_counts: dict[str, int]) -> tuple[dict, dict]:
+    """The trainer-config fields a matched budget sets, by method, and the plan it follows.
+
+    ``configs``: every method's resolved config (the preference methods' already with
+    :func:`shared_preference_settings`); ``pair_counts``: :func:`preference_pair_counts`'s.
+
+    Returns:
+        ``(overrides, plan)``: ``overrides[method]`` a dict of config fields (``max_pairs`` for the
+        preference methods, ``optimizer_steps`` for the others); ``plan`` =
+        ``{"pairs": {...}, "matched_pairs": n | None, "optimizer_steps": s, "planned_steps": {...}}``.
+    """
+    overrides: dict[str, dict] = {}
+    plan: dict[str, Any] = {"pairs": dict(pair_counts), "matched_pairs": None, "planned_steps": {}}
+    prefs = [m for m in PREFERENCE_METHODS if m in configs]
+    others = [m for m in configs if m not in PREFERENCE_METHODS]
+    if prefs:
+        n = min(pair_counts[m] for m in prefs)
+        plan["matched_pairs"] = n
+        for m in prefs:
+            overrides[m] = {"max_pairs": n}
+        c = configs[prefs[0]]
+        steps = steps_for_pairs(n, c.pairs_per_batch, c.gradient_accumulation_steps, c.epochs)
+    else:
+        plan["planned_steps"] = {m: planned_steps(m, configs[m], rollouts) for m in others}
+        steps = min(plan["planned_steps"].values()) if others else 0
+    plan["optimizer_steps"] = steps
+    for m in others:
+        overrides[m] = {"optimizer_steps": max(steps, 1)}
+    return overrides, plan
+
+
+def budget_of(metrics: dict) -> dict:
+    """The budget fields of a method's training metrics (``None`` where not recorded: runs made before
+    budgets were; then ``examples`` falls back to the count the metrics have, ``n_pairs``,
+    ``n_sequences`` or ``n_trajectories``)."""
+    out = {k: metrics.get(k) for k in BUDGET_COLUMNS}
+    if out["examples"] is None:
+        for k in ("n_pairs", "n_sequences", "n_trajectories"):
+            if metrics.get(k) is not None:
+                out["examples"] = metrics[k]
+                break
+    return out
+
+
+def budget_table(run_dirs: Sequence[str | Path], methods: Sequence[str]) -> dict[str, dict]:
+    """``{method: {"seeds": [budget per run], "unit": what examples are}}`` from each run's
+    ``models/<method>/pipeline_done.json`` (:func:`budget_of`), else the training record its
+    ``results.json`` keeps (``train``), for the ``methods`` trained in some run (zero-shot and
+    untrained ones are left out)."""
+    table: dict[str, dict] = {}
+    for m in methods:
+        per_run = []
+        for d in run_dirs:
+            info = _training_record(Path(d), m)
+            per_run.append(budget_of(info["metrics"]) if info and "metrics" in info else None)
+        if any(b is not None for b in per_run):
+            table[m] = {"seeds": per_run, "unit": EXAMPLE_UNITS.get(m, "examples")}
+    return table
+
+
+def _training_record(run_dir: Path, method: str) -> dict | None:
+    marker = run_dir / "models" / method / "pipeline_done.json"
+    if marker.exists():
+        return json.loads(marker.read_text())
+    results = run_dir / "results.json"
+    if results.exists():
+        return (json.loads(results.read_text()).get("train") or {}).get(method)
+    return None
+
+
+def _differs(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return False
+    top = max(abs(a), abs(b))
+    return top > 0 and abs(a - b) / top > TOLERANCE
+
+
+def budget_differences(table: dict[str, dict], pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """Sentences naming, for each compared pair of trained methods, the budget fields (optimiser
+    steps, examples, learning rate, NLL coefficient, epochs) that differ by more than
+    :data:`TOLERANCE` in some run; a field either method did not record is not compared."""
+    out = []
+    for a, b in pairs:
+        if a not in table or b not in table:
+            continue
+        fields = []
+        for k, label in BUDGET_COLUMNS.items():
+            runs = [(x[k], y[k]) for x, y in zip(table[a]["seeds"], table[b]["seeds"])
+                    if x is not None and y is not None and _differs(x[k], y[k])]
+            if runs:
+                fields.append(f"{label} " + ", ".join(f"{_fmt(x)} vs {_fmt(y)}" for x, y in runs))
+        if fields:
+            out.append(f"{a} vs {b}: " + "; ".join(fields))
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "n/r"
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:.3g}"
+    return str(int(v)) if isinstance(v, (int, float)) else str(v)
+
+
+def budget_markdown(table: dict[str, dict], n_runs: int) -> list[str]:
+    """The budget table as Markdown lines: one row per method, each cell the runs' values joined by
+    ``/`` (``n/r``: not recorded, trained before budgets were; one ``n/r`` when no run recorded it)."""
+    if not table:
+        return []
+    lines = ["| method | " + " | ".join(BUDGET_COLUMNS.values()) + " | examples are |",
+             "|---" * (len(BUDGET_COLUMNS) + 2) + "|"]
+    for m, entry in table.items():
+        cells = []
+        for k in BUDGET_COLUMNS:
+            values = [b[k] if b is not None else None for b in entry["seeds"]]
+            cells.append("n/r" if all(v is None for v in values) else " / ".join(_fmt(v) for v in values))
+        lines.append(f"| {m} | " + " | ".join(cells) + f" | {entry['unit']} |")
+    return lines

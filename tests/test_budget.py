@@ -1,0 +1,234 @@
+"""Training budgets (issue 48 parts 1-2): every trainer's metrics say what it really did, counted
+independently here by hooking the torch optimiser; ``optimizer_steps`` and ``max_pairs`` match
+budgets; the pair subsample is seeded and equal across reruns; the budget table is recomputed from
+the metrics files by hand; the seed-level t-interval against a hand computation."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from samples import BAD, GOOD, MID, TASK, traj
+
+from agents import sharding
+from agents.trainer_base import epoch_plan, plan_steps
+
+
+# ---- pure helpers --------------------------------------------------------------------------------
+@pytest.mark.parametrize("micro, epochs, accumulation, steps, plan", [
+    (5, 2, 1, None, [5, 5]),            # epochs decide
+    (5, 2, 1, 12, [5, 5, 2]),           # 12 steps: two whole passes of 5, then 2 micro-batches
+    (5, 2, 1, 3, [3]),                  # fewer steps than one pass: the pass is cut short
+    (5, 1, 2, 4, [5, 2]),               # a pass is 3 steps (2 + 2 + 1): 3 + 1 step = 5 + 2 micro-batches
+    (4, 3, 2, 4, [4, 4]),               # a pass is 2 steps
+])
+def test_epoch_plan_gives_exactly_the_steps_asked(micro, epochs, accumulation, steps, plan):
+    assert epoch_plan(micro, epochs, accumulation, steps) == plan
+    expected = steps if steps is not None else epochs * math.ceil(micro / accumulation)
+    assert plan_steps(plan, accumulation) == expected
+
+
+def test_subsample_is_seeded_in_data_order_and_equal_across_reruns():
+    from agents.mt_dpo import subsample_pairs
+    from colbench_env.lm.base import derived_seed
+
+    items = list(range(40))
+    seed = derived_seed(3, 0x5AB5E, 0)
+    a, b = subsample_pairs(items, 10, seed), subsample_pairs(list(items), 10, seed)
+    assert a == b and len(a) == 10 and a == sorted(a) and set(a) <= set(items)
+    assert subsample_pairs(items, 10, derived_seed(4, 0x5AB5E, 0)) != a  # another seed, another sample
+    assert subsample_pairs(items, 40, seed) == items and subsample_pairs(items, None, seed) == items
+    # uniform: over many seeds each item is kept about 10/40 of the time
+    counts = np.zeros(40)
+    for s in range(2000):
+        counts[subsample_pairs(items, 10, s)] += 1
+    assert np.all(np.abs(counts / 2000 - 0.25) < 0.05)
+
+
+def test_seed_interval_by_hand_on_three_seeds():
+    """Issue 48's example: frontend SWEET-RL - zero-shot by seed is +25.3 / +6.0 / +31.9; the
+    t-interval across the 3 seeds is [-12.4, +54.5] (t_{2, 0.975} = 4.302653 from a t table)."""
+    from colbench.pipeline.stats import seed_interval
+
+    diffs = [25.3, 6.0, 31.9]
+    mean = sum(diffs) / 3
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / 2)
+    half = 4.302653 * sd / math.sqrt(3)
+    assert (round(mean - half, 1), round(mean + half, 1)) == (-12.4, 54.5)
+    # paired (seeds x tasks) arrays whose per-seed mean differences are the three values
+    b = np.array([[10.0, 20.0], [30.0, 40.0], [50.0, 60.0]])
+    a = b + np.array(diffs)[:, None] + np.array([[1.0, -1.0]] * 3)
+    r = seed_interval(a, b)
+    assert r.per_seed == pytest.approx(tuple(diffs)) and r.mean == pytest.approx(mean)
+    assert (r.low, r.high) == (pytest.approx(mean - half, abs=1e-4), pytest.approx(mean + half, abs=1e-4))
+    assert r.signs() == "+++" and not r.excludes_zero
+    one = seed_interval(a[:1], b[:1])
+    assert one.low is None and one.high is None and one.mean == pytest.approx(25.3)
+
+
+# ---- budget table from the metrics files ------------------------------------------------------------
+def _run_dir(root, name, metrics_by_method):
+    d = root / name
+    for m, metrics in metrics_by_method.items():
+        (d / "models" / m).mkdir(parents=True)
+        (d / "models" / m / "pipeline_done.json").write_text(json.dumps({"method": m, "metrics": metrics}))
+    return d
+
+
+def test_budget_table_and_differences_recomputed_from_the_metrics_files(tmp_path):
+    from colbench.pipeline.budget import budget_differences, budget_markdown, budget_table
+
+    a = {"optimizer_steps": 30.0, "examples": 60.0, "learning_rate": 1e-4, "nll_coef": 0.01, "epochs": 2.0}
+    b = {"optimizer_steps": 2.0, "examples": 3.0, "learning_rate": 1e-4, "nll_coef": 0.01, "epochs": 2.0}
+    old = {"loss": 0.1, "n_pairs": 16.0}  # trained before budgets were recorded: only the pair count
+    s0 = _run_dir(tmp_path, "s0", {"mt-dpo": a, "sweet-rl": b})
+    s1 = _run_dir(tmp_path, "s1", {"mt-dpo": dict(a, optimizer_steps=32.0), "sweet-rl": dict(b, optimizer_steps=31.0)})
+    s2 = _run_dir(tmp_path, "s2", {"mt-dpo": old})
+    table = budget_table([s0, s1, s2], ["zero-shot", "mt-dpo", "sweet-rl", "rft"])
+    assert list(table) == ["mt-dpo", "sweet-rl"]  # zero-shot and rft trained nowhere
+    assert [r["optimizer_steps"] if r else None for r in table["mt-dpo"]["seeds"]] == [30.0, 32.0, None]
+    assert table["mt-dpo"]["seeds"][2]["examples"] == 16.0 and table["sweet-rl"]["seeds"][2] is None
+    # 30 vs 2 steps and 60 vs 3 pairs differ (seed 0); 32 vs 31 steps do not (3 % < 10 %)
+    diffs = budget_differences(table, [("sweet-rl", "mt-dpo"), ("sweet-rl", "zero-shot")])
+    assert diffs == ["sweet-rl vs mt-dpo: optimiser steps 2 vs 30; examples 3 vs 60, 3 vs 60"]
+    md = budget_markdown(table, 3)
+    assert "| mt-dpo | 30 / 32 / n/r | 60 / 60 / 16 | 0.0001 / 0.0001 / n/r | 0.01 / 0.01 / n/r | 2 / 2 / n/r |" in md[2]
+    assert md[3].startswith("| sweet-rl | 2 / 31 / n/r | 3 / 3 / n/r |")
+
+
+def test_stats_md_prints_the_budget_table_and_flags_differences(tmp_path):
+    """analyse_runs (stats.md of every pipeline report): the budget table, the > 10 % warning above
+    the comparisons, and the per-seed differences with their t-interval and the verdict's interval."""
+    from colbench.pipeline import analyse_runs
+
+    def episodes(d, method, rewards):
+        (d / "eval").mkdir(parents=True, exist_ok=True)
+        with open(d / "eval" / f"{method}.jsonl", "w") as f:
+            for i, r in enumerate(rewards):
+                task = dict(TASK, task_id=f"t{i}")
+                f.write(json.dumps(dict(traj(["I WANT TO ANSWER: x"], [], r, task=task), success=r == 1.0,
+                                        episode_id=str(i))) + "\n")
+
+    dirs = []
+    for s, (lo, hi) in enumerate([(0.0, 1.0), (0.0, 1.0)]):
+        d = _run_dir(tmp_path, f"seed-{s}", {
+            "mt-dpo": {"optimizer_steps": 30, "examples": 60, "learning_rate": 1e-4, "nll_coef": 0.0, "epochs": 2},
+            "sweet-rl": {"optimizer_steps": 2, "examples": 3, "learning_rate": 1e-4, "nll_coef": 0.01, "epochs": 2}})
+        episodes(d, "zero-shot", [lo] * 4)
+        episodes(d, "mt-dpo", [lo, lo, hi, hi])
+        episodes(d, "sweet-rl", [hi, hi, hi, lo] if s == 0 else [hi, lo, lo, lo])
+        dirs.append(d)
+    report = analyse_runs(dirs, tmp_path / "out", resamples=200)
+    md = (tmp_path / "out" / "stats.md").read_text()
+    assert "| mt-dpo | 30 / 30 | 60 / 60 | 0.0001 / 0.0001 | 0 / 0 | 2 / 2 | trajectory pairs |" in md
+    assert ("Budgets differ by more than 10 % between compared methods** (a difference below may be one of "
+            "budgets): sweet-rl vs mt-dpo: optimiser steps 2 vs 30, 2 vs 30; examples 3 vs 60, 3 vs 60; "
+            "NLL coef. 0.01 vs 0, 0.01 vs 0.") in md
+    rows = {(c["method"], c["baseline"], c["metric"]): c for c in report["modes"]["greedy"]["comparisons"]}
+    c = rows[("sweet-rl", "mt-dpo", "success_rate_pct")]
+    # per seed: sweet-rl 75 % vs mt-dpo 50 % (+25), then 25 % vs 50 % (-25): t-interval mean 0 +- 12.706 * 35.36 / 1.414
+    assert c["by_seed"]["per_seed"] == [25.0, -25.0] and c["by_seed"]["signs"] == "+-"
+    assert c["by_seed"]["high"] == pytest.approx(12.7062 * 25.0 * math.sqrt(2) / math.sqrt(2), rel=1e-4)
+    assert c["verdict"] == {"shown": False, "rests_on": "seeds t-interval"}
+    assert "| sweet-rl - mt-dpo | success rate (%) | +0.0 [" in md and "| +25.0 / -25.0 | [-317.7, +317.7] | +- | no |" in md
+
+
+# ---- trainers: budgets counted at the optimiser --------------------------------------------------
+class StepCounter:
+    """Counts the torch optimiser's steps with its own post-step hook (independent of the trainers'
+    counters)."""
+
+    def __init__(self, lm):
+        self.n = 0
+        self.handle = sharding.torch_optimizer(lm.optimizer).register_step_post_hook(self._hook)
+
+    def _hook(self, *_):
+        self.n += 1
+
+
+def _rollouts():
+    tasks = [dict(TASK, task_id=f"t{k}") for k in range(3)]
+    out = []
+    for t in tasks:
+        out += [dict(GOOD, task=t), dict(BAD, task=t), dict(MID, task=t)]
+    return out  # per task: GOOD beats BAD and MID -> 6 trajectory pairs
+
+
+def test_every_trainer_records_its_budget_counted_at_the_optimiser(model_dir):
+    from agents.grpo import GRPO, GRPOConfig
+    from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig
+    from agents.ppo import PPO, PPOConfig
+    from agents.rft import RejectionFineTuning, RFTConfig
+    from agents.tokenize import tokenize_trajectory
+
+    data = _rollouts()
+    cases = [  # (trainer, its examples: what it trains on, per micro-batch, passes, NLL coefficient)
+        (RejectionFineTuning(RFTConfig(model=model_dir, learning_rate=1e-3, epochs=2, sequences_per_batch=2)),
+         "sequences of the 3 successful trajectories", 2, 2, 1.0),
+        (MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, learning_rate=2e-3, epochs=2, pairs_per_batch=4,
+                                         nll_coef=0.05)), 6, 4, 2, 0.05),  # GOOD vs BAD and vs MID, 3 tasks
+        (PPO(PPOConfig(model=model_dir, learning_rate=3e-3, update_epochs=1, trajectories_per_batch=4,
+                       gradient_accumulation_steps=2)), 9, 4, 1, 0.0),
+        (GRPO(GRPOConfig(model=model_dir, learning_rate=1e-3, update_epochs=3, sequences_per_batch=9)),
+         "sequences of all 9 trajectories", 9, 3, 0.0),
+    ]
+    for trainer, examples, per_batch, passes, nll in cases:
+        if isinstance(examples, str):  # a trajectory whose turns cannot share one sequence gives one per turn
+            kept = [r for r in data if r["reward"] == 1.0] if trainer.algorithm == "rft" else data
+            examples = sum(len(tokenize_trajectory(trainer.tokenizer, r, formatter=trainer.formatter,
+                                                   max_length=trainer.config.max_length)) for r in kept)
+        accumulation = trainer.config.gradient_accumulation_steps
+        steps = passes * math.ceil(math.ceil(examples / per_batch) / accumulation)
+        counter = StepCounter(trainer.policy)
+        m = trainer.update(data)
+        assert counter.n == steps == m["optimizer_steps"], trainer.algorithm
+        assert (m["examples"], m["nll_coef"], m["epochs"]) == (examples, nll, passes), trainer.algorithm
+        assert m["learning_rate"] == trainer.config.policy.learning_rate, trainer.algorithm
+
+
+def test_optimizer_steps_overrides_the_passes(model_dir):
+    from agents.ppo import PPO, PPOConfig
+    from agents.rft import RejectionFineTuning, RFTConfig
+
+    rft = RejectionFineTuning(RFTConfig(model=model_dir, epochs=1, sequences_per_batch=2, optimizer_steps=5))
+    counter = StepCounter(rft.policy)
+    m = rft.update(_rollouts())  # 6 sequences (3 GOOD, each one per turn), 3 micro-batches a pass: 3 + 2 steps
+    assert m["examples"] == 6 and counter.n == 5 == m["optimizer_steps"] and m["epochs"] == pytest.approx(5 / 3)
+    ppo = PPO(PPOConfig(model=model_dir, update_epochs=4, trajectories_per_batch=4, optimizer_steps=2))
+    counter = StepCounter(ppo.policy)
+    m = ppo.update(_rollouts())  # 3 micro-batches a pass, cut after 2
+    assert counter.n == 2 == m["optimizer_steps"] and m["epochs"] == pytest.approx(2 / 3)
+
+
+def test_matched_preference_methods_take_equal_pairs_and_steps(model_dir, tmp_path):
+    """Multi-turn DPO (6 trajectory pairs) and SWEET-RL's policy (step pairs from given candidates)
+    with the same max_pairs, batch and epochs train on the same number of pairs for the same number
+    of optimiser steps, counted at each optimiser; the subsample is the same on a rerun."""
+    from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig
+    from agents.sweet_rl import SweetRL, SweetRLConfig
+    from agents.tokenize import agent_turns
+
+    data = _rollouts()
+    common = dict(model=model_dir, learning_rate=1e-3, epochs=2, pairs_per_batch=2, nll_coef=0.01, max_pairs=3)
+    cands = [[t.action, "no", "I WANT TO ANSWER: pass", "OUTPUT: ok"] for r in data for t in agent_turns(r)]
+    sweet = SweetRL(SweetRLConfig(**common, dpo_beta=0.1, state_fraction=1.0, n_candidates=4, pairs_per_state=2,
+                                  seed=0, critic_epochs=1))
+    available = sweet.step_pair_count(data, stage_dir=tmp_path / "st", candidates=cands)
+    assert available > 3
+    mt = MultiTurnDPO(MultiTurnDPOConfig(**common, beta=0.1))
+    runs = {}
+    for name, trainer, kw in (("mt-dpo", mt, {}), ("sweet-rl", sweet, {"stage_dir": tmp_path / "st", "candidates": cands})):
+        counter = StepCounter(trainer.policy)
+        m = trainer.update(data, **kw)
+        runs[name] = (counter.n, m)
+    (n_mt, m_mt), (n_sw, m_sw) = runs["mt-dpo"], runs["sweet-rl"]
+    assert n_mt == n_sw == m_mt["optimizer_steps"] == m_sw["optimizer_steps"] == 2 * 2
+    assert m_mt["examples"] == m_sw["examples"] == 3
+    assert (m_mt["n_pairs_available"], m_sw["n_pairs_available"]) == (6, available)
+    assert m_mt["learning_rate"] == m_sw["learning_rate"] and m_mt["nll_coef"] == m_sw["nll_coef"]
+    assert m_sw["critic_optimizer_steps"] == 6 // 2  # the critic: 6 rollout pairs, 2 a micro-batch, 1 epoch
+    # the same subsample on a rerun: a fresh trainer draws and keeps the same pairs, so trains the same
+    again = MultiTurnDPO(MultiTurnDPOConfig(**common, beta=0.1))
+    m_again = again.update(data)
+    assert m_again["loss"] == pytest.approx(m_mt["loss"], abs=1e-6)
