@@ -281,7 +281,8 @@ def _markdown(report: dict) -> str:
               "*rests on* names the intervals that statement rests on, or the first that contains 0 "
               "(`colbench.pipeline.analysis.verdict`).", ""]
     if report.get("budget"):
-        lines += [f"### Training budgets (per seed, joined by /; `models/<method>/pipeline_done.json`)", "",
+        lines += ["### Training budgets (per seed, joined by /; each run's `models/<method>/pipeline_done.json`, "
+                  "else its `results.json`)", "",
                   *budget_markdown(report["budget"], n_seeds), "",
                   "n/r: not recorded (trained before the metrics recorded budgets).", ""]
     for mode, e in report["modes"].items():

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 
 __all__ = ["PREFERENCE_METHODS", "TOLERANCE", "BUDGET_COLUMNS", "shared_preference_settings", "preference_pair_counts",
            "matched_overrides", "planned_steps", "budget_of", "budget_table", "budget_differences",
-           "budget_markdown", "steps_for_pairs"]
+           "budget_markdown", "budget_cells", "fmt_budget", "steps_for_pairs"]
 
 #: the methods that train on preference pairs (SWEET-RL: its policy DPO on step pairs)
 PREFERENCE_METHODS = ("mt-dpo", "sweet-rl")
@@ -202,13 +202,14 @@ def budget_differences(table: dict[str, dict], pairs: Sequence[tuple[str, str]])
             runs = [(x[k], y[k]) for x, y in zip(table[a]["seeds"], table[b]["seeds"])
                     if x is not None and y is not None and _differs(x[k], y[k])]
             if runs:
-                fields.append(f"{label} " + ", ".join(f"{_fmt(x)} vs {_fmt(y)}" for x, y in runs))
+                fields.append(f"{label} " + ", ".join(f"{fmt_budget(x)} vs {fmt_budget(y)}" for x, y in runs))
         if fields:
             out.append(f"{a} vs {b}: " + "; ".join(fields))
     return out
 
 
-def _fmt(v: Any) -> str:
+def fmt_budget(v: Any) -> str:
+    """One budget value as the reports print it (``n/r``: not recorded)."""
     if v is None:
         return "n/r"
     if isinstance(v, float) and not v.is_integer():
@@ -224,9 +225,15 @@ def budget_markdown(table: dict[str, dict], n_runs: int) -> list[str]:
     lines = ["| method | " + " | ".join(BUDGET_COLUMNS.values()) + " | examples are |",
              "|---" * (len(BUDGET_COLUMNS) + 2) + "|"]
     for m, entry in table.items():
-        cells = []
-        for k in BUDGET_COLUMNS:
-            values = [b[k] if b is not None else None for b in entry["seeds"]]
-            cells.append("n/r" if all(v is None for v in values) else " / ".join(_fmt(v) for v in values))
-        lines.append(f"| {m} | " + " | ".join(cells) + f" | {entry['unit']} |")
+        lines.append(f"| {m} | " + " | ".join(budget_cells(entry)) + f" | {entry['unit']} |")
     return lines
+
+
+def budget_cells(entry: dict) -> list[str]:
+    """A :func:`budget_table` row's cells, one per :data:`BUDGET_COLUMNS`: the runs' values joined by
+    ``/``, or one ``n/r`` when no run recorded the field."""
+    cells = []
+    for k in BUDGET_COLUMNS:
+        values = [b[k] if b is not None else None for b in entry["seeds"]]
+        cells.append("n/r" if all(v is None for v in values) else " / ".join(fmt_budget(v) for v in values))
+    return cells

@@ -123,6 +123,13 @@ class PipelineConfig(metaclass=AliasedConfig):
         similarity: frontend reward, the similarity of the two renders (``"visual"``, offline, or
             ``"clip"``, the paper's CLIP ViT-B/32 cosine; :mod:`colbench_env.evaluation.similarity`);
             unused by backend runs.
+        matched_budget: train every method at one budget (:mod:`colbench.pipeline.budget`): the
+            preference methods (multi-turn DPO, SWEET-RL's policy DPO) with SWEET-RL's policy-DPO
+            settings (learning rate, beta, NLL coefficient, pairs per micro-batch, accumulation,
+            epochs) on the same number of pairs (a seeded subsample to the smallest method's count),
+            so for the same optimiser steps; RFT, PPO and GRPO for that many optimiser steps. The
+            plan is written to each seed's ``budget_plan.json``; every report prints the budgets
+            trained with, with or without it.
     """
 
     _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
@@ -157,6 +164,7 @@ class PipelineConfig(metaclass=AliasedConfig):
     bootstrap_resamples: int = 10000
     semantics: str = "reference"
     similarity: str = "visual"
+    matched_budget: bool = False
 
     @property
     def kind(self) -> str:
@@ -171,6 +179,8 @@ class PipelineConfig(metaclass=AliasedConfig):
         if self.kind != "backend" and self.semantics != "reference":
             raise ValueError(f"semantics {self.semantics!r}: only backend runs have scoring semantics "
                              f"({self.env} scores a page by similarity)")
+        if not isinstance(self.matched_budget, bool):
+            raise ValueError(f"matched_budget must be true or false, got {self.matched_budget!r}")
         if self.similarity not in FRONTEND_REWARD_GAP:
             raise ValueError(f"similarity must be one of {sorted(FRONTEND_REWARD_GAP)}, got {self.similarity!r}")
         bad = [m for m in self.methods if m not in METHODS]
@@ -423,10 +433,13 @@ def kind_trainer_settings(cfg: PipelineConfig, method: str) -> dict:
     return KIND_TRAINER_SETTINGS[key].get(method, {})
 
 
-def trainer_config(cfg: PipelineConfig, method: str, base: str):
+def trainer_config(cfg: PipelineConfig, method: str, base: str, budget: dict | None = None):
     """The resolved trainer config of ``method`` in a pipeline run: the fields the pipeline sets for
     every trainer, the task kind's rules (:func:`kind_trainer_settings`), then the run's
-    ``trainer_overrides`` (the preset's and the user's)."""
+    ``trainer_overrides`` (the preset's and the user's); with ``cfg.matched_budget``, multi-turn DPO
+    then takes SWEET-RL's policy-DPO settings
+    (:func:`colbench.pipeline.budget.shared_preference_settings`), and ``budget`` (the seed's
+    matched plan for this method: ``max_pairs`` or ``optimizer_steps``) is laid over all."""
     from agents.config import config_from_dict
 
     cls, source = config_class(method), f"trainer_overrides[{method!r}]"
@@ -436,4 +449,11 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
         conf["rollout_temperature"] = cfg.rollout_temperature  # the behaviour policy sampled at it
     conf = merge_config_dicts(cls, conf, kind_trainer_settings(cfg, method), source=f"the {cfg.kind} settings")
     conf = merge_config_dicts(cls, conf, cfg.trainer_overrides.get(method, {}), source=source)
+    if cfg.matched_budget and method == "mt-dpo":
+        from .budget import shared_preference_settings
+
+        conf = merge_config_dicts(cls, conf, shared_preference_settings(trainer_config(cfg, "sweet-rl", base)),
+                                  source="--matched-budget")
+    if budget:
+        conf = merge_config_dicts(cls, conf, budget, source="--matched-budget")
     return config_from_dict(cls, conf, source=source)

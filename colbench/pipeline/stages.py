@@ -177,15 +177,17 @@ def training_outcome(out: Path, method: str) -> dict | None:
 
 
 
-def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
+def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path,
+                 budget: dict | None = None) -> dict:
     """Train ``method`` on the rollouts; save the checkpoint and the merged policy (``out/ckpt/<method>``,
-    ``out/models/<method>``). Resumes: a stage marked done returns its recorded outcome, trains nothing."""
+    ``out/models/<method>``). Resumes: a stage marked done returns its recorded outcome, trains nothing.
+    ``budget``: the matched budget's fields for this method (:func:`trainer_config`)."""
     ckpt, model_dir = out / "ckpt" / method, out / "models" / method
     done = training_outcome(out, method)
     if done is not None:
         return done
     cls = trainer_class(method)
-    conf = trainer_config(cfg, method, base)
+    conf = trainer_config(cfg, method, base, budget)
     log(f"train {method}: {len(rollouts)} rollouts, config {conf.to_dict()}")
     t0 = time.perf_counter()
     trainer = cls(conf)

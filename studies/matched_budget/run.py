@@ -476,14 +476,34 @@ def write_budget_json(study: Path = HERE) -> dict:
     return out
 
 
+def pool(study: Path = HERE) -> dict:
+    """The seeds done (their four arms evaluated) pooled: ``stats.{md,json,png}`` in the study folder,
+    templates resampled too, the study's comparisons; and ``budget.json``."""
+    from colbench.pipeline import analyse_runs
+
+    dirs = [d for d in sorted(study.glob("seed-*"), key=lambda p: int(p.name.split("-")[1]))
+            if all((d / "eval" / f"{a}.sampled.jsonl").exists() for a in ARMS) and (d / "stats.md").exists()]
+    if not dirs:
+        raise SystemExit(f"{study}: no seed is done yet")
+    write_budget_json(study)
+    return analyse_runs(dirs, study, methods=["zero-shot", *ARMS], cluster="template", comparisons=COMPARISONS,
+                        title=f"matched budget, seeds {', '.join(d.name[5:] for d in dirs)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--pool", action="store_true", help="pool the seeds done into the study folder's stats.*")
+    p.add_argument("--seed", type=int)
     p.add_argument("--work", default="runs/matched_budget", help="models, checkpoints, critic weights (not committed)")
     p.add_argument("--policy", default=POLICY)
     p.add_argument("--mc-continuations", type=int, default=8, help="Monte-Carlo continuations per candidate (M)")
     p.add_argument("--stages", nargs="+", default=STAGES, choices=STAGES)
     args = p.parse_args(argv)
+    if args.pool:
+        pool()
+        return 0
+    if args.seed is None:
+        p.error("--seed is required (or --pool)")
     Seed(args.seed, Path(args.work), args.policy, args.mc_continuations).run(args.stages)
     return 0
 
