@@ -232,3 +232,76 @@ def test_matched_preference_methods_take_equal_pairs_and_steps(model_dir, tmp_pa
     again = MultiTurnDPO(MultiTurnDPOConfig(**common, beta=0.1))
     m_again = again.update(data)
     assert m_again["loss"] == pytest.approx(m_mt["loss"], abs=1e-6)
+
+
+def test_pipeline_matched_budget_trains_every_method_for_the_same_steps(tmp_path, monkeypatch):
+    """``colbench pipeline --matched-budget`` on a tiny model: the preference methods train on the
+    same number of pairs (the smaller count), every method for the same number of optimiser steps,
+    counted by a hook on each trainer's policy optimiser; stats.md's budget table is the one computed
+    here from the metrics files; a rerun keeps the plan (budget_plan.json)."""
+    import gymnasium as gym
+    from tiny_models import save_tiny_llama, smollm2_tokenizer
+
+    from agents.trainer_base import LMTrainer
+    from colbench.pipeline import PipelineConfig, run_pipeline, task_split
+    from colbench.pipeline.budget import BUDGET_COLUMNS, fmt_budget
+    from colbench_env.evaluation.backend import BackendEvaluator
+    from colbench_env.rollout import episode_specs
+    from colbench_env.trajectories import append_jsonl
+
+    model = save_tiny_llama(tmp_path / "tiny", smollm2_tokenizer(), hidden_size=32)
+    small = {"max_length": 512}
+    cfg = PipelineConfig(out_dir=str(tmp_path / "m"), policy=model, n_train_tasks=2, n_test_tasks=1,
+                         rollouts_per_task=3, max_turns=1, max_new_tokens=8, episodes_in_flight=4, matched_budget=True,
+                         trainer_overrides={"sweet-rl": {**small, "n_candidates": 2, "candidate_max_new_tokens": 8,
+                                                         "state_fraction": 1.0, "pairs_per_state": 2,
+                                                         "pairs_per_batch": 2, "epochs": 2, "critic_epochs": 1},
+                                            "rft": small, "mt-dpo": small, "ppo": small, "grpo": small})
+    # the first rollout of each task succeeds (the ground truth as its answer): 2 trajectory pairs a task
+    specs = episode_specs(6, n_tasks=2, repeats=3)
+    with BackendEvaluator(workers=1) as ev:
+        for spec in (specs[0], specs[3]):
+            task = task_split(cfg, "train")[spec.options["task_index"]]
+            env = gym.make("ColBench-Backend-v0", tasks=[task], evaluator=ev, max_turns=1)
+            env.reset(seed=0)
+            env.step(f"OUTPUT: I WANT TO ANSWER: ```python\n{task.ground_truth}\n```")
+            append_jsonl(tmp_path / "m" / "rollouts.jsonl", [dict(env.unwrapped.trajectory_record(),
+                                                                  episode_id=spec.episode_id)])
+    steps: dict[str, int] = {}
+    make_lm = LMTrainer._make_lm
+
+    def counted(self, *args, **kwargs):
+        lm = make_lm(self, *args, **kwargs)
+        if not hasattr(self, "policy"):  # the trainer's first model is its policy (SWEET-RL's critic comes after)
+            name = self.algorithm
+
+            def hook(*_):
+                steps[name] = steps.get(name, 0) + 1
+            sharding.torch_optimizer(lm.optimizer).register_step_post_hook(hook)
+        return lm
+
+    monkeypatch.setattr(LMTrainer, "_make_lm", counted)
+    run_pipeline(cfg, preset="test")
+    out = tmp_path / "m"
+    plan = json.loads((out / "budget_plan.json").read_text())["plan"]
+    n = plan["matched_pairs"]
+    assert plan["pairs"]["mt-dpo"] == 4 and n == min(plan["pairs"].values())
+    expected_steps = 2 * math.ceil(n / 2)  # SWEET-RL's 2 epochs of 2 pairs a micro-batch, shared by all
+    metrics = {m: json.loads((out / "models" / m / "pipeline_done.json").read_text())["metrics"]
+               for m in ("rft", "mt-dpo", "ppo", "grpo", "sweet-rl")}
+    assert steps == {m: expected_steps for m in metrics}
+    for m, met in metrics.items():
+        assert met["optimizer_steps"] == expected_steps, m
+    assert metrics["mt-dpo"]["examples"] == metrics["sweet-rl"]["examples"] == n
+    assert (metrics["mt-dpo"]["nll_coef"], metrics["mt-dpo"]["epochs"]) == (0.01, 2) == \
+        (metrics["sweet-rl"]["nll_coef"], metrics["sweet-rl"]["epochs"])
+    # the budget table of stats.md, from the files by hand
+    md = (out / "stats.md").read_text()
+    for m, met in metrics.items():
+        cells = [fmt_budget(met[k]) for k in BUDGET_COLUMNS]
+        assert f"| {m} | " + " | ".join(cells) + " |" in md, m
+    assert "Budgets differ by more than 10 %" not in md
+    # a rerun finds every stage done and keeps the plan
+    stamp = (out / "budget_plan.json").stat().st_mtime_ns
+    run_pipeline(cfg, preset="test")
+    assert (out / "budget_plan.json").stat().st_mtime_ns == stamp
