@@ -30,6 +30,8 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
+from .config import shared_preference_settings
+
 __all__ = ["PREFERENCE_METHODS", "TOLERANCE", "BUDGET_COLUMNS", "shared_preference_settings", "preference_pair_counts",
            "matched_overrides", "planned_steps", "budget_of", "budget_table", "budget_differences",
            "budget_markdown", "budget_cells", "fmt_budget", "steps_for_pairs"]
@@ -44,20 +46,6 @@ BUDGET_COLUMNS = {"optimizer_steps": "optimiser steps", "examples": "examples", 
 #: what ``examples`` counts, per method
 EXAMPLE_UNITS = {"rft": "sequences", "mt-dpo": "trajectory pairs", "ppo": "trajectories", "grpo": "sequences",
                  "sweet-rl": "step pairs"}
-
-
-def shared_preference_settings(sweet_config) -> dict:
-    """The policy-DPO settings every preference method trains with under a matched budget: SWEET-RL's
-    (the reference's), as :class:`~agents.mt_dpo.MultiTurnDPOConfig` fields: ``policy.learning_rate``,
-    ``beta`` (SWEET-RL's ``dpo_beta``), ``nll_coef``, ``pairs_per_batch``,
-    ``gradient_accumulation_steps``, ``epochs``. ``sweet_config``: a resolved
-    :class:`~agents.sweet_rl.SweetRLConfig`. (The NLL term's scope stays each method's own:
-    multi-turn DPO's the chosen trajectory's actions, SWEET-RL's the chosen step sequence,
-    :attr:`~agents.sweet_rl.SweetRLConfig.nll_scope`.)"""
-    c = sweet_config
-    return {"policy": {"learning_rate": c.policy.learning_rate}, "beta": c.dpo_beta, "nll_coef": c.nll_coef,
-            "pairs_per_batch": c.pairs_per_batch, "gradient_accumulation_steps": c.gradient_accumulation_steps,
-            "epochs": c.epochs}
 
 
 def steps_for_pairs(n_pairs: int, pairs_per_batch: int, accumulation: int, epochs: int) -> int:

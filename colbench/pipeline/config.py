@@ -55,7 +55,7 @@ from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["ENVS", "METHODS", "PipelineConfig", "PRESETS", "FRONTEND_PRESETS", "FRONTEND_REWARD_GAP",
            "FRONTEND_STUDY_SETTINGS", "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings",
-           "paper_settings_table", "preset_settings", "resolve_setting", "trainer_config"]
+           "paper_settings_table", "preset_settings", "resolve_setting", "shared_preference_settings", "trainer_config"]
 
 #: the training methods, in report order (:data:`agents.registry.TRAINERS`)
 METHODS = tuple(TRAINERS)
@@ -433,12 +433,26 @@ def kind_trainer_settings(cfg: PipelineConfig, method: str) -> dict:
     return KIND_TRAINER_SETTINGS[key].get(method, {})
 
 
+def shared_preference_settings(sweet_config) -> dict:
+    """The policy-DPO settings every preference method trains with under a matched budget: SWEET-RL's
+    (the reference's), as :class:`~agents.mt_dpo.MultiTurnDPOConfig` fields: ``policy.learning_rate``,
+    ``beta`` (SWEET-RL's ``dpo_beta``), ``nll_coef``, ``pairs_per_batch``,
+    ``gradient_accumulation_steps``, ``epochs``. ``sweet_config``: a resolved
+    :class:`~agents.sweet_rl.SweetRLConfig`. (The NLL term's scope stays each method's own:
+    multi-turn DPO's the chosen trajectory's actions, SWEET-RL's the chosen step sequence,
+    :attr:`~agents.sweet_rl.SweetRLConfig.nll_scope`.)"""
+    c = sweet_config
+    return {"policy": {"learning_rate": c.policy.learning_rate}, "beta": c.dpo_beta, "nll_coef": c.nll_coef,
+            "pairs_per_batch": c.pairs_per_batch, "gradient_accumulation_steps": c.gradient_accumulation_steps,
+            "epochs": c.epochs}
+
+
 def trainer_config(cfg: PipelineConfig, method: str, base: str, budget: dict | None = None):
     """The resolved trainer config of ``method`` in a pipeline run: the fields the pipeline sets for
     every trainer, the task kind's rules (:func:`kind_trainer_settings`), then the run's
     ``trainer_overrides`` (the preset's and the user's); with ``cfg.matched_budget``, multi-turn DPO
     then takes SWEET-RL's policy-DPO settings
-    (:func:`colbench.pipeline.budget.shared_preference_settings`), and ``budget`` (the seed's
+    (:func:`shared_preference_settings`), and ``budget`` (the seed's
     matched plan for this method: ``max_pairs`` or ``optimizer_steps``) is laid over all."""
     from agents.config import config_from_dict
 
@@ -450,8 +464,6 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str, budget: dict | N
     conf = merge_config_dicts(cls, conf, kind_trainer_settings(cfg, method), source=f"the {cfg.kind} settings")
     conf = merge_config_dicts(cls, conf, cfg.trainer_overrides.get(method, {}), source=source)
     if cfg.matched_budget and method == "mt-dpo":
-        from .budget import shared_preference_settings
-
         conf = merge_config_dicts(cls, conf, shared_preference_settings(trainer_config(cfg, "sweet-rl", base)),
                                   source="--matched-budget")
     if budget:
