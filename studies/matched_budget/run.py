@@ -496,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int)
     p.add_argument("--work", default="runs/matched_budget", help="models, checkpoints, critic weights (not committed)")
     p.add_argument("--policy", default=POLICY)
-    p.add_argument("--mc-continuations", type=int, default=8, help="Monte-Carlo continuations per candidate (M)")
+    p.add_argument("--mc-continuations", type=int, default=8, help="Monte-Carlo continuations per candidate (M; the study: 8)")
     p.add_argument("--stages", nargs="+", default=STAGES, choices=STAGES)
     args = p.parse_args(argv)
     if args.pool:
