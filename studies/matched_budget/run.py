@@ -226,21 +226,9 @@ class Seed:
         records = self.rollouts()
         keys, per_state = self.mc_keys(records)
         conts = self._continue(keys, out / "continuations.jsonl")
-        values = {}
-        for k in keys:
-            rs = [r for r in conts if r["key"] == k["key"]]
-            values[k["key"]] = {"value": sum(float(r.get("reward") or 0.0) for r in rs) / len(rs),
-                                "success": sum(1.0 if r.get("success") else 0.0 for r in rs) / len(rs),
-                                "continuations": len(rs)}
-        entries = self.entries_5c(records)
+        rows = oracle_entries(self.entries_5c(records), per_state, conts)
         tmp = out / "values.jsonl.tmp"
-        tmp.write_text("".join(json.dumps({"state": e["state"], "task": e["task"], "turn": e["turn"],
-                                           "actions": e["actions"], "finish_reasons": e["finish_reasons"],
-                                           "scores": [values[i]["value"] for i in row],
-                                           "successes": [values[i]["success"] for i in row],
-                                           "continuations": [values[i]["continuations"] for i in row],
-                                           "keys": row}) + "\n"
-                               for e, row in zip(entries, per_state)), encoding="utf-8")
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         tmp.replace(out / "values.jsonl")
         log(f"oracle: {len(keys)} distinct candidates, {len(conts)} continuation episodes")
 
@@ -455,12 +443,42 @@ class Seed:
             log(f"stage {stage} done in {time.perf_counter() - t0:.0f} s")
 
 
+def oracle_entries(entries: list[dict], per_state: list[list[int]], continuations: list[dict]) -> list[dict]:
+    """Each state's candidates scored by their true continuation value: per candidate the mean reward
+    (fraction of tests passed) of its key's continuation episodes (``continuations``, each with
+    ``key``), also their mean success and count; ``entries``: 5c's states, ``per_state``: each
+    candidate's key (:meth:`Seed.mc_keys`)."""
+    by_key: dict[int, list[dict]] = {}
+    for r in continuations:
+        by_key.setdefault(r["key"], []).append(r)
+
+    def mean(rs, f):
+        return sum(f(r) for r in rs) / len(rs)
+
+    out = []
+    for e, row in zip(entries, per_state):
+        rs = [by_key[k] for k in row]
+        out.append({"state": e["state"], "task": e["task"], "turn": e["turn"], "actions": e["actions"],
+                    "finish_reasons": e["finish_reasons"],
+                    "scores": [mean(r, lambda x: float(x.get("reward") or 0.0)) for r in rs],
+                    "successes": [mean(r, lambda x: 1.0 if x.get("success") else 0.0) for r in rs],
+                    "continuations": [len(r) for r in rs], "keys": row})
+    return out
+
+
 STAGES = ["critic", "oracle", "pairs", *(f"train-{a}" for a in ARMS), *(f"eval-{a}" for a in ARMS), "stats"]
 
 
 def write_budget_json(study: Path = HERE) -> dict:
-    """``budget.json``: ``{"seed-N": {arm: {optimizer_steps, examples, learning_rate, nll_coef}}}`` from
-    every seed folder's training markers (the issue's schema)."""
+    """Write :func:`budget_json` to ``study/budget.json``; returns it."""
+    out = budget_json(study)
+    write_json(study / "budget.json", out)
+    return out
+
+
+def budget_json(study: Path = HERE) -> dict:
+    """``{"seed-N": {arm: {optimizer_steps, examples, learning_rate, nll_coef}}}`` from every seed
+    folder's training markers (``models/<arm>/pipeline_done.json``: what each trainer counted)."""
     out = {}
     for d in sorted(study.glob("seed-*"), key=lambda p: int(p.name.split("-")[1])):
         arms = {}
@@ -472,7 +490,6 @@ def write_budget_json(study: Path = HERE) -> dict:
                              "learning_rate": float(m["learning_rate"]), "nll_coef": float(m["nll_coef"])}
         if arms:
             out[d.name] = arms
-    write_json(study / "budget.json", out)
     return out
 
 
