@@ -305,3 +305,32 @@ def test_pipeline_matched_budget_trains_every_method_for_the_same_steps(tmp_path
     stamp = (out / "budget_plan.json").stat().st_mtime_ns
     run_pipeline(cfg, preset="test")
     assert (out / "budget_plan.json").stat().st_mtime_ns == stamp
+
+
+def test_cli_matched_budget_flag_reaches_the_config(tmp_path, monkeypatch):
+    from test_pipeline import pipeline_cli
+
+    from colbench.cli import pipeline as cli
+
+    seen = []
+
+    class Captured(Exception):
+        pass
+
+    def capture(cfg, preset=None):
+        seen.append(cfg)
+        raise Captured
+
+    monkeypatch.setattr(cli, "run_pipeline", capture)
+    for argv in (("--matched-budget",), ()):
+        with pytest.raises(Captured):
+            pipeline_cli("--small", *argv, "--out-dir", tmp_path / str(len(seen)))
+    assert [c.matched_budget for c in seen] == [True, False]
+    # matched: multi-turn DPO takes SWEET-RL's policy-DPO settings (the --small preset's)
+    from colbench.pipeline import trainer_config
+
+    mt, sw = trainer_config(seen[0], "mt-dpo", "m"), trainer_config(seen[0], "sweet-rl", "m")
+    assert (mt.policy.learning_rate, mt.beta, mt.nll_coef, mt.pairs_per_batch, mt.epochs) == \
+        (sw.policy.learning_rate, sw.dpo_beta, sw.nll_coef, sw.pairs_per_batch, sw.epochs) == (1e-4, 0.1, 0.01, 4, 2)
+    plain = trainer_config(seen[1], "mt-dpo", "m")
+    assert (plain.nll_coef, plain.pairs_per_batch) == (0.0, 2)
