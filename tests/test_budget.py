@@ -301,6 +301,9 @@ def test_pipeline_matched_budget_trains_every_method_for_the_same_steps(tmp_path
         cells = [fmt_budget(met[k]) for k in BUDGET_COLUMNS]
         assert f"| {m} | " + " | ".join(cells) + " |" in md, m
     assert "Budgets differ by more than 10 %" not in md
+    html = (out / "report.html").read_text()  # the viewer's report prints the same table
+    assert "<h3>training budgets</h3>" in html and "seeds t-interval" in html
+    assert f'<tr><td>mt-dpo</td><td class="num">{expected_steps}</td><td class="num">{n}</td>' in html
     # a rerun finds every stage done and keeps the plan
     stamp = (out / "budget_plan.json").stat().st_mtime_ns
     run_pipeline(cfg, preset="test")
