@@ -415,7 +415,9 @@ class SweetRL(LMTrainer):
         (optionally ``"finish_reasons"``; ``"dropped"`` instead of ``"scores"`` leaves a state out)
         per stage-2 state of ``trajectories`` (:meth:`select_states`, in order), e.g. the lines of a
         stage directory's ``candidates.jsonl`` after its header. The pairs are drawn, subsampled
-        (``max_pairs``) and trained exactly as :meth:`update` does with its own critic's scores;
+        (``max_pairs``) and trained as :meth:`update` does with its own critic's scores -- the same
+        pairs, settings and budget; only the order of the policy's micro-batches differs, drawn from
+        this trainer's shuffle counter where :meth:`update`'s continues after its critic's passes.
         ``scorer`` (e.g. ``{"kind": "oracle", ...}``) is recorded in the metrics as given.
 
         Raises:

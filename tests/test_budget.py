@@ -337,3 +337,28 @@ def test_cli_matched_budget_flag_reaches_the_config(tmp_path, monkeypatch):
         (sw.policy.learning_rate, sw.dpo_beta, sw.nll_coef, sw.pairs_per_batch, sw.epochs) == (1e-4, 0.1, 0.01, 4, 2)
     plain = trainer_config(seen[1], "mt-dpo", "m")
     assert (plain.nll_coef, plain.pairs_per_batch) == (0.0, 2)
+
+
+def test_sweet_rl_policy_stage_from_given_scores_equals_its_own(model_dir, tmp_path):
+    """update_from_scores with the entries of a stage directory's candidates.jsonl (SWEET-RL's own
+    critic's scores) trains on the same pairs with the same budget as update does on them (the order
+    of its micro-batches is its own: update's shuffles continue after the critic's); entries that
+    are not the states are refused."""
+    from agents.sweet_rl import SweetRL, SweetRLConfig
+    from agents.tokenize import agent_turns
+
+    data = _rollouts()
+    cands = [[t.action, "no", "I WANT TO ANSWER: pass", "OUTPUT: ok"] for r in data for t in agent_turns(r)]
+    conf = SweetRLConfig(model=model_dir, learning_rate=1e-3, epochs=1, pairs_per_batch=2, state_fraction=1.0,
+                         n_candidates=4, pairs_per_state=2, seed=0, critic_epochs=1, max_pairs=4)
+    own = SweetRL(conf).update(data, stage_dir=tmp_path / "st", candidates=cands)
+    lines = [json.loads(x) for x in (tmp_path / "st" / "candidates.jsonl").read_text().splitlines()][1:]
+    given = SweetRL(conf).update_from_scores(data, lines, scorer={"kind": "the stage file's"})
+    for k in ("optimizer_steps", "examples", "learning_rate", "nll_coef", "epochs", "n_step_pairs",
+              "n_pairs_available", "mean_advantage_gap"):
+        assert given[k] == pytest.approx(own[k], abs=1e-9), k
+    assert given["scorer"] == {"kind": "the stage file's"}
+    with pytest.raises(ValueError, match="entry 1 scores"):
+        SweetRL(conf).update_from_scores(data, [lines[0], lines[0], *lines[2:]])
+    with pytest.raises(ValueError, match="scored entries for"):
+        SweetRL(conf).update_from_scores(data, lines[:-1])
