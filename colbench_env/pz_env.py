@@ -377,7 +377,9 @@ class ColBenchAECEnv(AECEnv):
 
     # ------------------------------------------------------------ trajectory
     def trajectory_record(self) -> dict:
-        """The episode so far in the official trajectory format (see :mod:`colbench_env.trajectories`)."""
+        """The episode so far in the official trajectory format (see :mod:`colbench_env.trajectories`);
+        with ``human`` (:meth:`Simulator.identity <colbench_env.simulators.Simulator.identity>`) when
+        this env's simulator has been built."""
         rec: dict[str, Any] = {
             "task": self.task.to_record(),
             "dialogue_history": [dict(m) for m in self.dialogue],
@@ -392,6 +394,8 @@ class ColBenchAECEnv(AECEnv):
             rec["seed"] = self.seed_used
         if self.error:
             rec["error"] = self.error
+        if self._simulator is not None:  # who played the human (colbench_env.simulators.identity)
+            rec["human"] = self._simulator.identity()
         return rec
 
     # -------------------------------------------------------------- render/close

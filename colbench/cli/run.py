@@ -35,7 +35,7 @@ from typing import Any, Callable, ClassVar
 from agents.config import AliasedConfig
 
 from colbench.errors import UsageError
-from colbench_env.metrics import format_summary, summarize
+from colbench_env.metrics import format_report, format_summary, summarize
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["RunConfig", "AGENTS", "add_arguments", "main", "make_agent", "make_run_simulator", "run",
@@ -609,7 +609,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"\ncolbench run: interrupted: {n} episodes saved in {config.out}; "
               "run the same command again to resume", file=sys.stderr)
         return 130
-    print(format_summary(metrics))
+    print(format_report(metrics))
     if args.json:
         print(json.dumps(metrics))
     return 0

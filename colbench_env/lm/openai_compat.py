@@ -114,6 +114,10 @@ class OpenAICompatBackend(LMBackend):
     tried yet, and after backoff once it has tried them all; when the retries run out the error
     names every server tried and why each failed.
 
+    The model id each server reports (the ``model`` field of its replies: the served model, which
+    may differ from the name requested, e.g. vLLM's ``--served-model-name`` alias or a proxy's
+    routing) is kept in :attr:`reported_models`.
+
     Request body: ``model``, ``messages`` (passed through unchanged, so multimodal content parts
     with ``image_url`` data URLs work), ``max_tokens``, ``temperature``, ``top_p``, ``n``, ``stop``
     (when set), ``seed`` (when set), ``logprobs: true`` (when ``return_logprobs``).
@@ -171,6 +175,7 @@ class OpenAICompatBackend(LMBackend):
         self._slots = threading.BoundedSemaphore(max_concurrency) if max_concurrency else None
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._reported: list[str] = []
 
     # ------------------------------------------------------------------ HTTP
     def _post_once(self, url: str, body: dict) -> dict:
@@ -301,12 +306,27 @@ class OpenAICompatBackend(LMBackend):
                 body["logprobs"] = True
             body.update(self.extra_body)
             reply, url = self._post(body)
+            self._note_reported(reply)
             choices = reply.get("choices") if isinstance(reply, dict) else None
             if not isinstance(choices, list) or not choices:
                 raise BackendError(f"{url} answered JSON without 'choices': {json.dumps(reply)[:200]}")
             gens.extend(self._parse_choice(c, params, len(gens) + i, url) for i, c in enumerate(choices))
             asks += 1
         return gens[: params.n]
+
+    def _note_reported(self, reply: Any) -> None:
+        served = reply.get("model") if isinstance(reply, dict) else None
+        if isinstance(served, str) and served:
+            with self._lock:
+                if served not in self._reported:
+                    self._reported.append(served)
+
+    @property
+    def reported_models(self) -> list[str]:
+        """The model ids the servers reported in their replies (``model`` of the JSON), in the order
+        first seen; empty before the first reply (or when a server reports none)."""
+        with self._lock:
+            return list(self._reported)
 
     # ------------------------------------------------------------------ API
     def generate(self, conversations: Sequence[Sequence[dict]], params: SamplingParams | None = None) -> list[Generation]:

@@ -244,6 +244,11 @@ class ScriptedBackendSimulator(Simulator):
     def config(self) -> dict:
         return {"class": type(self).__name__, "max_facts": self.max_facts, "volunteer": self.volunteer, "version": VERSION}
 
+    def identity(self) -> dict:
+        """``kind`` scripted, its reply :data:`VERSION` (and ``volunteer``, ``max_facts``)."""
+        return {**super().identity(), "kind": "scripted", "version": VERSION, "volunteer": self.volunteer,
+                "max_facts": self.max_facts}
+
     def _facts(self, task: Any) -> tuple[list[Fact], list[set[str]], bool, dict[str, float], list[float]]:
         key = id(task)
         hit = self._facts_cache.get(key)
