@@ -20,7 +20,9 @@ answers: 200, or HTTP 400 "The lora adapter 'NAME' has already been loaded." for
 before; ``GET /v1/models`` lists the loaded adapters as vLLM does (``{"id": name, "root": path}``).
 
 ``OpenAITestServer(mode=...)`` gives every request that behaviour whatever its model (two servers of
-one model that behave differently). The server counts requests per model, records every request body
+one model that behave differently). ``OpenAITestServer(served_model=ID)`` reports ``ID`` as the
+``model`` of its replies whatever name was requested (as vLLM does for a ``--served-model-name``
+alias, or a proxy routing a name to a model); by default a reply reports the requested name. The server counts requests per model, records every request body
 and its headers, and tracks the most requests in flight at once; it accepts 128 pending connections
 (a threaded server's default backlog of 5 refuses connections under a few dozen concurrent clients). Run it alone with ``python tests/openai_test_server.py [--port N]``.
 """
@@ -145,7 +147,8 @@ class _Handler(BaseHTTPRequestHandler):
                 choice["logprobs"] = {"content": [{"token": w, "logprob": -0.5 * (k + 1), "bytes": None,
                                                    "top_logprobs": []} for k, w in enumerate(words)]}
             choices.append(choice)
-        payload = {"id": f"cmpl-{nth}", "object": "chat.completion", "created": 0, "model": body.get("model"),
+        payload = {"id": f"cmpl-{nth}", "object": "chat.completion", "created": 0,
+                   "model": self.server.served_model or body.get("model"),
                    "choices": choices, "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
         self._send(200, json.dumps(payload).encode())
 
@@ -179,6 +182,7 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128
     state: _State
     mode: str | None = None
+    served_model: str | None = None
 
     def handle_error(self, request, client_address) -> None:
         """A client that hung up before its answer (a timeout test) is expected: no traceback."""
@@ -193,10 +197,11 @@ class OpenAITestServer:
     Use as a context manager; :attr:`url` is the API root (``http://127.0.0.1:PORT/v1``).
     """
 
-    def __init__(self, port: int = 0, *, mode: str | None = None) -> None:
+    def __init__(self, port: int = 0, *, mode: str | None = None, served_model: str | None = None) -> None:
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.state = _State()
         self._httpd.mode = mode
+        self._httpd.served_model = served_model
         self._thread: threading.Thread | None = None
 
     @property

@@ -25,7 +25,6 @@ only one of the two runs are counted apart.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Sequence
 
 from colbench.errors import UsageError
 from colbench_env.evaluation.backend import TestOutcome
+from colbench_env.metrics import task_key
 from colbench_env.prompting import dialogue_messages
 from colbench_env.protocol import ANSWER_MARKER, OUTPUT_MARKER, extract_html
 from colbench_env.records import record_kind
@@ -168,17 +168,6 @@ class Comparison:
 
 #: comparison categories per kind, in display order
 CATEGORIES = {"backend": ("a_only", "b_only", "both", "neither"), "frontend": ("win", "loss", "tie")}
-
-
-def task_key(rec: dict) -> str:
-    """The task of a trajectory record: its ``task_id`` (the record's, else its task's), else a hash
-    of the task's request and ground truth."""
-    tid = rec.get("task_id") or rec["task"].get("task_id")
-    if tid:
-        return str(tid)
-    t = rec["task"]
-    blob = f"{t.get('problem_description', '')}\x00{t.get('ground_truth', '')}"
-    return "sha256:" + hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _turns(rec: dict, kind: str) -> list[Turn]:
