@@ -254,3 +254,56 @@ def test_colbench_run_with_rollouts_reports_pass_k_and_the_human(tmp_path):
     assert "human: scripted (version 3)" in p.stdout and "  pass^k" in p.stdout
     recs = [json.loads(ln) for ln in out.read_text().splitlines()]
     assert all(r["human"]["kind"] == "scripted" for r in recs)
+
+
+def test_pipeline_stats_report_pass_k_of_the_sampled_evaluation_and_the_human(tmp_path):
+    from colbench.pipeline import analyse_runs
+
+    run = tmp_path / "seed-0"
+    (run / "eval").mkdir(parents=True)
+    greedy = _run([(1,), (0,), (1,)], SCRIPTED)
+    sampled = _run([(1, 1, 0), (0, 0, 0), (1, 1, 1)], SCRIPTED)
+    for name, recs in (("zero-shot", greedy), ("zero-shot.sampled", sampled)):
+        (run / "eval" / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    report = analyse_runs([run], tmp_path / "out", resamples=500)
+    zs = report["modes"]["sampled"]["methods"]["zero-shot"]
+    # per task (n, c): (3, 2), (3, 0), (3, 3)
+    want_at = {"1": 100 * 5 / 9, "2": 100 * 2 / 3, "3": 100 * 2 / 3}
+    want_hat = {"1": 100 * 5 / 9, "2": 100 * 4 / 9, "3": 100 / 3}
+    assert {k: v["mean"] for k, v in zs["pass_at_k"].items()} == pytest.approx(want_at)
+    assert {k: v["mean"] for k, v in zs["pass_hat_k"].items()} == pytest.approx(want_hat)
+    assert "pass_at_k" not in report["modes"]["greedy"]["methods"]["zero-shot"]  # one episode per task
+    md = (tmp_path / "out" / "stats.md").read_text()
+    assert "Human: scripted (version 3)." in md and "| method | pass@1 | pass^1 | pass@2 | pass^2 | pass@3 | pass^3 |" in md
+    assert f"| zero-shot | {want_at['1']:.1f} [" in md
+
+
+def test_table_rows_have_pass_k_errors_and_the_human(tmp_path):
+    p = colbench("table", "--agents", "scripted", "--episodes", 4, "--rollouts-per-task", 2, "--out-dir", tmp_path,
+                 "--workers", 1, "--split", "train")
+    assert p.returncode == 0, p.stderr[-2000:]
+    md = (tmp_path / "table.md").read_text()
+    assert md.splitlines()[0] == ("| agent | env | episodes | tests_passed_pct | success_rate_pct | similarity | "
+                                  "win_rate_pct | pass@1 | pass^1 | pass@2 | pass^2 | errors | human |")
+    assert "| 0.0 | 0.0 | 0.0 | 0.0 | 0 | scripted (version 3) |" in md.splitlines()[2]
+    assert "warning:" not in p.stdout and last_json(p)["humans_warning"] is None
+
+
+def test_view_shows_pass_k_the_paired_difference_and_the_humans_warning(tmp_path):
+    pytest.importorskip("jinja2")
+    from colbench.viewer import write_view
+
+    a = _run([(1, 1), (1, 0), (0, 0)], SCRIPTED)
+    b = _run([(1, 0), (0, 0), (0, 0)], {**SCRIPTED, "volunteer": False})
+    for name, recs in (("a", a), ("b", b)):
+        for r in recs:
+            r["eval_tests"] = [{"test": "t1", "status": "passed" if r["success"] else "wrong_output"}]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    write_view([tmp_path / "a.jsonl", tmp_path / "b.jsonl"], tmp_path / "v.html", progress=False)
+    page = (tmp_path / "v.html").read_text()
+    assert '<table class="summary trials"><caption>a: 2 trials per task, 3 tasks, 6 episodes scored' in page
+    assert "<td>pass^k %</td><td class=\"num\">50.0</td><td class=\"num\">33.3</td>" in page  # (1 + 0 + 0)/3 at k=2
+    assert "<td>success rate %</td><td class=\"num\">50.0</td><td class=\"num\">16.7</td><td class=\"num\">+33.3</td>" in page
+    assert "flip noise: 33.3% of A's tasks (2 trials each) and 33.3% of B's (2)" in page
+    assert "warning: the runs compared had different humans: a: scripted (version 3); b: scripted (version 3, " \
+           "volunteer off)" in page

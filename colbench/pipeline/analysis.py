@@ -214,7 +214,8 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
 
     humans = runs_humans(run_dirs, methods)
     report["human"] = describe_humans([h for hs in humans.values() for h in hs])
-    report["humans_warning"] = humans_warning(humans) if len(humans) > 1 else None
+    known = any(h is not None for hs in humans.values() for h in hs)  # all unknown: the Human line says so
+    report["humans_warning"] = humans_warning(humans) if len(humans) > 1 and known else None
     for mode in MODES:
         grids, tasks, skipped = method_grids(run_dirs, methods, mode, metrics)
         if not grids:
@@ -285,7 +286,8 @@ def _markdown(report: dict) -> str:
                   f"drawn {by}) instead of single tasks; tasks of one {by} move together, so these are the "
                   f"intervals for a claim beyond these {by}s.", ""]
     if "human" in report:
-        lines += [f"Human: {report['human']}."] + ([report["humans_warning"]] if report.get("humans_warning") else []) + [""]
+        why = " (its records carry no 'human' field)" if report["human"] == "unknown" else ""
+        lines += [f"Human: {report['human']}{why}."] + ([report["humans_warning"]] if report.get("humans_warning") else []) + [""]
     for mode, e in report["modes"].items():
         head = f"### {mode} evaluation ({e['n_tasks']} tasks x {report['n_seeds']} seed(s)"
         head += f"; {e['n_clusters']} {by}s)" if by else ")"

@@ -151,6 +151,9 @@ def humans_warning(runs: dict[str, list]) -> str | None:
         return ("warning: the runs compared had different humans: "
                 + "; ".join(f"{lb}: {describe_humans(runs[lb])}" for lb in labels))
     if unknown and len(labels) > 1:
+        if not known:
+            return (f"note: the humans of {', '.join(unknown)} are unknown (records without 'human'), so whether "
+                    "the runs compared had the same human cannot be checked")
         return (f"note: the human of {', '.join(unknown)} is unknown (records without 'human'), so whether the "
                 "runs compared had the same human cannot be checked; "
                 + "; ".join(f"{lb}: {describe_humans(runs[lb])}" for lb in labels))
