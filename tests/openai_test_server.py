@@ -22,7 +22,9 @@ before; ``GET /v1/models`` lists the loaded adapters as vLLM does (``{"id": name
 ``OpenAITestServer(mode=...)`` gives every request that behaviour whatever its model (two servers of
 one model that behave differently). ``OpenAITestServer(served_model=ID)`` reports ``ID`` as the
 ``model`` of its replies whatever name was requested (as vLLM does for a ``--served-model-name``
-alias, or a proxy routing a name to a model); by default a reply reports the requested name. The server counts requests per model, records every request body
+alias, or a proxy routing a name to a model); by default a reply reports the requested name.
+``OpenAITestServer(answer=FN)`` answers each chat request with ``FN(body)`` as the content of every
+choice when it returns a string (a test's scripted reviewer), else as above. The server counts requests per model, records every request body
 and its headers, and tracks the most requests in flight at once; it accepts 128 pending connections
 (a threaded server's default backlog of 5 refuses connections under a few dozen concurrent clients). Run it alone with ``python tests/openai_test_server.py [--port N]``.
 """
@@ -135,9 +137,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         n = 1 if mode == "onechoice" else int(body.get("n", 1))
         text = _last_user_text(body.get("messages", []))
+        scripted = self.server.answer(body) if self.server.answer is not None else None
         choices = []
         for i in range(n):
-            content = "" if mode == "empty" else f"ECHO[{i}] {text}"
+            content = "" if mode == "empty" else scripted if scripted is not None else f"ECHO[{i}] {text}"
             for s in body.get("stop") or []:
                 if s and s in content:
                     content = content[: content.index(s)]
@@ -183,6 +186,7 @@ class _Server(ThreadingHTTPServer):
     state: _State
     mode: str | None = None
     served_model: str | None = None
+    answer = None
 
     def handle_error(self, request, client_address) -> None:
         """A client that hung up before its answer (a timeout test) is expected: no traceback."""
@@ -197,11 +201,13 @@ class OpenAITestServer:
     Use as a context manager; :attr:`url` is the API root (``http://127.0.0.1:PORT/v1``).
     """
 
-    def __init__(self, port: int = 0, *, mode: str | None = None, served_model: str | None = None) -> None:
+    def __init__(self, port: int = 0, *, mode: str | None = None, served_model: str | None = None,
+                 answer=None) -> None:
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.state = _State()
         self._httpd.mode = mode
         self._httpd.served_model = served_model
+        self._httpd.answer = answer
         self._thread: threading.Thread | None = None
 
     @property
