@@ -35,7 +35,8 @@ __all__ = ["add_arguments", "main"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from colbench.cli.run import JoinURLs, json_object
 
-    sub = parser.add_subparsers(dest="what", metavar="{tasks,dialogues}", required=True)
+    sub = parser.add_subparsers(dest="what", metavar="{tasks,dialogues}", required=True,
+                                help="tasks: check a task file; dialogues: check the human's turns of a run")
     t = sub.add_parser("tasks", help="check backend tasks: ground truth, signature, constants, formats")
     t.add_argument("file", metavar="FILE", help="a backend task file (jsonl/json), 'default' or 'generated:N:d[:family]'")
     t.add_argument("--out", default=None, help="one JSON line per task, in input order, with 'flags' (atomic)")

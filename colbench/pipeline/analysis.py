@@ -20,6 +20,12 @@ tasks. Output in ``out``: ``stats.json``, ``stats.md``, ``stats.png``.
 
 Also usable on an existing run: ``colbench pipeline-stats RUN_DIR [RUN_DIR ...] --out DIR``.
 
+With ``k >= 2`` sampled episodes per task (the sampled evaluation), backend methods also get pass@k
+and pass^k for ``k = 1 .. K`` (the unbiased estimates of :mod:`colbench_env.metrics` per seed and task,
+bootstrapped like every mean: :func:`pass_k_grids`). Episodes that ended on an infrastructure error
+are left out of every mean. ``stats.md`` names the human of the evaluation records
+(:mod:`colbench_env.simulators.identity`) and warns when methods had different ones.
+
 ``--cluster template`` (generated tasks only) adds, next to every interval, the one with whole
 templates resampled instead of tasks (:mod:`colbench.pipeline.stats`): tasks of one template move together,
 so the task bootstrap alone overstates what a few templates show.
