@@ -307,3 +307,15 @@ def test_view_shows_pass_k_the_paired_difference_and_the_humans_warning(tmp_path
     assert "flip noise: 33.3% of A's tasks (2 trials each) and 33.3% of B's (2)" in page
     assert "warning: the runs compared had different humans: a: scripted (version 3); b: scripted (version 3, " \
            "volunteer off)" in page
+
+
+def test_a_local_lm_human_is_named_by_the_model_it_loaded(model_dir):
+    sim = make_simulator("hf", kind="backend", model=str(model_dir), max_new_tokens=16, temperature=0.5)
+    try:
+        ident = sim.identity()
+    finally:
+        sim.close()
+    assert (ident["kind"], ident["temperature"], ident["max_tokens"], ident["version"]) == \
+        ("local", 0.5, 16, "colbench-human-v2")
+    assert ident["model"] == str(model_dir) and ident["model_requested"] is None
+    assert describe_humans([ident]).startswith(f"local {model_dir} (prompt ")
