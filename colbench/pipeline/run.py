@@ -200,7 +200,7 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
 def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = None) -> dict:
     """One seed's stages in ``cfg.out_dir``; a served policy's models are named relative to
     ``run_dir`` (the top-level out-dir; default ``cfg.out_dir``)."""
-    from colbench_env.metrics import summarize
+    from colbench_env.metrics import format_summary, summarize
 
     run_dir = run_dir or cfg.out_dir
     limit_heap_retention()  # what every CPU TrainableLM does; here before collection starts
@@ -219,7 +219,7 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
     rollouts = run_stage_episodes(cfg, train_tasks, base, out / "rollouts.jsonl", repeats=cfg.rollouts_per_task,
                             temperature=cfg.rollout_temperature, desc="collect", run_dir=run_dir)
     collect = summarize(rollouts)
-    log(f"rollouts: {collect}")
+    log(f"rollouts: {format_summary(collect)}")
     rows, train_info = [], {}
     zs = run_stage_episodes(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1,
                             temperature=cfg.eval_temperature, desc="eval zero-shot", run_dir=run_dir)
