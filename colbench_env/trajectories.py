@@ -9,7 +9,9 @@ One trajectory per line::
      "answer": str,
      "reward"?: float, "success"?: bool,
      # colbench adds, and readers ignore when absent:
-     "task_id"?: str, "episode_id"?: str, "seed"?: int, "env_id"?: str, "error"?: str}
+     "task_id"?: str, "episode_id"?: str, "seed"?: int, "env_id"?: str, "error"?: str,
+     "human"?: {...},        # who played the human (colbench_env.simulators.identity); absent: unknown
+     "human_flags"?: [...]}  # the human turns' faults (colbench audit dialogues --out)
 
 ``role == "assistant"`` is the LLM agent, ``"user"`` the (simulated) human. On assistant turns
 ``content`` is the message the human saw, ``output`` the raw generation (thought included) and
