@@ -319,3 +319,19 @@ def test_a_local_lm_human_is_named_by_the_model_it_loaded(model_dir):
         ("local", 0.5, 16, "colbench-human-v2")
     assert ident["model"] == str(model_dir) and ident["model_requested"] is None
     assert describe_humans([ident]).startswith(f"local {model_dir} (prompt ")
+
+
+def test_the_committed_study_runs_give_the_readmes_pass_k(tmp_path):
+    """studies/scores_audit: the pass@k / pass^k tables of its README recompute from its episodes."""
+    from pathlib import Path
+
+    from colbench_env.trajectories import read_trajectories
+
+    runs = Path(__file__).resolve().parents[1] / "studies" / "scores_audit" / "runs"
+    sampled = summarize(read_trajectories(runs / "rate_T0.1.jsonl"))["trials"]
+    assert {k: round(v, 1) for k, v in sampled["pass_at_k"].items()} == {"1": 8.3, "2": 12.5, "3": 12.5}
+    assert {k: round(v, 1) for k, v in sampled["pass_hat_k"].items()} == {"1": 8.3, "2": 4.2, "3": 0.0}
+    assert sampled["flip_share"] == 1 / 8 and round(sampled["spread"]["success_rate_pct"]["sd"], 1) == 7.2
+    greedy = summarize(read_trajectories(runs / "rate_T0.jsonl"))["trials"]
+    assert set(greedy["pass_at_k"].values()) == set(greedy["pass_hat_k"].values()) == {12.5}
+    assert greedy["flip_share"] == 0.0
