@@ -39,7 +39,7 @@ from typing import Any, Sequence
 from colbench_env.records import record_kind, task_from_record
 from colbench_env.simulators.scripted_backend import code_spans, content_words, task_facts
 
-from .tasks import conveys
+from .tasks import ASK_CHUNK, conveys
 from .values import LEAK_CHARS, longest_shared_span, masked_code
 
 __all__ = ["DIALOGUE_CHECKS", "JUDGE_PROMPT", "MIN_SHARED_WORDS", "DialogueAudit", "scripted_flags", "audit_dialogues",
@@ -171,7 +171,8 @@ def audit_dialogues(records: Sequence[tuple[int, dict]], *, judge: Any = None, j
     Args:
         judge: an :class:`~colbench_env.lm.base.LMBackend` (an
             :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend`) asked about every human turn
-            (greedy, ``judge_max_tokens``); ``None``: the scripted checks only.
+            (greedy, ``judge_max_tokens``; :data:`~colbench.audit.tasks.ASK_CHUNK` requests in flight at
+            most); ``None``: the scripted checks only.
 
     Raises:
         colbench_env.lm.base.BackendError: the judge's server failed.
@@ -191,8 +192,9 @@ def audit_dialogues(records: Sequence[tuple[int, dict]], *, judge: Any = None, j
         if judge is not None:
             asks += [(a, j, judge_prompt(task, dialogue, j)) for j, m in enumerate(dialogue) if m.get("role") == "user"]
     if asks:
-        gens = judge.generate([[{"role": "user", "content": p}] for _, _, p in asks],
-                              SamplingParams(max_new_tokens=judge_max_tokens, temperature=0.0))
+        params = SamplingParams(max_new_tokens=judge_max_tokens, temperature=0.0)
+        convs = [[{"role": "user", "content": p}] for _, _, p in asks]
+        gens = [g for i in range(0, len(convs), ASK_CHUNK) for g in judge.generate(convs[i:i + ASK_CHUNK], params)]
         for (a, j, _), g in zip(asks, gens):
             verdict = parse_verdict(g.text)
             if verdict is None:

@@ -67,6 +67,8 @@ CHECKS = {
     "format_not_informed": "a rounding or output text the tests pin is in neither the request nor the human's information",
 }
 
+#: questions sent to the human per call (a served human gets this many requests in flight at most)
+ASK_CHUNK = 32
 #: what an agent asks first, whatever the task
 GENERIC_QUESTIONS = ("What should the function return?", "What numbers, rates or thresholds should I use?",
                      "What are the conditions and special cases?", "Which words, names or categories matter?",
@@ -487,7 +489,7 @@ def _ask_human(audits: list[TaskAudit], tasks: list[BackendTask], asks: dict[int
     if not items:
         return
     say(f"{len(items)} questions to the human ({human.identity().get('kind')})")
-    replies = list(human.reply_batch(items))
+    replies = [r for i in range(0, len(items), ASK_CHUNK) for r in human.reply_batch(items[i:i + ASK_CHUNK])]
     answers: dict[int, dict[str, str]] = {}
     for (k, q), r in zip(where, replies):
         answers.setdefault(k, {})[q] = r
