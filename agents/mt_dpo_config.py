@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 from .config import TrainerConfig, _check, _check_positive_ints
 
@@ -22,11 +21,9 @@ class MultiTurnDPOConfig(TrainerConfig):
         pairing: which rollouts of a task are paired (:func:`agents.mt_dpo.trajectory_pairs`):
             ``"best_vs_lower"`` (the best vs each lower one) or ``"all_ordered"`` (every two whose
             rewards differ by more than ``min_reward_gap``: the reference's frontend pairs).
-        pairs_per_batch: (chosen, rejected) trajectory pairs per micro-batch. Old name: ``batch_size``.
+        pairs_per_batch: (chosen, rejected) trajectory pairs per micro-batch.
         epochs: passes over the pairs per ``update``.
     """
-
-    _aliases: ClassVar[dict[str, Any]] = {**TrainerConfig._aliases, "batch_size": "pairs_per_batch"}
 
     beta: float = 0.1
     nll_coef: float = 0.0

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 from .config import TrainerConfig, _check, _check_positive_ints
 
@@ -22,14 +21,12 @@ class RFTConfig(TrainerConfig):
             similarity): per task, the rollouts with the task's highest reward, when it reaches
             ``success_threshold``.
         sequences_per_batch: tokenised sequences per micro-batch (one per kept trajectory, or one
-            per agent turn of a trajectory longer than ``max_length``). Old name: ``batch_size``.
+            per agent turn of a trajectory longer than ``max_length``).
         epochs: passes over the kept trajectories per ``update``.
 
     The policy's learning rate (``policy.learning_rate``, default 2e-5) is the reference SFT's with
     LoRA-free 8B models; LoRA tolerates larger.
     """
-
-    _aliases: ClassVar[dict[str, Any]] = {**TrainerConfig._aliases, "batch_size": "sequences_per_batch"}
 
     success_threshold: float = 1.0
     selection: str = "threshold"

@@ -41,9 +41,9 @@ from colbench_env.lm.heap import limit_heap_retention
 from colbench_env.lm.quantization import keep_4bit_differentiable, prepare_4bit_for_training
 
 from . import sharding
-from .config import (CONTEXT_SETTINGS, POLICY_ALIASES, ConfigError, ModelConfig, NoTrainingData,  # noqa: F401
-                     Removed, TrainerConfig, _check, _check_positive_ints, _nested_config, canonical_config_dict,
-                     config_from_dict, context_conflicts, merge_config_dicts, recorded_context)
+from .config import (CONTEXT_SETTINGS, ConfigError, ModelConfig, NoTrainingData,  # noqa: F401
+                     TrainerConfig, canonical_config_dict, config_from_dict, context_conflicts, merge_config_dicts,
+                     recorded_context)
 from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate
 
@@ -864,10 +864,7 @@ class LMTrainer(abc.ABC):
         Args:
             model: base model object or path when the saved config has no ``model`` path.
             overrides: config fields to change on resume (e.g. ``{"policy": {"learning_rate": 1e-5}}``;
-                merged into the nested configs field by field, old keys accepted).
-
-        A ``trainer.json`` written before the nested configs (flat ``lora_r``, ``critic_*``,
-        ``batch_size``, ...) loads through the same aliases as :func:`config_from_dict`.
+                merged into the nested configs field by field).
         """
         d = Path(directory)
         meta_path = d / "trainer.json"
@@ -876,7 +873,6 @@ class LMTrainer(abc.ABC):
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("algorithm") != cls.algorithm:
             raise ValueError(f"{meta_path}: checkpoint of algorithm {meta.get('algorithm')!r}, not {cls.algorithm!r}")
-        # a checkpoint written before the nested configs has the old flat keys: aliases
         data = merge_config_dicts(cls.config_class, meta["config"], overrides or {}, source=str(meta_path))
         config = config_from_dict(cls.config_class, data, source=str(meta_path))
         trainer = cls(config, model=model, tokenizer=tokenizer, **kwargs)

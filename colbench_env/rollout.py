@@ -65,7 +65,6 @@ timing: sampled rollouts repeat exactly with one episode in flight only.
 from __future__ import annotations
 
 import threading
-import warnings
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -376,8 +375,7 @@ def run_episodes(
     policy: Any,
     episodes: Sequence[EpisodeSpec] | int,
     *,
-    episodes_in_flight: int | None = None,
-    batch_size: int | None = None,
+    episodes_in_flight: int = 1,
     on_episode: Callable[[dict], None] | None = None,
     progress: Any = None,
 ) -> list[dict]:
@@ -393,18 +391,11 @@ def run_episodes(
         policy: see the module docstring.
         episodes: specs, or a number ``n`` (ids ``"0".."n-1"``, seeds ``0..n-1``).
         episodes_in_flight: episodes advancing at once (default 1).
-        batch_size: the former name of ``episodes_in_flight`` (deprecated: a ``DeprecationWarning``).
         on_episode: called with each finished record as soon as it is finished (to write records
             to a file, wrap the env in :class:`wrappers.TrajectoryRecorder` instead).
         progress: a tqdm-like object (``update(1)``) or ``None``.
     """
-    if batch_size is not None:
-        warnings.warn("run_episodes(batch_size=...) is deprecated: it is episodes_in_flight=...", DeprecationWarning,
-                      stacklevel=2)
-    if batch_size is not None and episodes_in_flight is not None and batch_size != episodes_in_flight:
-        raise TypeError(f"run_episodes got episodes_in_flight={episodes_in_flight} and its former name "
-                        f"batch_size={batch_size} (batch_size is the old name of episodes_in_flight); pass one")
-    in_flight = episodes_in_flight if episodes_in_flight is not None else batch_size if batch_size is not None else 1
+    in_flight = episodes_in_flight
     if isinstance(in_flight, bool) or not isinstance(in_flight, int) or in_flight < 1:
         raise ValueError(f"episodes_in_flight must be an int >= 1, got {in_flight!r}")
     if isinstance(episodes, int):

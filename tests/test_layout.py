@@ -1,4 +1,4 @@
-"""The layout: which package may import which, the deprecated aliases of moved modules, and every
+"""The layout: which package may import which, and every
 command the README writes still parsing (``--help`` exits 0), so that README commands cannot rot."""
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import importlib.util
 import re
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -67,51 +66,6 @@ def test_the_pipeline_package_has_no_import_circle():
     assert not circles, {m: sorted(graph[m]) for m in circles}
     assert graph["colbench.pipeline.config"] == set()  # the settings depend on nothing else of the pipeline
     assert "colbench.pipeline.run" not in set().union(*graph.values())  # nothing imports the top
-
-
-#: deprecated alias -> (the module(s) its names now live in, names to compare)
-ALIASES = {
-    "benchmarks.pipeline": (("colbench.pipeline", "colbench.cli.pipeline"),
-                            ["PipelineConfig", "PRESETS", "PAPER_SETTINGS", "run_pipeline", "trainer_config",
-                             "paper_settings_table", "task_split", "check_resume", "add_arguments", "main"]),
-    "benchmarks.pipeline_stats": (("colbench.pipeline.analysis",), ["analyse_runs", "method_grids", "CLUSTERS"]),
-    "benchmarks.stats": (("colbench.pipeline.stats",), ["bootstrap_mean", "paired_bootstrap", "Interval",
-                                                       "Comparison", "as_grid", "bootstrap_indices"]),
-    "benchmarks.critic_analysis": (("colbench.critics.analysis", "colbench.cli.critic_analysis"),
-                                   ["run", "ValueHeadCritic", "colour_data", "_tiny_llama", "add_arguments", "main"]),
-    "benchmarks.critic_ranking": (("colbench.critics.ranking", "colbench.cli.critic_ranking"),
-                                  ["RankingConfig", "run", "pairwise_ranking", "check_resume", "add_arguments", "main"]),
-    "benchmarks.cli": (("colbench.cli",), ["main"]),
-}
-
-
-@pytest.mark.parametrize("alias", sorted(ALIASES))
-def test_deprecated_aliases_hold_the_moved_objects(alias):
-    homes, names = ALIASES[alias]
-    sys.modules.pop(alias, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = importlib.import_module(alias)
-    if alias != "benchmarks.cli":  # a module one imports from says it is deprecated; the command alias does not
-        assert any(issubclass(w.category, DeprecationWarning) and alias in str(w.message) for w in caught), caught
-    doc = " ".join(old.__doc__.split())
-    assert "release after 0.1.0" in doc and "eprecated alias" in doc
-    new = [importlib.import_module(h) for h in homes]
-    for name in names:
-        home = next(m for m in new if hasattr(m, name))
-        assert getattr(old, name) is getattr(home, name), name
-    if alias == "benchmarks.pipeline":  # the pipeline's own episode runner has a name of its own now
-        assert old.run_episodes is importlib.import_module("colbench.pipeline").run_stage_episodes
-
-
-@pytest.mark.parametrize("argv", [["benchmarks.cli", "pipeline", "--help"], ["benchmarks.pipeline_stats", "--help"],
-                                  ["benchmarks.critic_ranking", "--help"], ["benchmarks.critic_analysis", "--help"]])
-def test_old_command_lines_still_run(argv):
-    p = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert p.returncode == 0, p.stderr[-2000:]
-    command = {"benchmarks.cli": argv[1], "benchmarks.pipeline_stats": "pipeline-stats"}.get(
-        argv[0], argv[0].split(".")[1].replace("_", "-"))
-    assert p.stdout.startswith(f"usage: colbench {command} "), p.stdout[:200]
 
 
 # ------------------------------------------------------------------------------- README commands

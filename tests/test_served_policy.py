@@ -192,8 +192,8 @@ def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_pat
               "--prompt-style", "compact", "--json"]
     with TransformersServe(cwd=run_dir) as server:
         served = colbench(*common, "--agent", "openai", "--agent-base-url", server.url, "--agent-model", name,
-                          "--batch-size", 2, "--out", tmp_path / "served.jsonl")
-    local = colbench(*common, "--agent", "smollm2", "--batch-size", 1, "--out", tmp_path / "local.jsonl")
+                          "--episodes-in-flight", 2, "--out", tmp_path / "served.jsonl")
+    local = colbench(*common, "--agent", "smollm2", "--episodes-in-flight", 1, "--out", tmp_path / "local.jsonl")
     assert served["count"] == local["count"] == 4 and served["errors"] == 0
     by_id = {p: {r["episode_id"]: r for r in read_trajectories(tmp_path / f"{p}.jsonl")} for p in ("served", "local")}
 

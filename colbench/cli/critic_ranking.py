@@ -43,10 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-continuations", type=int, default=d.n_continuations, help="M continuations per candidate")
     p.add_argument("--continue-temperature", type=float, default=d.continue_temperature,
                    help="the policy's temperature when it finishes a candidate's episode")
-    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=d.episodes_in_flight,
-                   dest="episodes_in_flight",
-                   help="episodes in flight, each advancing on its own; a local policy batches their turns "
-                        "(--batch-size: old name)")
+    p.add_argument("--episodes-in-flight", type=int, default=d.episodes_in_flight,
+                   help="episodes in flight, each advancing on its own; a local policy batches their turns")
     p.add_argument("--critic-epochs", type=int, default=d.critic_epochs, help="training epochs of every critic")
     p.add_argument("--value-head-epochs", type=int, default=None,
                    help="the value head's regression epochs (default: --critic-epochs; a regression head from "

@@ -80,9 +80,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help='JSON object of simulator options, e.g. \'{"volunteer": false}\' for the scripted human')
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
     p.add_argument("--max-new-tokens", type=int, default=None, help="LM agents' tokens per turn")
-    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=None, dest="episodes_in_flight",
-                   help="episodes in flight, each advancing on its own; a local policy batches their turns "
-                        "(--batch-size: old name)")
+    p.add_argument("--episodes-in-flight", type=int, default=None,
+                   help="episodes in flight, each advancing on its own; a local policy batches their turns")
     p.add_argument("--policy-base-url", default=None, action=JoinURLs,
                    help="generate the policy's turns (collection, evaluation) on this OpenAI-compatible server "
                         "instead of here; several: repeat the option or separate with commas. Models are asked for "

@@ -30,9 +30,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar
-
-from agents.config import AliasedConfig
+from typing import Any, Callable
 
 from colbench.errors import UsageError
 from colbench_env.metrics import format_summary, summarize
@@ -55,7 +53,7 @@ CODE_FIELDS = {"agent_code_sha256": "agent", "simulator_code_sha256": "simulator
 
 
 @dataclass
-class RunConfig(metaclass=AliasedConfig):
+class RunConfig:
     """One ``colbench run``. Every field is the command-line option of the same name.
 
     Attributes:
@@ -75,8 +73,8 @@ class RunConfig(metaclass=AliasedConfig):
         rollouts_per_task: ``K``: each task runs ``K`` times in a row (episode ``k`` runs task
             ``(k // K) mod len(tasks)``); pair-based trainers (``mt-dpo``, ``sweet-rl``, ``grpo``)
             need several sampled rollouts of a task (``temperature > 0``); >= 1.
-        episodes_in_flight: episodes in flight, each advancing on its own (a local model batches their turns); >= 1. Old
-            name: ``batch_size`` (``--batch-size``), accepted as an alias.
+        episodes_in_flight: episodes in flight, each advancing on its own (a local model batches their
+            turns); >= 1.
         simulator: ``scripted`` | ``hf`` | ``smollm2`` | ``openai`` | ``record`` | ``replay``, or a
             plug-in spec (group ``colbench.simulators``).
         simulator_kwargs: keyword arguments for the simulator.
@@ -91,8 +89,6 @@ class RunConfig(metaclass=AliasedConfig):
             with published numbers) or ``python`` (plain Python modules); frontend runs take only
             ``reference`` (their score is a similarity).
     """
-
-    _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
 
     out: str
     env: str = "ColBench-Backend-v0"
@@ -546,9 +542,8 @@ def add_common_arguments(p: argparse.ArgumentParser, *, defaults: dict | None = 
     p.add_argument("--rollouts-per-task", type=int, default=1,
                    help="K: run each task K times in a row (sampled rollouts for pair-based trainers such as "
                         "mt-dpo and sweet-rl need K >= 2 and --temperature > 0)")
-    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=d["episodes_in_flight"],
-                   dest="episodes_in_flight",
-                   help="episodes in flight, each advancing on its own; a local model batches their turns (--batch-size: old name)")
+    p.add_argument("--episodes-in-flight", type=int, default=d["episodes_in_flight"],
+                   help="episodes in flight, each advancing on its own; a local model batches their turns")
     p.add_argument("--simulator", default="scripted",
                    help="the human: scripted | hf | smollm2 | openai | record | replay, or a plug-in "
                         "(module:Name, path/to/file.py:Name, or an entry point of group colbench.simulators)")

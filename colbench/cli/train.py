@@ -13,8 +13,7 @@ checkpoint (training goes on from its policy), or a hub id found in the local Hu
 (a model found nowhere is one line, at once). ``colbench train ALG --help`` lists the algorithm's
 config fields and their defaults; ``--config-json`` is a JSON object (or a path to a ``.json`` file)
 of them, the models' settings as nested objects, ``{"policy": {"learning_rate": 1e-5, "lora_r": 8},
-"critic": {"load_in_4bit": true}}`` (the old flat keys ``lora_r``, ``critic_learning_rate``,
-``batch_size``, ... are accepted as aliases). It goes through :func:`agents.config.config_from_dict`,
+"critic": {"load_in_4bit": true}}``. It goes through :func:`agents.config.config_from_dict`,
 as the pipeline's ``--trainer-overrides``.
 
 Contexts: the policy is trained on the contexts it saw when the trajectories were collected. Their
@@ -223,7 +222,7 @@ def main(args: argparse.Namespace) -> int:
         flags["policy"] = {"model_name_or_path": args.model}
     if args.progress:
         flags["show_progress"] = True
-    try:  # --model/--progress over --config-json, old keys mapped (config_from_dict's aliases)
+    try:  # --model/--progress over --config-json
         explicit = canonical_config_dict(cfg_cls, given, source="--config-json")
         fields = merge_config_dicts(cfg_cls, given, flags, source="--config-json")
         defaults = {k: v for k, v in cli_defaults(args.algorithm).items() if k not in explicit}

@@ -59,9 +59,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, Sequence
 
-from agents.config import AliasedConfig
 
 __all__ = ["RankingConfig", "pairwise_ranking", "best_of_n", "candidate_values", "task_metrics", "summarize_critics",
            "check_resume", "run", "markdown", "CRITICS", "STAGES"]
@@ -72,18 +71,16 @@ STAGES = ("collect", "candidates", "continue", "critics", "report")
 
 
 @dataclass
-class RankingConfig(metaclass=AliasedConfig):
+class RankingConfig:
     """One critic-ranking run (defaults: the pipeline's ``--small`` environment).
 
     ``episodes_in_flight``: collection and continuation episodes in flight, each advancing on its
-    own (old name: ``batch_size``, accepted as an alias); candidates are sampled for
+    own; candidates are sampled for
     ``episodes_in_flight // n_candidates`` tasks per call. ``policy_base_url``: generate the
     policy's turns (collection, candidates, continuations) on OpenAI-compatible server(s) that know
     the policy by ``policy`` as given (the path ``smollm2`` resolves to), as
     :attr:`colbench.pipeline.PipelineConfig.policy_base_url`; the critics train here either way.
     """
-
-    _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
 
     out_dir: str = "runs/critic_ranking"
     policy: str = "smollm2"

@@ -47,9 +47,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-from agents.config import AliasedConfig, merge_config_dicts
+from agents.config import merge_config_dicts
 from agents.registry import TRAINERS, config_class
 from colbench_env.prompting import PROMPT_STYLES
 
@@ -66,7 +66,7 @@ FRONTEND_REWARD_GAP = {"clip": 0.1, "visual": 0.02}
 
 
 @dataclass
-class PipelineConfig(metaclass=AliasedConfig):
+class PipelineConfig:
     """One pipeline run.
 
     Attributes:
@@ -87,8 +87,7 @@ class PipelineConfig(metaclass=AliasedConfig):
         max_new_tokens: tokens per agent turn.
         rollout_temperature: sampling temperature of the collection policy.
         episodes_in_flight: episodes in flight, each advancing on its own (a local policy batches
-            their turns; a served one gets one request per episode in flight) (old name:
-            ``batch_size``, accepted as an alias).
+            their turns; a served one gets one request per episode in flight).
         simulator / simulator_kwargs: the human (``"scripted"`` offline; ``"openai"`` for vLLM).
         policy_base_url: ``None``: the policy's turns are generated here (``transformers.generate``).
             Else the OpenAI-compatible server(s) that generate them in collection and every
@@ -104,8 +103,7 @@ class PipelineConfig(metaclass=AliasedConfig):
             in ``out_dir``; vLLM serving the merged model under that name).
         methods: which trainers to run.
         trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4,
-            "critic": {"learning_rate": 1e-4}}}``), checked by ``config_from_dict`` (old keys
-            accepted, and stored under their new names).
+            "critic": {"learning_rate": 1e-4}}}``), checked by ``config_from_dict``.
         seed: seeds collection and training (and the sampling of every episode).
         seeds: several seeds: one whole run (collection, training, evaluation) per seed in
             ``out_dir/seed-<s>/``, then ``stats.*`` in ``out_dir`` over tasks and seeds
@@ -124,8 +122,6 @@ class PipelineConfig(metaclass=AliasedConfig):
             ``"clip"``, the paper's CLIP ViT-B/32 cosine; :mod:`colbench_env.evaluation.similarity`);
             unused by backend runs.
     """
-
-    _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
 
     out_dir: str = "runs/pipeline_small"
     env: str = "ColBench-Backend-v0"
@@ -196,7 +192,7 @@ class PipelineConfig(metaclass=AliasedConfig):
                 raise ValueError(f"trainer_overrides: unknown method {method!r}; choose from {METHODS}")
             cls, source = config_class(method), f"trainer_overrides[{method!r}]"
             config_from_dict(cls, dict(overrides), source=source)
-            checked[method] = canonical_config_dict(cls, dict(overrides), source=source)  # old keys renamed
+            checked[method] = canonical_config_dict(cls, dict(overrides), source=source)  # nested objects as dicts
         self.trainer_overrides = checked
         self.seeds = tuple(self.seeds)
         if any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in self.seeds) \

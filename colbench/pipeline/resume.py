@@ -92,7 +92,7 @@ def human_version_changed(old: dict, cfg: PipelineConfig) -> list[tuple[str, Any
 
 
 def _canonical_overrides(method: str, overrides: Any) -> Any:
-    """A method's overrides as PipelineConfig stores them (old keys renamed), for comparison; as
+    """A method's overrides as PipelineConfig stores them (nested configs as dicts), for comparison; as
     given where they no longer load."""
     from agents.config import canonical_config_dict
 
