@@ -4,7 +4,7 @@ The environments are :mod:`colbench_env`, with :mod:`wrappers` and :mod:`agents`
 trainers); this package sits above them: :mod:`colbench.pipeline` (rollouts -> every trainer ->
 evaluation -> report and statistics), :mod:`colbench.critics` (critic analyses a user runs on their
 own critics), :mod:`colbench.cli` (one module per command: each parses its options and calls a typed
-function, e.g. :func:`colbench.cli.run.run`, :func:`colbench.pipeline.run_pipeline`),
+function, e.g. :func:`colbench.runs.run`, :func:`colbench.pipeline.run_pipeline`),
 :mod:`colbench.plugins` (user agents and simulators: ``module:Name``, ``path/to/file.py:Name``, entry
 points), :mod:`colbench.provenance` and :mod:`colbench.resume` (which code and which settings made a
 run's files), :mod:`colbench.report` (result tables).

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from colbench.cli.table import parse_agent_spec
+from colbench.table import parse_agent_spec
 
 
 def colbench(*args, timeout=600):

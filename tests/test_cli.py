@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import assert_user_error, colbench, colbench_exe, last_json
-from colbench.cli.run import config_path
+from colbench.runs import config_path
 from colbench_env.trajectories import read_trajectories
 from interrupting import interrupt_after_lines, terminal_like
 
@@ -258,7 +258,7 @@ def test_resume_refuses_episodes_of_another_version_of_the_scripted_human(tmp_pa
     config_path(out).write_text(json.dumps({**cfg, "human_version": VERSION}))
     assert last_json(colbench(*common, "--episodes", 2, "--json"))["count"] == 2
     # the version is the backend human's: a frontend run or an LLM human has none
-    from colbench.cli.run import RunConfig, _stored_defaults, load_run_tasks, run_signature
+    from colbench.runs import RunConfig, _stored_defaults, load_run_tasks, run_signature
 
     front = RunConfig(out=str(tmp_path / "f.jsonl"), env="ColBench-Frontend-v0")
     front_sig = run_signature(front, load_run_tasks("default", kind="frontend", split=None))

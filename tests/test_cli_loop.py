@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import assert_user_error, colbench, last_json
-from colbench.cli.run import config_path, invocations_path
+from colbench.runs import config_path, invocations_path
 from colbench_env.trajectories import read_trajectories
 from samples import BAD, GOOD, MID
 
@@ -93,10 +93,9 @@ def test_model_names_lead_where_the_docstring_says(tmp_path, model_dir):
     src = resolve_model(str(ck))
     assert (src.kind, src.path, src.tokenizer, src.adapter, src.dtype) == (
         "checkpoint", smollm2_path(), smollm2_path(), str(ck / "policy"), "float32")
-    # a checkpoint written before the nested configs names its base with the flat key "model"
-    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"model": model_dir}}))
+    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"policy": {"model_name_or_path": model_dir}}}))
     assert resolve_model(str(ck)).path == model_dir
-    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"model": str(ck)}}))
+    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"policy": {"model_name_or_path": str(ck)}}}))
     with pytest.raises(ModelNotFoundError, match="leads back to itself"):
         resolve_model(str(ck))
 

@@ -12,7 +12,7 @@ import pytest
 
 from colbench.cli import critic_ranking as cr_cli
 from colbench.critics import ranking as cr
-from colbench.pipeline.stats import bootstrap_mean, paired_bootstrap
+from colbench.stats import bootstrap_mean, paired_bootstrap
 
 
 # ---- pure measures -----------------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def test_continuations_play_the_candidate_then_the_served_policy_and_retry_faile
     the policy by its path."""
     from openai_test_server import OpenAITestServer
 
-    from colbench.pipeline import StageFailed
+    from colbench.errors import StageFailed
     from colbench_env.tasks import generated_spec, load_tasks
 
     tasks = load_tasks(generated_spec(2, 1, "rate"), kind="backend", split="test")

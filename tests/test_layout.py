@@ -1,4 +1,4 @@
-"""The layout: which package may import which, and every
+"""The layout: which package and sub-package may import which (layers, no import circle), and every
 command the README writes still parsing (``--help`` exits 0), so that README commands cannot rot."""
 from __future__ import annotations
 
@@ -9,63 +9,145 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from source_imports import imported_modules
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("colbench_env", "wrappers", "agents", "colbench", "benchmarks", "studies")
+#: repository folder -> the import name its package has (the installed packages, then the studies)
+FOLDERS = {"colbench_env": "colbench_env", "wrappers": "wrappers", "agents": "agents", "colbench": "colbench",
+           "benchmarks": "benchmarks", "studies": "studies"}
+INSTALLED = ("colbench_env", "wrappers", "agents", "colbench", "benchmarks")
+
+#: The installed code's units (a top-level package, a sub-package of colbench or a module directly in
+#: colbench), bottom to top: a unit imports only units of the rows above its own (and itself); units of
+#: one row are independent of each other. ``__main__`` modules stand outside: they may import anything
+#: and nothing imports them. colbench.cli is the top: nothing else imports it.
+LAYERS = [
+    ("colbench_env",),
+    ("wrappers",),
+    ("agents",),
+    ("colbench",),  # the package itself: __version__, configs_dir (it imports nothing)
+    ("colbench.errors", "colbench.stats", "colbench.report", "colbench.resume"),
+    ("colbench.plugins", "colbench.provenance"),
+    ("colbench.runs",),  # episodes into a resumed trajectory file (colbench run's service)
+    ("colbench.table", "colbench.viewer", "colbench.integrations", "colbench.critics"),
+    ("colbench.pipeline",),
+    ("benchmarks",),
+    ("colbench.cli",),
+]
+RANK = {unit: i for i, row in enumerate(LAYERS) for unit in row}
 
 
 def _imports(path: Path) -> set[str]:
     return imported_modules(path, ROOT)
 
 
-def _files(package: str) -> list[Path]:
-    return sorted(p for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts)
+def _modules(folders=tuple(FOLDERS)) -> dict[str, Path]:
+    """Import name -> file of every module under ``folders`` (a package is its ``__init__``), the
+    task-authoring scripts left out (not installed)."""
+    out = {}
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "__pycache__" in path.parts or "authoring" in path.parts:
+                continue
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join([FOLDERS[folder], *parts])] = path
+    return out
 
 
-def _top(name: str) -> str:
-    return name.split(".")[0]
+def _name(imported: str, modules: dict) -> str | None:
+    """The project module an import names (``from m import f`` names ``m.f``: its longest prefix that
+    is a module), or None for anything outside the project. Imports written with the folder's name
+    (``agents.x`` for ``colbench.agents.x``) count as the module they mean, so they are checked too."""
+    top, _, rest = imported.partition(".")
+    if top in FOLDERS and FOLDERS[top] != top:
+        imported = FOLDERS[top] + ("." + rest if rest else "")
+    while imported and imported not in modules:
+        imported = imported.rpartition(".")[0]
+    return imported or None
+
+
+def _graph(folders=tuple(FOLDERS)) -> dict[str, set[str]]:
+    """Module -> the project modules it imports, at module level and inside functions alike."""
+    modules = _modules(folders)
+    return {m: {d for d in (_name(n, modules) for n in _imports(p)) if d and d != m} for m, p in modules.items()}
+
+
+def _entry_point(module: str) -> bool:
+    return module.rpartition(".")[2] == "__main__"
+
+
+def _unit(module: str) -> str:
+    """A module's unit in :data:`LAYERS`: colbench's sub-package or module (``colbench.pipeline``,
+    ``colbench.runs``), the top-level package otherwise (``colbench_env``, ``agents``)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "colbench" else parts[0]
 
 
 def test_each_layer_imports_only_the_layers_below_it():
-    """colbench_env imports no other package of the project; wrappers only colbench_env; agents
-    colbench_env and wrappers; colbench and benchmarks anything but the studies; nothing in the
-    installed packages imports studies/ (it is not installed)."""
-    allowed = {"colbench_env": {"colbench_env"}, "wrappers": {"colbench_env", "wrappers"},
-               "agents": {"colbench_env", "wrappers", "agents"},
-               "colbench": {"colbench_env", "wrappers", "agents", "colbench", "benchmarks"},
-               "benchmarks": {"colbench_env", "wrappers", "agents", "colbench", "benchmarks"}}
+    """Every installed module belongs to a unit of :data:`LAYERS` and imports only units of lower rows
+    (its own unit aside); nothing imports colbench.cli but the ``__main__`` modules; nothing installed
+    imports the studies (they are not installed)."""
+    graph = _graph(INSTALLED)
+    unplaced = sorted({_unit(m) for m in graph if not _entry_point(m)} - set(RANK))
+    assert not unplaced, f"place these in LAYERS: {unplaced}"
     bad = []
-    for package, ok in allowed.items():
-        for path in _files(package):
-            if package == "colbench_env" and "authoring" in path.parts:
-                continue  # the task-authoring scripts are not installed either
-            for name in _imports(path):
-                if _top(name) in PACKAGES and _top(name) not in ok:
-                    bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    for module, deps in graph.items():
+        for dep in deps:
+            a, b = _unit(module), _unit(dep)
+            if _entry_point(dep) or (not _entry_point(module) and a != b and RANK[b] >= RANK[a]):
+                bad.append(f"{module} imports {dep}")
     assert not bad, bad
+    studies = [f"{p.relative_to(ROOT)} imports {n}" for p in _modules(INSTALLED).values() for n in _imports(p)
+               if n.split(".")[0] == "studies"]
+    assert not studies, studies
 
 
-def test_the_pipeline_package_has_no_import_circle():
-    """colbench.pipeline's modules import each other in one direction only (at module level and
-    inside functions alike): config <- stages <- resume <- run, stats <- analysis <- run."""
-    graph = {}
-    for path in _files("colbench/pipeline"):
-        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-        graph[name] = {m for m in _imports(path) if m in {".".join(p.relative_to(ROOT).with_suffix("").parts)
-                                                          for p in _files("colbench/pipeline")}}
-    graph.pop("colbench.pipeline.__init__", None)
-    for deps in graph.values():
-        deps.discard("colbench.pipeline.__init__")
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` (a path that ends where it starts), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
 
-    def reaches(a, b, seen=()):
-        return any(d == b or (d not in seen and reaches(d, b, (*seen, d))) for d in graph.get(a, ()))
+    def visit(v: str) -> list[str] | None:
+        state[v] = 1
+        path.append(v)
+        for w in sorted(graph.get(v, ())):
+            if state.get(w) == 1:
+                return path[path.index(w):] + [w]
+            if w not in state and (found := visit(w)):
+                return found
+        state[v] = 2
+        path.pop()
+        return None
 
-    circles = [m for m in graph if reaches(m, m)]
-    assert not circles, {m: sorted(graph[m]) for m in circles}
-    assert graph["colbench.pipeline.config"] == set()  # the settings depend on nothing else of the pipeline
-    assert "colbench.pipeline.run" not in set().union(*graph.values())  # nothing imports the top
+    for v in sorted(graph):
+        if v not in state and (found := visit(v)):
+            return found
+    return None
+
+
+def test_the_circle_finder_finds_circles():
+    assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert _circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_no_import_circle_between_modules_or_sub_packages():
+    """No module of the project (installed packages and studies) imports one that, directly or not,
+    imports it back; nor does any sub-package (every module below ``top.sub`` counted as ``top.sub``;
+    a ``__main__`` module, which nothing imports, stands alone)."""
+    graph = _graph()
+    circle = _circle(graph)
+    assert not circle, " -> ".join(circle)
+
+    def sub(m: str) -> str:
+        return m if _entry_point(m) else ".".join(m.split(".")[:2])
+
+    packages: dict[str, set[str]] = {}
+    for m, deps in graph.items():
+        packages.setdefault(sub(m), set()).update(sub(d) for d in deps if sub(d) != sub(m))
+    circle = _circle(packages)
+    assert not circle, " -> ".join(circle)
 
 
 # ------------------------------------------------------------------------------- README commands

@@ -300,7 +300,8 @@ def test_the_error_names_every_server_tried():
 def test_cli_base_url_repeated_or_comma_separated(tmp_path):
     import argparse
 
-    from colbench.cli.run import RunConfig, add_arguments, config_from_args
+    from colbench.cli.run import add_arguments, config_from_args
+    from colbench.runs import RunConfig
     from colbench.errors import UsageError
 
     p = argparse.ArgumentParser()

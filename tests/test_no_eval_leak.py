@@ -78,8 +78,8 @@ def test_policy_and_critic_sequences_carry_no_expected_outputs(episode, tok):
     in_task = dict(annotated, task=dict(annotated["task"], eval_tests=final_info["eval_tests"]))
     # every string field of the task record the critic can be shown, and "eval_tests" asked for by name
     fields = ["ground_truth", "hidden_information", "problem_description", "eval_tests"]
-    cfg = SweetRLConfig(info_fields=fields, train_policy=False, lora_r=4, lora_alpha=8, critic_lora_r=4,
-                        critic_lora_alpha=8, seed=0)
+    cfg = SweetRLConfig(info_fields=fields, train_policy=False, policy={"lora_r": 4, "lora_alpha": 8},
+                        critic={"lora_r": 4, "lora_alpha": 8}, seed=0)
     trainer = SweetRL(cfg, model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1))
     for rec in (annotated, in_task):
         for ctx, action in trajectory_turns(rec):

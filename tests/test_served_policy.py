@@ -119,7 +119,8 @@ def test_pipeline_stage_asks_the_server_by_run_dir_name_loads_the_adapter_and_st
     once under the name relative to the top-level out-dir (a seed's: ``seed-3/models/rft``), every
     turn asks for that name, greedily; nothing is sent when the file is complete. A server that
     refuses ends the stage with StageFailed, its episodes kept as errors and retried by a rerun."""
-    from colbench.pipeline import PipelineConfig, StageFailed, run_stage_episodes, task_split
+    from colbench.errors import StageFailed
+    from colbench.pipeline import PipelineConfig, run_stage_episodes, task_split
     from colbench.pipeline.stages import policy_adapter
 
     top = tmp_path / "out"

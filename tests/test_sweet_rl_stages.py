@@ -11,9 +11,9 @@ from samples import BAD, GOOD, MID
 
 
 def _config(model_dir, **kw):
-    return SweetRLConfig(**{"model": model_dir, "n_candidates": 4, "pairs_per_state": 2, "state_fraction": 1.0,
-                            "max_new_tokens": 6, "learning_rate": 1e-3, "critic_learning_rate": 1e-3,
-                            "critic_pairs": "all_ordered", "seed": 3, **kw})
+    return SweetRLConfig(**{"policy": {"model_name_or_path": model_dir, "learning_rate": 1e-3},
+                            "critic": {"learning_rate": 1e-3}, "n_candidates": 4, "pairs_per_state": 2,
+                            "state_fraction": 1.0, "max_new_tokens": 6, "critic_pairs": "all_ordered", "seed": 3, **kw})
 
 
 def _lines(path):

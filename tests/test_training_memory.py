@@ -127,7 +127,7 @@ def test_4bit_bfloat16_base_keeps_unquantised_weights_in_bfloat16_and_its_gradie
 def test_logps_keep_only_the_last_hidden_states(tok, model_dir):
     from agents.rft import RejectionFineTuning, RFTConfig
 
-    lm = RejectionFineTuning(RFTConfig(model=model_dir)).policy
+    lm = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir})).policy
     seqs = tokenize_trajectory(tok, GOOD) + tokenize_trajectory(tok, BAD)
     b = lm.batch(seqs)
     calls = []

@@ -126,7 +126,7 @@ def test_trainer_generate_says_why_each_sample_ended(tmp_path, tok):
 
     from agents.rft import RejectionFineTuning, RFTConfig
 
-    trainer = RejectionFineTuning(RFTConfig(model=save_tiny_llama(tmp_path, tok)))
+    trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": save_tiny_llama(tmp_path, tok)}))
     sampled = trainer.policy.generate(MSGS, n=3, max_new_tokens=3, temperature=1.0)
     assert all(isinstance(o, GeneratedText) and o.finish_reason in ("stop", "length") for o in sampled)
     net = trainer.policy.peft_model

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from colbench.cli.run import JoinURLs
 from colbench.critics import ranking
-from colbench.pipeline.stages import StageFailed
+from colbench.errors import StageFailed
 
 __all__ = ["add_arguments", "main"]
 

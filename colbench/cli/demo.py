@@ -23,7 +23,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from colbench.cli.run import RunConfig, run
+from colbench.runs import RunConfig, run
 
 __all__ = ["HiddenInfoOracle", "add_arguments", "main", "demo"]
 

@@ -37,7 +37,7 @@ from colbench.cli.run import JoinURLs
 from colbench.pipeline.config import ENVS, FRONTEND_REWARD_GAP, METHODS, PipelineConfig, preset_settings
 from colbench.pipeline.resume import check_resume, check_sampled_files
 from colbench.pipeline.run import run_pipeline
-from colbench.pipeline.stages import StageFailed
+from colbench.errors import StageFailed
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["add_arguments", "main"]

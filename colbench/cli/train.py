@@ -157,7 +157,7 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
 def _run_config(path: str | os.PathLike) -> tuple[dict, str]:
     """The run configuration ``colbench run`` keeps beside a trajectory file (``PATH.run.json``) and
     its path; ``{}`` when there is none or it is not a JSON object."""
-    from colbench.cli.run import config_path
+    from colbench.runs import config_path
     from colbench.resume import read_json_object
 
     run_json = config_path(path)

@@ -365,10 +365,10 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
 
     out: dict = {}
     for use_info in (True, False):
-        cfg = SweetRLConfig(use_training_info=use_info, beta=beta, critic_learning_rate=learning_rate,
-                            critic_lora_r=lora_r, critic_lora_alpha=2 * lora_r, critic_batch_size=batch_size,
-                            critic_epochs=epochs, batch_size=8, seed=seed, train_policy=False, lora_r=4, lora_alpha=8,
-                            max_length=max_length)
+        cfg = SweetRLConfig(use_training_info=use_info, beta=beta, pairs_per_batch=8, seed=seed, train_policy=False,
+                            policy={"lora_r": 4, "lora_alpha": 8}, max_length=max_length,
+                            critic={"learning_rate": learning_rate, "lora_r": lora_r, "lora_alpha": 2 * lora_r,
+                                    "pairs_per_batch": batch_size, "epochs": epochs})
         trainer = SweetRL(cfg, model=policy_base(), tokenizer=tok, critic=critic_base(), formatter=formatter)
         m = trainer.update_critic(train)
         name = "logprob_with_info" if use_info else "logprob_without_info"

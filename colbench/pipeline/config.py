@@ -41,7 +41,7 @@ Presets (the backend's; :func:`preset_settings` lays :data:`FRONTEND_PRESETS` ov
   compact prompt (a worked dialogue whose answer is a mini page), 2 turns (a question, then the page)
   of 176 tokens, 8 training tasks x 3 rollouts, one epoch of every trainer: one seed in <= 1 h on
   2 CPU cores (measured: studies/frontend_small/README.md). The study there ran heavier settings
-  (:data:`FRONTEND_STUDY_SETTINGS`).
+  (``studies/frontend_small/settings.py``).
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ from agents.registry import TRAINERS, config_class
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["ENVS", "METHODS", "PipelineConfig", "PRESETS", "FRONTEND_PRESETS", "FRONTEND_REWARD_GAP",
-           "FRONTEND_STUDY_SETTINGS", "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings",
+           "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings",
            "paper_settings_table", "preset_settings", "resolve_setting", "trainer_config"]
 
 #: the training methods, in report order (:data:`agents.registry.TRAINERS`)
@@ -287,8 +287,8 @@ KIND_TRAINER_SETTINGS: dict[str, dict] = {
 #: overrides field by field): mini pages at difficulty 1, 2 turns (ask, then write the page) of 176
 #: tokens (a mini page is ~150 SmolLM2 tokens), 8 training tasks x 3 rollouts (the reference's k),
 #: one epoch of every trainer (RFT, multi-turn DPO, SWEET-RL's critic and policy), 16 episodes in
-#: flight. Sized to one seed in <= 1 h on 2 cores: the 3-seed study (studies/frontend_small/) ran the
-#: heavier :data:`FRONTEND_STUDY_SETTINGS` (~95 min a seed at 16 held-out tasks, 70 of them training).
+#: flight. Sized to one seed in <= 1 h on 2 cores: the 3-seed study (studies/frontend_small/) ran
+#: heavier settings (its settings.py; ~95 min a seed at 16 held-out tasks, 70 of them training).
 FRONTEND_PRESETS: dict[str, dict] = {
     "small": {"out_dir": "runs/pipeline_small_frontend", "env": "ColBench-Frontend-v0", "family": "mini",
               "difficulty": 1, "max_turns": 2, "max_new_tokens": 176, "n_train_tasks": 8, "rollouts_per_task": 3,
@@ -296,15 +296,6 @@ FRONTEND_PRESETS: dict[str, dict] = {
               "trainer_overrides": {"rft": {"epochs": 1}, "mt-dpo": {"epochs": 1},
                                     "sweet-rl": {"epochs": 1, "critic": {"epochs": 1}}}},
 }
-#: What studies/frontend_small/ ran over ``--small --env ColBench-Frontend-v0`` (its seeds' settings
-#: before the preset was cut to the 1 h budget): 12 training tasks x 4 rollouts, two epochs. On the
-#: command line: ``--n-train-tasks 12 --rollouts-per-task 4 --trainer-overrides`` with the JSON of
-#: ``trainer_overrides``; ``tests/test_study_frontend_pages.py`` checks it resolves to the committed
-#: seeds' ``config.json``.
-FRONTEND_STUDY_SETTINGS: dict[str, Any] = {
-    "n_train_tasks": 12, "rollouts_per_task": 4,
-    "trainer_overrides": {"rft": {"epochs": 2}, "mt-dpo": {"epochs": 2},
-                          "sweet-rl": {"epochs": 2, "critic": {"epochs": 2}}}}
 
 
 def preset_settings(preset: str, env: str = "ColBench-Backend-v0") -> dict:
