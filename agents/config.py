@@ -7,7 +7,7 @@ from a dict. Light: no torch, so that CLIs can validate before loading a model.
 * :class:`TrainerConfig` -- the fields every algorithm config inherits.
 * :func:`config_from_dict` -- a config from a JSON object / checkpoint: nested dicts for the models,
   unknown keys an error naming them. ``colbench train --config-json``, the pipeline's
-  ``--trainer-overrides`` and :meth:`agents.trainer_base.LMTrainer.load` all go through it (or
+  ``--trainer-overrides`` and :meth:`colbench.agents.trainer_base.LMTrainer.load` all go through it (or
   :func:`merge_config_dicts`).
 """
 from __future__ import annotations
@@ -142,7 +142,7 @@ def _nested_config(cls: type, value: Any, name: str):
 @dataclass
 class ModelConfig:
     """One trained model and its optimiser step: the policy of every trainer
-    (:attr:`TrainerConfig.policy`) and SWEET-RL's critic (a :class:`~agents.sweet_rl.CriticConfig`).
+    (:attr:`TrainerConfig.policy`) and SWEET-RL's critic (a :class:`~colbench.agents.sweet_rl.CriticConfig`).
     Names follow TRL's ``ModelConfig`` (``model_name_or_path``, ``lora_*``, ``load_in_4bit``).
 
     Attributes:

@@ -1,4 +1,4 @@
-"""GRPOConfig: what :class:`agents.grpo.GRPO` is run with (a torch-free module, so it loads without a model)."""
+"""GRPOConfig: what :class:`colbench.agents.grpo.GRPO` is run with (a torch-free module, so it loads without a model)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,7 +10,7 @@ __all__ = ["GRPOConfig"]
 
 @dataclass
 class GRPOConfig(TrainerConfig):
-    """GRPO settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+    """GRPO settings (plus every :class:`~colbench.agents.trainer_base.TrainerConfig` field).
 
     Attributes:
         beta: weight of the k3 KL penalty to the reference policy (DeepSeekMath: 0.04).

@@ -1,4 +1,4 @@
-"""PPO's hyperparameters in one dataclass (CleanRL style), for :class:`agents.ppo.PPO`; imports no torch."""
+"""PPO's hyperparameters in one dataclass (CleanRL style), for :class:`colbench.agents.ppo.PPO`; imports no torch."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,7 +10,7 @@ __all__ = ["PPOConfig"]
 
 @dataclass
 class PPOConfig(TrainerConfig):
-    """PPO settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+    """PPO settings (plus every :class:`~colbench.agents.trainer_base.TrainerConfig` field).
 
     Attributes:
         gamma: discount per agent turn.

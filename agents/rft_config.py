@@ -1,4 +1,4 @@
-"""The settings of rejection fine-tuning (:class:`agents.rft.RejectionFineTuning`); no torch here."""
+"""The settings of rejection fine-tuning (:class:`colbench.agents.rft.RejectionFineTuning`); no torch here."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,12 +10,12 @@ __all__ = ["RFTConfig"]
 
 @dataclass
 class RFTConfig(TrainerConfig):
-    """Rejection fine-tuning settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+    """Rejection fine-tuning settings (plus every :class:`~colbench.agents.trainer_base.TrainerConfig` field).
 
     Attributes:
         success_threshold: a trajectory is kept when its reward is ``>=`` this (``success`` is used
             when ``reward`` is absent).
-        selection: which trajectories are kept (:func:`agents.rft.kept_trajectories`).
+        selection: which trajectories are kept (:func:`colbench.agents.rft.kept_trajectories`).
             ``"threshold"`` (backend: the successful ones): every trajectory reaching
             ``success_threshold``; ``"task_best"`` (a continuous reward such as the frontend's
             similarity): per task, the rollouts with the task's highest reward, when it reaches

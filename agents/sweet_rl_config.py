@@ -1,4 +1,4 @@
-"""SWEET-RL's two configs: the trainer's (:class:`SweetRLConfig`, for :class:`agents.sweet_rl.SweetRL`) and
+"""SWEET-RL's two configs: the trainer's (:class:`SweetRLConfig`, for :class:`colbench.agents.sweet_rl.SweetRL`) and
 its critic's model and training (:class:`CriticConfig`). No torch import."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ __all__ = ["CriticConfig", "SweetRLConfig"]
 
 @dataclass
 class CriticConfig(ModelConfig):
-    """SWEET-RL's critic: its model (every :class:`~agents.trainer_base.ModelConfig` field) and its
+    """SWEET-RL's critic: its model (every :class:`~colbench.agents.trainer_base.ModelConfig` field) and its
     Bradley-Terry training.
 
     Attributes:
@@ -39,7 +39,7 @@ class CriticConfig(ModelConfig):
 
 @dataclass
 class SweetRLConfig(TrainerConfig):
-    """SWEET-RL settings (plus every :class:`~agents.trainer_base.TrainerConfig` field, which set the policy).
+    """SWEET-RL settings (plus every :class:`~colbench.agents.trainer_base.TrainerConfig` field, which set the policy).
 
     Attributes:
         beta: scale of the critic's advantage ``beta * (mean log pi_c - mean log pi_ref)`` (reference: 0.1).

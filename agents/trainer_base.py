@@ -7,9 +7,9 @@
   :class:`~accelerate.Accelerator` that places it (CPU, one GPU, DDP, FSDP or DeepSpeed by the
   ``accelerate launch`` config -- no code change). The *reference* model is the same network with the
   adapter disabled (``with model.disable_adapter():``), so no second copy is held in memory.
-* :class:`LMTrainer` -- the base of :class:`~agents.rft.RejectionFineTuning`,
-  :class:`~agents.mt_dpo.MultiTurnDPO`, :class:`~agents.ppo.PPO`, :class:`~agents.grpo.GRPO` and
-  :class:`~agents.sweet_rl.SweetRL`:
+* :class:`LMTrainer` -- the base of :class:`~colbench.agents.rft.RejectionFineTuning`,
+  :class:`~colbench.agents.mt_dpo.MultiTurnDPO`, :class:`~colbench.agents.ppo.PPO`, :class:`~colbench.agents.grpo.GRPO` and
+  :class:`~colbench.agents.sweet_rl.SweetRL`:
   ``collect(env, policy, n_episodes)``, ``update(trajectories) -> metrics``, ``act(observation) -> str``,
   ``save(dir)``, ``load(dir)`` (a classmethod; resuming continues the optimiser and update count).
 
@@ -20,7 +20,7 @@ Checkpoint layout (``save(dir)``)::
     dir/<name>/optimizer.pt   optimiser state
     dir/rng.pt                torch RNG state
 
-A sharded run (FSDP, ZeRO-3; :mod:`agents.sharding`) writes the same files, gathered from its
+A sharded run (FSDP, ZeRO-3; :mod:`colbench.agents.sharding`) writes the same files, gathered from its
 processes, and loads any of them: a checkpoint moves between one process and several.
 """
 from __future__ import annotations
@@ -88,7 +88,7 @@ class TrainableLM:
         import peft
 
         self.accelerator = accelerator
-        #: ``"fsdp"``, ``"deepspeed"`` (ZeRO-3) or ``None`` (one process, DDP): :mod:`agents.sharding`
+        #: ``"fsdp"``, ``"deepspeed"`` (ZeRO-3) or ``None`` (one process, DDP): :mod:`colbench.agents.sharding`
         self.sharding = sharding.sharding_kind(accelerator)
         if self.sharding == "deepspeed":  # before any engine (a full fine-tune's reference is one)
             sharding.configure_deepspeed(accelerator)
@@ -296,7 +296,7 @@ class TrainableLM:
         """Per-token log-probs ``(B, L-1)`` (zero outside ``loss_mask``) and the last hidden states ``(B, L, H)``.
 
         ``temperature``: log-probs of ``softmax(logits / temperature)`` (PPO's sampling distribution,
-        :attr:`agents.ppo.PPOConfig.rollout_temperature`). ``reference``: the frozen reference (the
+        :attr:`colbench.agents.ppo.PPOConfig.rollout_temperature`). ``reference``: the frozen reference (the
         adapter disabled; the frozen copy with ``full_finetune``).
 
         Memory: the full ``(B, L, vocab)`` logits are never built. The network runs to its last
@@ -423,7 +423,7 @@ class TrainableLM:
 
     def flush(self) -> None:
         """Apply pending gradients: average those outside the model over processes, clip the norm of
-        all (:attr:`max_grad_norm`; sharded: the global norm, :func:`agents.sharding.clip_sharded`),
+        all (:attr:`max_grad_norm`; sharded: the global norm, :func:`colbench.agents.sharding.clip_sharded`),
         step both optimisers and their schedules, zero."""
         if self._pending == 0:
             return
@@ -485,7 +485,7 @@ class TrainableLM:
 
         Sharded, every process must call it alike (each generates the same completions: the same
         weights, prompt and random state): the model runs with its parameters gathered
-        (:func:`agents.sharding.generation_model`)."""
+        (:func:`colbench.agents.sharding.generation_model`)."""
         tok = self.tokenizer
         ids = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True, return_dict=True,
                                       return_tensors="pt")
@@ -774,7 +774,7 @@ class LMTrainer(abc.ABC):
 
     def check_context(self, records: list[dict]) -> None:
         """Refuse trajectories whose agent turns were made with other prompt settings than this
-        config's (their ``agent_prompt`` field; :func:`agents.config.recorded_context`): the policy
+        config's (their ``agent_prompt`` field; :func:`colbench.agents.config.recorded_context`): the policy
         would be trained on contexts it never saw. Trajectories that record no settings, and trainers
         given their own ``formatter``, are not checked."""
         if not self.default_formatter:
@@ -792,7 +792,7 @@ class LMTrainer(abc.ABC):
 
     @classmethod
     def check_data(cls, records: list[dict], config) -> None:
-        """Raise :class:`~agents.config.NoTrainingData` when ``records`` give this algorithm nothing to
+        """Raise :class:`~colbench.agents.config.NoTrainingData` when ``records`` give this algorithm nothing to
         learn from (needs no model: ``colbench train`` calls it before loading one). Here: no agent
         turn at all; pair- and group-based trainers also need their pairs."""
         if not any(isinstance(m, dict) and m.get("role") == "assistant"
@@ -825,7 +825,7 @@ class LMTrainer(abc.ABC):
 
         Args:
             env: a Gymnasium ColBench env, or a zero-argument factory returning one.
-            policy: ``observation -> action text`` (an :class:`~agents.base.Agent`, or any callable);
+            policy: ``observation -> action text`` (an :class:`~colbench.agents.base.Agent`, or any callable);
                 default: this trainer's current policy (:meth:`act`).
         """
         from colbench_env.rollout import run_episodes

@@ -29,7 +29,7 @@ def user_error_types() -> tuple[type[BaseException], ...]:
     from colbench_env.trajectories import TrajectoryFormatError
 
     types: tuple = (UsageError, TaskFormatError, TrajectoryFormatError)
-    if "agents.config" in sys.modules:  # a bad trainer config, trajectories with nothing to learn from
-        config = sys.modules["agents.config"]  # (never import the trainers just for this)
+    if "colbench.agents.config" in sys.modules:  # a bad trainer config, trajectories with nothing to learn from
+        config = sys.modules["colbench.agents.config"]  # (never import the trainers just for this)
         types += (config.ConfigError, config.NoTrainingData)
     return types

@@ -65,11 +65,11 @@ class RunConfig:
         out: trajectory jsonl, appended to; its configuration is kept in ``<out>.run.json``.
         env: ``ColBench-Backend-v0`` or ``ColBench-Frontend-v0``.
         agent: ``smollm2`` (embedded SmolLM2-135M-Instruct), ``scripted`` (two fixed questions, then
-            ``return None`` / a plain page: a lower bound, :class:`agents.ScriptedAgent`), ``hf`` (``agent_model``: a local path or hub id),
+            ``return None`` / a plain page: a lower bound, :class:`colbench.agents.ScriptedAgent`), ``hf`` (``agent_model``: a local path or hub id),
             ``openai`` (``agent_base_url`` + ``agent_model``), or a plug-in: ``module:Name``,
             ``path/to/file.py:Name`` or an entry point of group ``colbench.agents``.
         agent_kwargs: keyword arguments for the agent's class / factory (built-ins: for
-            :class:`agents.LMAgent` / :class:`agents.ScriptedAgent`).
+            :class:`colbench.agents.LMAgent` / :class:`colbench.agents.ScriptedAgent`).
         agent_model / agent_base_url / agent_4bit: the ``hf`` / ``openai`` agents' model.
         tasks: ``default``, a task file (jsonl/json), or ``generated:N:difficulty[:family]``.
         split: ``train`` / ``test`` / ``None``. A file without ``split`` fields keeps all its tasks
@@ -280,7 +280,7 @@ def check_resume(out: str | os.PathLike, signature: dict, *, option: str = "--ou
     names it); else (re)write its configuration file (:func:`write_run_config`; not with ``write=False``,
     which only checks)."""
     from colbench.resume import changed_fields, read_json_object
-    from wrappers.recorder import completed_episode_ids
+    from colbench.wrappers.recorder import completed_episode_ids
 
     cfg_file = config_path(out)
     n_done = len(completed_episode_ids(out, include_errors=True)) if Path(out).exists() else 0
@@ -334,7 +334,7 @@ def make_agent(config: RunConfig, kind: str):
         obj = plugins.load_object(config.agent, plugins.AGENT_GROUP, option="--agent")
         return plugins.build(obj, config.agent_kwargs, context={"kind": kind, "max_turns": config.max_turns},
                              option="--agent", kwargs_option="--agent-kwargs")
-    from agents.base import LMAgent, ScriptedAgent
+    from colbench.agents.base import LMAgent, ScriptedAgent
     from colbench_env.lm.base import SamplingParams
 
     if config.agent == "scripted":
@@ -387,7 +387,7 @@ def run_to_file(env_fn, make_policy, specs, out, *, episodes_in_flight: int, des
     as it finishes; returns the latest record of every episode of ``specs`` found in ``out``.
 
     Each record of a policy that builds its contexts with :mod:`colbench_env.prompting` (an
-    :class:`~agents.LMAgent`) keeps their settings in ``agent_prompt``
+    :class:`~colbench.agents.LMAgent`) keeps their settings in ``agent_prompt``
     (:func:`~colbench_env.prompting.agent_prompt_settings`), for the trainers.
 
     Args:
@@ -400,7 +400,7 @@ def run_to_file(env_fn, make_policy, specs, out, *, episodes_in_flight: int, des
     from tqdm import tqdm
 
     from colbench_env.rollout import run_episodes
-    from wrappers.recorder import TrajectoryRecorder, completed_episode_ids, recorded_episodes
+    from colbench.wrappers.recorder import TrajectoryRecorder, completed_episode_ids, recorded_episodes
 
     done = completed_episode_ids(out)
     wanted = {s.episode_id for s in specs}
@@ -520,9 +520,9 @@ def policy_agent(model: str, *, kind: str = "backend", max_turns: int, prompt_st
                  run_dir: str | os.PathLike | None = None):
     """The LM agent of policy ``model`` (a path or name from :func:`resolve_policy`), sampling at
     ``temperature`` from seed ``seed`` (greedy at 0, no seed): generated here
-    (:class:`agents.LMAgent` ``"hf"``), or with ``base_url`` on OpenAI-compatible server(s) that are
-    asked for ``model`` by its name relative to ``run_dir`` (:func:`agents.served.served_policy`)."""
-    from agents.base import LMAgent
+    (:class:`colbench.agents.LMAgent` ``"hf"``), or with ``base_url`` on OpenAI-compatible server(s) that are
+    asked for ``model`` by its name relative to ``run_dir`` (:func:`colbench.agents.served.served_policy`)."""
+    from colbench.agents.base import LMAgent
     from colbench_env.lm.base import SamplingParams
 
     kw = dict(kind=kind, max_turns=max_turns, prompt_style=prompt_style,
@@ -530,7 +530,7 @@ def policy_agent(model: str, *, kind: str = "backend", max_turns: int, prompt_st
                                       seed=seed if temperature > 0 else None))
     if not base_url:
         return LMAgent("hf", model=model, **kw)
-    from agents.served import served_policy
+    from colbench.agents.served import served_policy
 
     return served_policy(base_url, model, run_dir=run_dir, **kw)
 

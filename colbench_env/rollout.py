@@ -11,10 +11,10 @@ episode in flight everything runs in the calling thread, a plain loop of steps.
 
 Each says how through an attribute ``batched`` (absent: true):
 
-* ``batched`` false -- a client of an HTTP server (:class:`~agents.LMAgent` /
+* ``batched`` false -- a client of an HTTP server (:class:`~colbench.agents.LMAgent` /
   :class:`~colbench_env.simulators.llm.LLMSimulator` on an
   :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend`), the scripted human,
-  :class:`~agents.ScriptedAgent`: called for one episode at a time from that episode's thread,
+  :class:`~colbench.agents.ScriptedAgent`: called for one episode at a time from that episode's thread,
   concurrently, so it must be thread-safe (``act_batch([obs])``, else ``act(obs)``, else
   ``policy(obs)``; ``simulator.reply(task, dialogue, renders)``). A server thus has at most one
   request per episode in flight: ``episodes_in_flight`` in all.
@@ -37,7 +37,7 @@ Each says how through an attribute ``batched`` (absent: true):
   and options and its env, policy call and human reply see only its own state. Only the order in
   which episodes finish varies.
 * Wrappers: the envs are driven through their wrappers: ``reset`` through the whole stack (with
-  ``options["episode_id"]``, which :class:`wrappers.TrajectoryRecorder` records), the step through
+  ``options["episode_id"]``, which :class:`colbench.wrappers.TrajectoryRecorder` records), the step through
   the phased-step protocol of :mod:`colbench_env.phased`, which ColBench wrappers forward, so
   ``HiddenInfoWrapper`` and ``TrajectoryRecorder`` see every step as in a loop of ``env.step``.
 * Records: the end of each step (``transition``, where a recorder appends the finished episode)
@@ -55,7 +55,7 @@ Each says how through an attribute ``batched`` (absent: true):
 
 ## Policies
 
-Duck-typed (``colbench_env`` does not import ``agents``): an object with
+Duck-typed (``colbench_env`` does not import ``colbench.agents``): an object with
 ``act_batch(observations) -> list[str]``, or ``act(observation) -> str``, or a plain callable; it
 decides from the observation (no per-episode state), except that with ``episodes_in_flight=1`` an
 object's ``reset()`` is called before each episode. A sampled policy called in batches draws its
@@ -392,7 +392,7 @@ def run_episodes(
         episodes: specs, or a number ``n`` (ids ``"0".."n-1"``, seeds ``0..n-1``).
         episodes_in_flight: episodes advancing at once (default 1).
         on_episode: called with each finished record as soon as it is finished (to write records
-            to a file, wrap the env in :class:`wrappers.TrajectoryRecorder` instead).
+            to a file, wrap the env in :class:`colbench.wrappers.TrajectoryRecorder` instead).
         progress: a tqdm-like object (``update(1)``) or ``None``.
     """
     in_flight = episodes_in_flight

@@ -18,8 +18,8 @@ import torch
 from samples import short_formatter
 from tiny_models import save_tiny_llama, smollm2_tokenizer, tiny_llama
 
-from agents.sweet_rl import SweetRL, SweetRLConfig
-from agents.tokenize import tokenize_trajectory
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+from colbench.agents.tokenize import tokenize_trajectory
 
 pytestmark = pytest.mark.slow
 

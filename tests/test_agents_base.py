@@ -8,7 +8,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import Agent, CallableAgent, ScriptedAgent, as_agent
+from colbench.agents import Agent, CallableAgent, ScriptedAgent, as_agent
 from colbench_env.evaluation.backend import BackendEvaluator
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 

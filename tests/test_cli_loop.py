@@ -145,7 +145,7 @@ def test_training_refuses_other_prompt_settings_than_the_trajectories(tmp_path, 
     assert sorted(p.name for p in ck.iterdir()) == ["trainer.json"]
 
     # the Python trainers refuse them too (their config's defaults would train other contexts)
-    from agents import MultiTurnDPO
+    from colbench.agents import MultiTurnDPO
     from colbench_env.errors import UsageError
 
     compact = [dict(r, agent_prompt={"kind": "backend", "max_turns": 2, "prompt_style": "compact"}) for r in (GOOD, BAD)]
@@ -160,7 +160,7 @@ def test_the_trainer_generates_as_long_as_the_collection_did(tmp_path, model_dir
     """``colbench train``'s ``max_new_tokens`` (SWEET-RL's candidates, the trained agent's ``act``) is
     the collection's when a built-in LM agent made it (its ``OUT.run.json``); ``--config-json`` wins;
     a plug-in's run says nothing about it (its own sampling), so the config's default stays."""
-    from agents.rft_config import RFTConfig
+    from colbench.agents.rft_config import RFTConfig
 
     def trained(run: dict, *extra) -> tuple[int, str]:
         traj = write_jsonl(tmp_path / "t.jsonl", [GOOD, BAD])
@@ -271,7 +271,7 @@ def test_compare_works_on_backend_files(tmp_path):
 def test_the_scripted_agent_on_the_frontend_is_a_lower_bound_from_the_command(tmp_path):
     """``colbench run --agent scripted --env ColBench-Frontend-v0``: design questions, then a plain page;
     its reward is that page's similarity to the target, rendered and compared here independently."""
-    from agents import ScriptedAgent
+    from colbench.agents import ScriptedAgent
     from colbench_env.evaluation.render import Renderer
     from colbench_env.evaluation.similarity import similarity
 
@@ -419,8 +419,8 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
     config = json.loads((ck / "trainer.json").read_text())["config"]
     assert (config["prompt_style"], config["max_turns"]) == ("compact", 2)
 
-    from agents import PPO
-    from agents.tokenize import tokenize_trajectory
+    from colbench.agents import PPO
+    from colbench.agents.tokenize import tokenize_trajectory
 
     trainer = PPO.load(ck)
     seen = {}  # output -> the contexts it was generated from (a greedy policy may repeat itself)

@@ -7,12 +7,12 @@ import json
 import pytest
 from samples import BAD, GOOD, MID
 
-from agents.config import ConfigError, config_from_dict, merge_config_dicts
-from agents.grpo import GRPOConfig
-from agents.mt_dpo import MultiTurnDPOConfig
-from agents.ppo import PPOConfig
-from agents.rft import RFTConfig
-from agents.sweet_rl import SweetRL, SweetRLConfig
+from colbench.agents.config import ConfigError, config_from_dict, merge_config_dicts
+from colbench.agents.grpo import GRPOConfig
+from colbench.agents.mt_dpo import MultiTurnDPOConfig
+from colbench.agents.ppo import PPOConfig
+from colbench.agents.rft import RFTConfig
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
 
 
 def test_flat_model_keys_are_unknown_fields_that_name_the_nested_ones():
@@ -70,26 +70,27 @@ def test_a_checkpoint_resumes_with_overrides_merged_into_its_nested_config(model
 def test_every_trainer_config_imports_without_torch():
     """The configs live in torch-free modules (``agents/<method>_config.py``), so a command line or
     the pipeline builds and checks them before any model loads: a fresh interpreter imports every
-    one (from its module and from ``agents``) and builds the pipeline's resolved trainer configs,
+    one (from its module and from ``colbench.agents``) and builds the pipeline's resolved trainer configs,
     and torch is still not loaded. The trainers use the same classes."""
     import subprocess
     import sys
 
     code = ("import sys\n"
-            "from agents.rft_config import RFTConfig\nfrom agents.mt_dpo_config import MultiTurnDPOConfig\n"
-            "from agents.ppo_config import PPOConfig\nfrom agents.grpo_config import GRPOConfig\n"
-            "from agents.sweet_rl_config import CriticConfig, SweetRLConfig\n"
-            "import agents\n"
+            "from colbench.agents.rft_config import RFTConfig\n"
+            "from colbench.agents.mt_dpo_config import MultiTurnDPOConfig\n"
+            "from colbench.agents.ppo_config import PPOConfig\nfrom colbench.agents.grpo_config import GRPOConfig\n"
+            "from colbench.agents.sweet_rl_config import CriticConfig, SweetRLConfig\n"
+            "from colbench import agents\n"
             "assert (agents.RFTConfig, agents.MultiTurnDPOConfig, agents.PPOConfig, agents.GRPOConfig, agents.SweetRLConfig,"
             " agents.CriticConfig) == (RFTConfig, MultiTurnDPOConfig, PPOConfig, GRPOConfig, SweetRLConfig, CriticConfig)\n"
             "from colbench.pipeline import PRESETS, PipelineConfig, trainer_config\n"
             "cfg = PipelineConfig(**PRESETS['paper'])\n"
             "assert trainer_config(cfg, 'sweet-rl', cfg.policy).critic.learning_rate == 2e-7\n"
-            "print(sorted(m for m in ('torch', 'transformers', 'peft', 'agents.trainer_base') if m in sys.modules))\n")
+            "print(sorted(m for m in ('torch', 'transformers', 'peft', 'colbench.agents.trainer_base') if m in sys.modules))\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stdout.strip() == "[]"
-    from agents.registry import TRAINERS, config_class, trainer_class
+    from colbench.agents.registry import TRAINERS, config_class, trainer_class
 
     assert {m: trainer_class(m).config_class for m in TRAINERS} == {m: config_class(m) for m in TRAINERS}
     assert (GRPOConfig, MultiTurnDPOConfig, PPOConfig, RFTConfig, SweetRLConfig) == (

@@ -8,7 +8,7 @@ from colbench_env.trajectories import atomic_write_jsonl, read_trajectories
 
 
 def test_bounds_and_dialogue(tmp_path, capsys):
-    from agents.base import ScriptedAgent
+    from colbench.agents.base import ScriptedAgent
 
     tasks = demo_tasks(7)
     assert len({t.problem_description for t in tasks}) == 7

@@ -10,8 +10,8 @@ import torch
 from samples import TASK, traj
 from tiny_models import smollm2_tokenizer, tiny_llama
 
-from agents.grpo import GRPO, GRPOConfig
-from agents.trainer_base import ConfigError
+from colbench.agents.grpo import GRPO, GRPOConfig
+from colbench.agents.trainer_base import ConfigError
 
 OTHER = dict(TASK, task_id="t1")
 
@@ -100,7 +100,7 @@ def test_grpo_log_probs_are_the_sampling_distribution_at_the_rollout_temperature
     trainer = GRPO(GRPOConfig(policy={"model_name_or_path": model_dir, "lora_dropout": 0.0}, rollout_temperature=T))
     records = [WIN, LOSE]
     items = trainer._items(records, trainer.advantages(records))
-    from agents.tokenize import tokenize_trajectory
+    from colbench.agents.tokenize import tokenize_trajectory
 
     net = trainer.policy.peft_model
     for it in items:

@@ -2,43 +2,47 @@
 command the README writes still parsing (``--help`` exits 0), so that README commands cannot rot."""
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from source_imports import imported_modules
 
 ROOT = Path(__file__).resolve().parents[1]
-#: repository folder -> the import name its package has (the installed packages, then the studies)
-FOLDERS = {"colbench_env": "colbench_env", "wrappers": "wrappers", "agents": "agents", "colbench": "colbench",
-           "benchmarks": "benchmarks", "studies": "studies"}
-INSTALLED = ("colbench_env", "wrappers", "agents", "colbench", "benchmarks")
+#: folder -> the package it is installed as (pyproject.toml's package-dir: agents/ is colbench.agents)
+PACKAGE_DIR = {folder: name for name, folder in
+               tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].items()}
+#: repository folder -> the import name of its package (the installed packages, then the studies)
+FOLDERS = {"colbench_env": "colbench_env", "colbench": "colbench", **PACKAGE_DIR, "studies": "studies"}
+INSTALLED = ("colbench_env", "colbench", *PACKAGE_DIR)
 
 #: The installed code's units (a top-level package, a sub-package of colbench or a module directly in
-#: colbench), bottom to top: a unit imports only units of the rows above its own (and itself); units of
-#: one row are independent of each other. ``__main__`` modules stand outside: they may import anything
-#: and nothing imports them. colbench.cli is the top: nothing else imports it.
+#: colbench), bottom to top: a unit imports only units of earlier rows (and itself); units of one row
+#: are independent of each other. ``__main__`` modules stand outside: they may import anything and
+#: nothing imports them. colbench.cli is the top: nothing else imports it.
 LAYERS = [
     ("colbench_env",),
-    ("wrappers",),
-    ("agents",),
+    ("colbench.wrappers",),
+    ("colbench.agents",),
     ("colbench",),  # the package itself: __version__, configs_dir (it imports nothing)
     ("colbench.errors", "colbench.stats", "colbench.report", "colbench.resume"),
     ("colbench.plugins", "colbench.provenance"),
     ("colbench.runs",),  # episodes into a resumed trajectory file (colbench run's service)
     ("colbench.table", "colbench.viewer", "colbench.integrations", "colbench.critics"),
     ("colbench.pipeline",),
-    ("benchmarks",),
+    ("colbench.benchmarks",),
     ("colbench.cli",),
 ]
 RANK = {unit: i for i, row in enumerate(LAYERS) for unit in row}
 
 
 def _imports(path: Path) -> set[str]:
-    return imported_modules(path, ROOT)
+    return imported_modules(path, ROOT, FOLDERS)
 
 
 def _modules(folders=tuple(FOLDERS)) -> dict[str, Path]:
@@ -59,7 +63,7 @@ def _modules(folders=tuple(FOLDERS)) -> dict[str, Path]:
 def _name(imported: str, modules: dict) -> str | None:
     """The project module an import names (``from m import f`` names ``m.f``: its longest prefix that
     is a module), or None for anything outside the project. Imports written with the folder's name
-    (``agents.x`` for ``colbench.agents.x``) count as the module they mean, so they are checked too."""
+    (``colbench.agents.x`` for ``colbench.agents.x``) count as the module they mean, so they are checked too."""
     top, _, rest = imported.partition(".")
     if top in FOLDERS and FOLDERS[top] != top:
         imported = FOLDERS[top] + ("." + rest if rest else "")
@@ -80,7 +84,7 @@ def _entry_point(module: str) -> bool:
 
 def _unit(module: str) -> str:
     """A module's unit in :data:`LAYERS`: colbench's sub-package or module (``colbench.pipeline``,
-    ``colbench.runs``), the top-level package otherwise (``colbench_env``, ``agents``)."""
+    ``colbench.runs``, ``colbench.agents``), the top-level package otherwise (``colbench_env``)."""
     parts = module.split(".")
     return ".".join(parts[:2]) if parts[0] == "colbench" else parts[0]
 
@@ -148,6 +152,39 @@ def test_no_import_circle_between_modules_or_sub_packages():
         packages.setdefault(sub(m), set()).update(sub(d) for d in deps if sub(d) != sub(m))
     circle = _circle(packages)
     assert not circle, " -> ".join(circle)
+
+
+def _repository_python_files() -> list[Path]:
+    skip = {".venv", ".git", "build", "__pycache__", "assets", ".pytest_cache"}
+    return sorted(p for p in ROOT.rglob("*.py") if not skip & set(p.relative_to(ROOT).parts)
+                  and not any(part.endswith(".egg-info") or part.startswith(".venv") for part in p.parts))
+
+
+def test_nothing_imports_the_folder_names():
+    """agents/, wrappers/ and benchmarks/ are installed as colbench.agents, colbench.wrappers and
+    colbench.benchmarks only (``agents`` is openai-agents' import package too): no file of the
+    repository -- library, tests, studies, benchmarks, docs -- imports them by the folder's name, nor
+    names such a module in a string (a plug-in spec ``agents.x:Name``, a lazy import, ``python -m``)."""
+    bare = tuple(PACKAGE_DIR)
+    spec = re.compile(rf"(?:python -m )?(?:{'|'.join(bare)})(?:\.\w+)+(?::\w+)?")
+    bad = []
+    for path in _repository_python_files():
+        rel = path.relative_to(ROOT)
+        bad += [f"{rel} imports {n}" for n in _imports(path) if n.split(".")[0] in bare]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and spec.fullmatch(node.value):
+                bad.append(f"{rel}:{node.lineno} names {node.value!r}")
+    assert not bad, bad
+
+
+def test_the_bare_name_check_sees_bare_imports(tmp_path):
+    """The check above on a file written the old way (absolute and relative imports, a plug-in string)."""
+    (tmp_path / "agents").mkdir()
+    f = tmp_path / "agents" / "x.py"
+    old = "agents"  # (spelled apart: this file's own strings are checked too)
+    f.write_text(f"from .base import A\nimport {old}.served\nfrom colbench.agents import LMAgent\n")
+    assert imported_modules(f, tmp_path, {"agents": "colbench.agents"}) == {
+        "colbench.agents.base", "colbench.agents.base.A", f"{old}.served", "colbench.agents", "colbench.agents.LMAgent"}
 
 
 # ------------------------------------------------------------------------------- README commands

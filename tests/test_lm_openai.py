@@ -197,7 +197,7 @@ def test_identical_conversations_in_one_call_get_distinct_seeds(server):
 def test_lm_agent_draws_a_fresh_seed_every_call(server):
     """A seeded LMAgent must not reuse one seed on every turn (correlated samples across turns), and
     two agents with the same settings replay the same seeds."""
-    from agents.base import LMAgent
+    from colbench.agents.base import LMAgent
     from colbench_env.lm.base import derived_seed
 
     obs = {"problem_description": "Write f(x).", "dialogue": "[]"}

@@ -15,12 +15,12 @@ import pytest
 import torch
 from tiny_models import smollm2_tokenizer, tiny_llama
 
-from agents.sweet_rl import SweetRL, SweetRLConfig
-from agents.tokenize import tokenize_trajectory
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+from colbench.agents.tokenize import tokenize_trajectory
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.prompting import trajectory_turns
 from colbench_env.trajectories import read_trajectories
-from wrappers import HiddenInfoWrapper, TrajectoryRecorder
+from colbench.wrappers import HiddenInfoWrapper, TrajectoryRecorder
 
 REC = {"task_id": "scale", "problem_description": "Scale a number. The signature of the function is: def scale(x)",
        "ground_truth": "def scale(x):\n    return x * 7919 + 1",

@@ -224,7 +224,7 @@ def test_simulator_options_are_checked_before_anything_is_written(tmp_path, monk
 def test_trainer_overrides_are_validated_like_colbench_train():
     """One validation path: the pipeline's per-method overrides go through config_from_dict (as
     `colbench train --config-json` does), so a typo is an error naming the field, not a silent drop."""
-    from agents.trainer_base import ConfigError
+    from colbench.agents.trainer_base import ConfigError
 
     with pytest.raises(ConfigError, match=r"trainer_overrides\['rft'\]: unknown field\(s\) \['n_candidates'\] "
                                           r"for RFTConfig"):
@@ -267,8 +267,8 @@ def test_committed_pipeline_configs_load():
 def test_trainer_overrides_merge_field_by_field():
     """Overrides over the preset: a nested critic override changes that field only (the preset's
     other critic settings stay)."""
-    from agents.config import merge_config_dicts
-    from agents.sweet_rl import SweetRLConfig
+    from colbench.agents.config import merge_config_dicts
+    from colbench.agents.sweet_rl import SweetRLConfig
     from colbench.pipeline import trainer_config
 
     preset = PRESETS["small"]["trainer_overrides"]["sweet-rl"]

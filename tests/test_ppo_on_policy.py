@@ -6,10 +6,10 @@ import pytest
 import torch
 from tiny_models import smollm2_tokenizer, tiny_llama
 
-import agents.ppo
-from agents.ppo import PPO, PPOConfig
-from agents.tokenize import tokenize_trajectory
-from agents.trainer_base import ConfigError
+from colbench.agents import ppo as ppo_module
+from colbench.agents.ppo import PPO, PPOConfig
+from colbench.agents.tokenize import tokenize_trajectory
+from colbench.agents.trainer_base import ConfigError
 
 TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
         "ground_truth": "def f(x):\n    return x + 7", "test_cases": {"test1": "f(1)"}}
@@ -72,13 +72,13 @@ def test_first_minibatch_ratio_is_one_at_the_sampling_temperature(model_dir, mon
         for g, w in zip(got, want):
             assert torch.allclose(g, w, atol=1e-5), (g, w)
     seen = []
-    real = agents.ppo.ppo_clip_loss
+    real = ppo_module.ppo_clip_loss
 
     def spy(new, old, adv, mask, **kw):
         seen.append(((new - old).detach(), mask.clone()))
         return real(new, old, adv, mask, **kw)
 
-    monkeypatch.setattr(agents.ppo, "ppo_clip_loss", spy)
+    monkeypatch.setattr(ppo_module, "ppo_clip_loss", spy)
     m = trainer.update(recs)
     log_ratio, mask = seen[0]
     assert mask.sum() > 10

@@ -8,11 +8,11 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import CallableAgent
+from colbench.agents import CallableAgent
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs, run_episodes
 from colbench_env.trajectories import read_trajectories
-from wrappers import TrajectoryRecorder, completed_episode_ids
+from colbench.wrappers import TrajectoryRecorder, completed_episode_ids
 
 QUESTIONS = ["What are your rules?", "Any thresholds?", "How should I round the result?", "What about ties or edge cases?"]
 
@@ -126,7 +126,7 @@ def test_batched_run_through_wrappers_records_every_episode_with_training_info(t
     """run_episodes drives the wrapped env (reset through the stack, the phased step forwarded), so
     TrajectoryRecorder(HiddenInfoWrapper(env)) writes every episode, with the training-time info, and
     the file equals what a loop of env.step calls through the same stack writes."""
-    from wrappers import HiddenInfoWrapper
+    from colbench.wrappers import HiddenInfoWrapper
 
     n_tasks = len(colbench_env.default_tasks("backend", split="test"))
     specs = episode_specs(7, n_tasks=n_tasks, seed=3)

@@ -12,7 +12,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import LMAgent
+from colbench.agents import LMAgent
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.lm.base import BackendError, SamplingParams
 from colbench_env.phased import ColBenchWrapper
@@ -20,7 +20,7 @@ from colbench_env.rollout import EpisodeSpec, episode_specs, run_episodes
 from colbench_env.simulators import Simulator
 from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator
 from colbench_env.trajectories import read_trajectories
-from wrappers import HiddenInfoWrapper, TrajectoryRecorder
+from colbench.wrappers import HiddenInfoWrapper, TrajectoryRecorder
 
 from interrupting import interrupt_after_lines, terminal_like
 from openai_test_server import OpenAITestServer
@@ -121,7 +121,7 @@ def test_a_failing_request_fails_its_episode_only(tmp_path, evaluator):
     assert {k: v for k, v in failing.items() if k not in ("a010", "a040")} == \
         {k: v for k, v in healthy.items() if k not in ("a010", "a040")}
     # the records on file carry the errors too: `colbench run` retries these two on resume
-    from wrappers import completed_episode_ids
+    from colbench.wrappers import completed_episode_ids
 
     assert len(completed_episode_ids(tmp_path / "f.jsonl")) == len(TEST_TASKS) - 2
 

@@ -13,7 +13,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents.served import load_lora_adapter, served_model_name, served_policy
+from colbench.agents.served import load_lora_adapter, served_model_name, served_policy
 from colbench_env.trajectories import read_trajectories
 
 from openai_test_server import OpenAITestServer

@@ -8,7 +8,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import LMAgent, ScriptedAgent
+from colbench.agents import LMAgent, ScriptedAgent
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs, run_episodes
 from colbench_env.trajectories import read_trajectories

@@ -6,7 +6,7 @@ import json
 import pytest
 import torch
 
-from agents.sweet_rl import StageFiles, StageMismatch, SweetRL, SweetRLConfig
+from colbench.agents.sweet_rl import StageFiles, StageMismatch, SweetRL, SweetRLConfig
 from samples import BAD, GOOD, MID
 
 
@@ -185,8 +185,8 @@ def test_candidates_are_sampled_candidate_batch_at_a_time_from_the_states_stream
     """``candidate_batch``: a state's candidates come from calls of that many (the last one the
     rest), one after the other from the state's seeded stream -- the texts of the same calls made by
     hand after seeding that stream; ``None`` is one call of ``n_candidates``. Not a positive int: refused."""
-    from agents.config import ConfigError
-    from agents.sweet_rl import _CANDIDATE_STREAM, derived_seed
+    from colbench.agents.config import ConfigError
+    from colbench.agents.sweet_rl import _CANDIDATE_STREAM, derived_seed
 
     for batch, sizes in ((None, [5]), (2, [2, 2, 1]), (3, [3, 2])):
         t = SweetRL(_config(model_dir, n_candidates=5, candidate_batch=batch))

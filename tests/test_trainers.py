@@ -11,12 +11,12 @@ import pytest
 import torch
 from samples import BAD, GOOD, MID, traj
 
-from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig, trajectory_pairs
-from agents.ppo import PPO, PPOConfig
-from agents.rft import RejectionFineTuning, RFTConfig
-from agents.sweet_rl import SweetRL, SweetRLConfig
-from agents.tokenize import agent_turns, collate, tokenize_trajectory, tokenize_turn
-from agents.trainer_base import ConfigError
+from colbench.agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig, trajectory_pairs
+from colbench.agents.ppo import PPO, PPOConfig
+from colbench.agents.rft import RejectionFineTuning, RFTConfig
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+from colbench.agents.tokenize import agent_turns, collate, tokenize_trajectory, tokenize_turn
+from colbench.agents.trainer_base import ConfigError
 
 
 def changed(before: dict, after: dict) -> bool:
@@ -89,7 +89,7 @@ def test_sliced_logits_equal_full_logits(tok, model_dir):
     b = lm.batch(seqs)
     sliced = lm.token_logps(b, reference=True)
     with torch.no_grad():
-        from agents.losses import token_logprobs
+        from colbench.agents.losses import token_logprobs
 
         full = token_logprobs(lm.forward_logits(b, reference=True), b["input_ids"])
     m = b["loss_mask"].bool()
@@ -122,7 +122,7 @@ def _page_rollouts():
 
 
 def test_rft_keeps_each_tasks_best_rollouts_for_a_continuous_reward():
-    from agents.rft import kept_trajectories
+    from colbench.agents.rft import kept_trajectories
 
     r = _page_rollouts()
     # by hand: task a's best is 0.9 (two rollouts, both kept); task b's is 0.5 (one)
@@ -135,7 +135,7 @@ def test_rft_keeps_each_tasks_best_rollouts_for_a_continuous_reward():
 
 
 def test_pairs_by_reward_difference_for_a_continuous_reward(model_dir):
-    from agents.mt_dpo import all_ordered_pairs
+    from colbench.agents.mt_dpo import all_ordered_pairs
 
     r = _page_rollouts()
     pairs = [(r.index(a), r.index(b)) for a, b in trajectory_pairs(r, success_threshold=0.0, min_reward_gap=0.02,
@@ -160,8 +160,8 @@ def test_frontend_sweet_rl_critic_sees_the_target_page(model_dir):
     """The pipeline's frontend SWEET-RL (trainer_config of --small --env ColBench-Frontend-v0): the
     critic's context is the agent's with the target HTML, and only it, before the instructions; the
     policy's context holds no page; the critic pairs are MT-DPO's (pairs by reward difference)."""
-    from agents.mt_dpo import all_ordered_pairs
-    from agents.sweet_rl import INFO_HEADER, critic_pairs
+    from colbench.agents.mt_dpo import all_ordered_pairs
+    from colbench.agents.sweet_rl import INFO_HEADER, critic_pairs
     from colbench.pipeline import PipelineConfig, preset_settings, trainer_config
     from colbench_env.prompting import agent_instructions
 

@@ -8,10 +8,10 @@ import pytest
 import torch
 from samples import BAD, GOOD, MID, TASK, traj
 
-from agents.rft import RejectionFineTuning, RFTConfig
-from agents.sweet_rl import SweetRL, SweetRLConfig
-from agents.tokenize import ContextTooLong, tokenize_trajectory
-from agents.trainer_base import ConfigError, ModelConfig
+from colbench.agents.rft import RejectionFineTuning, RFTConfig
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+from colbench.agents.tokenize import ContextTooLong, tokenize_trajectory
+from colbench.agents.trainer_base import ConfigError, ModelConfig
 
 # ``tok`` and ``model_dir`` (a saved tiny random Llama, seed 0): tests/conftest.py
 

@@ -5,7 +5,7 @@ policy's DPO; other algorithms: the whole update). Prints one line per stage ent
 JSON object of the peak per stage (GB = 10^9 bytes) on stderr; run it under ``/usr/bin/time -v`` for
 the whole run's maximum resident set size::
 
-    OMP_WAIT_POLICY=PASSIVE /usr/bin/time -v python -m benchmarks.bench_train_stages sweet-rl \\
+    OMP_WAIT_POLICY=PASSIVE /usr/bin/time -v python -m colbench.benchmarks.bench_train_stages sweet-rl \\
         --trajectories roll1.jsonl --model smollm2 --out ck
 
 Every argument after the algorithm is ``colbench train``'s (README, "Measured here": issue 38's row).

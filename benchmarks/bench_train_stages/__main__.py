@@ -1,4 +1,4 @@
-"""``python -m benchmarks.bench_train_stages ALGORITHM ARGS...``: see the package docstring."""
+"""``python -m colbench.benchmarks.bench_train_stages ALGORITHM ARGS...``: see the package docstring."""
 from __future__ import annotations
 
 import functools
@@ -27,8 +27,8 @@ def main(argv: list[str] | None = None) -> int:
 
     threading.Thread(target=sample, daemon=True).start()
 
-    import agents.sweet_rl as sweet_rl
-    import agents.trainer_base as trainer_base
+    import colbench.agents.sweet_rl as sweet_rl
+    import colbench.agents.trainer_base as trainer_base
 
     def wrap(cls, name: str, stage: str) -> None:
         f = getattr(cls, name)

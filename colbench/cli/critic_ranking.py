@@ -55,7 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--critic-batch-size", type=int, default=d.critic_batch_size,
                    help="trajectory pairs per SWEET critic step (the value head takes twice as many single examples)")
     p.add_argument("--critic-pairs", default=d.critic_pairs, choices=("all_ordered", "best_vs_lower"),
-                   help="which rollout pairs train the SWEET critics (agents.sweet_rl.critic_pairs)")
+                   help="which rollout pairs train the SWEET critics (colbench.agents.sweet_rl.critic_pairs)")
     p.add_argument("--critic-turns", default=d.critic_turns, choices=("all", "first"),
                    help="train the critics on whole rollouts or on each rollout's first action (final reward)")
     p.add_argument("--critic-context", default=d.critic_context, choices=("agent", "short"),

@@ -87,7 +87,7 @@ def demo_tasks(n: int) -> list:
 
 def demo(out_dir: str = "runs/demo", n_tasks: int = 7, episodes_in_flight: int = 7) -> list[dict]:
     """Run the demo; returns the table rows."""
-    from agents.base import ScriptedAgent
+    from colbench.agents.base import ScriptedAgent
     from colbench_env.trajectories import atomic_write_jsonl, read_trajectories
 
     s = SETTINGS

@@ -31,8 +31,8 @@ import json
 import sys
 from pathlib import Path
 
-from agents.config import merge_config_dicts
-from agents.registry import config_class
+from colbench.agents.config import merge_config_dicts
+from colbench.agents.registry import config_class
 from colbench.cli.run import JoinURLs
 from colbench.pipeline.config import ENVS, FRONTEND_REWARD_GAP, METHODS, PipelineConfig, preset_settings
 from colbench.pipeline.resume import check_resume, check_sampled_files

@@ -113,7 +113,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         metrics = run(config)
     except KeyboardInterrupt:
-        from wrappers.recorder import completed_episode_ids
+        from colbench.wrappers.recorder import completed_episode_ids
 
         n = len(completed_episode_ids(config.out)) if Path(config.out).exists() else 0
         print(f"\ncolbench run: interrupted: {n} episodes saved in {config.out}; "

@@ -13,7 +13,7 @@ checkpoint (training goes on from its policy), or a hub id found in the local Hu
 (a model found nowhere is one line, at once). ``colbench train ALG --help`` lists the algorithm's
 config fields and their defaults; ``--config-json`` is a JSON object (or a path to a ``.json`` file)
 of them, the models' settings as nested objects, ``{"policy": {"learning_rate": 1e-5, "lora_r": 8},
-"critic": {"load_in_4bit": true}}``. It goes through :func:`agents.config.config_from_dict`,
+"critic": {"load_in_4bit": true}}``. It goes through :func:`colbench.agents.config.config_from_dict`,
 as the pipeline's ``--trainer-overrides``.
 
 Contexts: the policy is trained on the contexts it saw when the trajectories were collected. Their
@@ -47,7 +47,7 @@ from pathlib import Path
 
 from colbench_env.errors import UsageError
 
-from agents.registry import TRAINERS as ALGORITHMS, config_class
+from colbench.agents.registry import TRAINERS as ALGORITHMS, config_class
 
 __all__ = ["add_arguments", "main", "parse_config_json", "fields_help", "trajectory_context", "cli_defaults",
            "collection_generation"]
@@ -76,7 +76,7 @@ SUMMARIES = {"rft": "rejection fine-tuning: SFT on the successful trajectories",
 
 def fields_help(algorithm: str, width: int = 100) -> str:
     """The config fields of ``algorithm`` with their defaults and documentation (``--help``'s epilog)."""
-    from agents.config import config_fields
+    from colbench.agents.config import config_fields
     from colbench.cli import _plain
 
     cls = config_class(algorithm)
@@ -141,7 +141,7 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
     those known) and where they come from: the records' ``agent_prompt`` field, else the run
     configuration ``colbench run`` keeps beside the file (``PATH.run.json``); ``({}, "")`` when
     neither says."""
-    from agents.config import ConfigError, recorded_context
+    from colbench.agents.config import ConfigError, recorded_context
 
     try:
         settings = recorded_context(records, source=str(path))
@@ -210,7 +210,7 @@ def _check_export_dir(path: str) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from agents.config import (CONTEXT_SETTINGS, ConfigError, canonical_config_dict, config_from_dict,
+    from colbench.agents.config import (CONTEXT_SETTINGS, ConfigError, canonical_config_dict, config_from_dict,
                                context_conflicts, merge_config_dicts)
     from colbench_env.lm.models import resolve_model
     from colbench_env.trajectories import read_trajectories
@@ -275,7 +275,7 @@ def main(args: argparse.Namespace) -> int:
     if critic:
         resolve_model(critic, option="critic.model_name_or_path")
 
-    from agents.registry import trainer_class
+    from colbench.agents.registry import trainer_class
 
     cls = trainer_class(args.algorithm)
     cls.check_data(records, config)  # nothing to learn from: said now, before the model loads

@@ -25,17 +25,17 @@ finished episode):
    head's regression more) and batch size, then scoring every candidate
    -> ``scores.jsonl`` (one line per critic):
 
-   * ``sweet_with_info`` -- SWEET-RL's critic (:class:`agents.sweet_rl.SweetRL`, Bradley-Terry on
+   * ``sweet_with_info`` -- SWEET-RL's critic (:class:`colbench.agents.sweet_rl.SweetRL`, Bradley-Terry on
      rollout pairs of a task): a candidate's score is its turn advantage
      ``beta * (mean log pi_c(a | o, c) - mean log pi_ref(a | o, c))``
-     (:meth:`~agents.sweet_rl.SweetRL.score_actions`), ``c`` the task's ground truth.
+     (:meth:`~colbench.agents.sweet_rl.SweetRL.score_actions`), ``c`` the task's ground truth.
    * ``sweet_without_info`` -- the same with ``use_training_info=False``.
    * ``value_head_with_info`` -- a PPO-style Q critic: a scalar head on the critic LM's last hidden
      state (:class:`colbench.critics.analysis.ValueHeadCritic`), with the training-time information
      in its context, regressed (MSE) on the final reward from the state *after* each agent action of
      the training rollouts that make the SWEET critics' pairs (the same rollouts); a candidate's
      score is the value of the state after it. Its head starts at zero, as PPO's value head
-     (:class:`agents.ppo.PPO`); the training MSE is reported beside the MSE of the constant mean.
+     (:class:`colbench.agents.ppo.PPO`); the training MSE is reported beside the MSE of the constant mean.
    * ``random`` -- seeded uniform scores.
 
 5. **report** -- per critic: pairwise ranking accuracy over the candidate pairs of a state whose true
@@ -548,8 +548,8 @@ def critic_training_records(cfg: RankingConfig, train: Sequence[dict]) -> list[d
 
 
 def _sweet_config(cfg: RankingConfig, use_info: bool, base: str):
-    from agents.config import ModelConfig
-    from agents.sweet_rl import CriticConfig, SweetRLConfig
+    from colbench.agents.config import ModelConfig
+    from colbench.agents.sweet_rl import CriticConfig, SweetRLConfig
 
     return SweetRLConfig(policy=ModelConfig(model_name_or_path=base, lora_r=4, lora_alpha=8),
                          critic=CriticConfig(learning_rate=cfg.critic_learning_rate, lora_r=cfg.critic_lora_r,
@@ -584,7 +584,7 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
         rng = random.Random(cfg.seed)
         info["scores"] = {st["task_id"]: [rng.random() for _ in st["candidates"]] for st in states}
     elif critic.startswith("sweet"):
-        from agents.sweet_rl import SweetRL
+        from colbench.agents.sweet_rl import SweetRL
 
         trainer = SweetRL(_sweet_config(cfg, critic == "sweet_with_info", base), formatter=critic_formatter(cfg))
         m = trainer.update_critic(train)
@@ -603,7 +603,7 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
         vh = ValueHeadCritic(load_causal_lm(source), tok, critic_formatter(cfg), info_fields=["ground_truth"],
                              lora_r=cfg.critic_lora_r, lora_alpha=2 * cfg.critic_lora_r,
                              learning_rate=cfg.critic_learning_rate, seed=cfg.seed, max_length=cfg.max_length,
-                             head_init="zeros")  # PPO's value head starts at 0 (agents.ppo)
+                             head_init="zeros")  # PPO's value head starts at 0 (colbench.agents.ppo)
         ex = value_examples(pair_rollouts(cfg, train))
         m = vh.train_regression(ex, epochs=cfg.value_head_epochs or cfg.critic_epochs,
                                 batch_size=2 * cfg.critic_batch_size, seed=cfg.seed)
@@ -624,13 +624,13 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
 def pair_rollouts(cfg: RankingConfig, train: list[dict]) -> list[dict]:
     """The rollouts that appear in the SWEET critics' pairs: the value head's training data (the same
     rollouts; a task whose rollouts all score the same teaches no ranking and is left out for all)."""
-    from agents.sweet_rl import critic_pairs
+    from colbench.agents.sweet_rl import critic_pairs
 
     return list({id(r): r for p in critic_pairs(train, 0.0, cfg.critic_pairs) for r in p}.values())
 
 
 def critic_data_sizes(cfg: RankingConfig, train: list[dict]) -> dict:
-    from agents.sweet_rl import critic_pairs
+    from colbench.agents.sweet_rl import critic_pairs
 
     used = pair_rollouts(cfg, train)
     return {"n_train_rollouts": len(train), "n_train_tasks": len({r["task"]["task_id"] for r in train}),

@@ -58,7 +58,7 @@ def _per_task(path: Path) -> dict[str, dict[str, float]]:
     """task id -> the means over that task's episodes in ``path``: backend % tests passed and
     success (x 100), frontend similarity x 100 (:data:`KIND_METRICS`)."""
     from colbench_env.trajectories import read_trajectories
-    from wrappers.recorder import latest_records
+    from colbench.wrappers.recorder import latest_records
 
     acc: dict[str, list[dict[str, float]]] = {}
     for rec in latest_records(read_trajectories(path, tolerate_partial_last_line=True)).values():

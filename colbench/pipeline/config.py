@@ -49,15 +49,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.config import merge_config_dicts
-from agents.registry import TRAINERS, config_class
+from colbench.agents.config import merge_config_dicts
+from colbench.agents.registry import TRAINERS, config_class
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["ENVS", "METHODS", "PipelineConfig", "PRESETS", "FRONTEND_PRESETS", "FRONTEND_REWARD_GAP",
            "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings",
            "paper_settings_table", "preset_settings", "resolve_setting", "trainer_config"]
 
-#: the training methods, in report order (:data:`agents.registry.TRAINERS`)
+#: the training methods, in report order (:data:`colbench.agents.registry.TRAINERS`)
 METHODS = tuple(TRAINERS)
 #: the envs the pipeline runs, and their task kind
 ENVS = {"ColBench-Backend-v0": "backend", "ColBench-Frontend-v0": "frontend"}
@@ -92,13 +92,13 @@ class PipelineConfig:
         policy_base_url: ``None``: the policy's turns are generated here (``transformers.generate``).
             Else the OpenAI-compatible server(s) that generate them in collection and every
             evaluation (several: comma-separated, each request to the least busy one), asked for each
-            model by the name the server knows it under (:func:`agents.served.served_model_name`):
+            model by the name the server knows it under (:func:`colbench.agents.served.served_model_name`):
             the base policy by ``policy`` (a hub id, or the path ``smollm2`` resolves to), a trained
             one by its path relative to the top-level ``out_dir``, ``models/<method>`` (with
             ``seeds``: ``seed-<s>/models/<method>``). Training runs here either way. A resume may
             change the URL but not switch between a served and a local policy.
         policy_lora: after a method trains, load its LoRA adapter (``ckpt/<method>/policy``) into
-            the server(s) under that name (vLLM ``--enable-lora``, :func:`agents.served.load_lora_adapter`);
+            the server(s) under that name (vLLM ``--enable-lora``, :func:`colbench.agents.served.load_lora_adapter`);
             ``False``: the server finds ``models/<method>`` itself (``transformers serve`` started
             in ``out_dir``; vLLM serving the merged model under that name).
         methods: which trainers to run.
@@ -184,7 +184,7 @@ class PipelineConfig:
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         self.methods = tuple(self.methods)
-        from agents.config import canonical_config_dict, config_from_dict
+        from colbench.agents.config import canonical_config_dict, config_from_dict
 
         checked = {}
         for method, overrides in self.trainer_overrides.items():  # the same validation as `colbench train`
@@ -414,7 +414,7 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
     """The resolved trainer config of ``method`` in a pipeline run: the fields the pipeline sets for
     every trainer, the task kind's rules (:func:`kind_trainer_settings`), then the run's
     ``trainer_overrides`` (the preset's and the user's)."""
-    from agents.config import config_from_dict
+    from colbench.agents.config import config_from_dict
 
     cls, source = config_class(method), f"trainer_overrides[{method!r}]"
     conf = {"policy": {"model_name_or_path": base}, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens,

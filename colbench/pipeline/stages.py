@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.registry import trainer_class
+from colbench.agents.registry import trainer_class
 from colbench_env.errors import UsageError
 from colbench_env.lm.heap import release_memory
 
@@ -66,7 +66,7 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
     def make_agent():
         adapter = policy_adapter(cfg, model_path) if cfg.policy_base_url and cfg.policy_lora else None
         if adapter is not None:
-            from agents.served import load_lora_adapter, served_model_name
+            from colbench.agents.served import load_lora_adapter, served_model_name
 
             name = served_model_name(model_path, root)
             log(f"loading the LoRA adapter {adapter} into {cfg.policy_base_url} as {name!r}")
@@ -95,7 +95,7 @@ def episodes_in_file(cfg: PipelineConfig, tasks: list, path: Path, *, repeats: i
     """The episodes of ``tasks`` x ``repeats`` already in ``path`` (as :func:`run_stage_episodes` would return them,
     running nothing) and how many of them are missing."""
     from colbench_env.rollout import episode_specs
-    from wrappers.recorder import recorded_episodes
+    from colbench.wrappers.recorder import recorded_episodes
 
     specs = episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
     records, missing = recorded_episodes(path, {s.episode_id for s in specs})
