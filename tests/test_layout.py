@@ -63,7 +63,7 @@ def _modules(folders=tuple(FOLDERS)) -> dict[str, Path]:
 def _name(imported: str, modules: dict) -> str | None:
     """The project module an import names (``from m import f`` names ``m.f``: its longest prefix that
     is a module), or None for anything outside the project. Imports written with the folder's name
-    (``colbench.agents.x`` for ``colbench.agents.x``) count as the module they mean, so they are checked too."""
+    (``agents.x``, meaning ``colbench.agents.x``) count as the module they mean, so they are checked too."""
     top, _, rest = imported.partition(".")
     if top in FOLDERS and FOLDERS[top] != top:
         imported = FOLDERS[top] + ("." + rest if rest else "")
