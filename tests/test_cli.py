@@ -25,7 +25,7 @@ FRONTEND_FILE = HERE.parent / "colbench_env" / "data" / "frontend" / "tasks.json
 
 # ------------------------------------------------------------------------------------------ plug-ins
 PLUGIN = '''
-from agents import Agent
+from colbench.agents import Agent
 from colbench_env.simulators import Simulator
 
 ORACLE_SOURCE = {}

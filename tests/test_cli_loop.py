@@ -181,7 +181,7 @@ def test_the_trainer_generates_as_long_as_the_collection_did(tmp_path, model_dir
 # --------------------------------------------------------------------------- colbench run
 def test_a_run_failing_before_its_first_episode_writes_nothing(tmp_path):
     plugin = tmp_path / "plain.py"
-    plugin.write_text("from agents import Agent\n\nclass Plain(Agent):\n    def act(self, obs):\n"
+    plugin.write_text("from colbench.agents import Agent\n\nclass Plain(Agent):\n    def act(self, obs):\n"
                       "        return 'OUTPUT: I WANT TO ANSWER: def f(): return 1'\n")
     out = tmp_path / "o.jsonl"
     assert_user_error(colbench("run", "--agent", f"{plugin}:Plain", "--agent-kwargs", '{"nope": 1}', "--out", out),
@@ -195,7 +195,7 @@ def test_a_plugin_whose_code_changed_is_refused_on_resume_naming_it(tmp_path):
     mod = tmp_path / "plugdir"
     mod.mkdir()
     agent_file = mod / "my_agent.py"
-    agent_file.write_text("from agents import Agent\n\nclass AskOnceAgent(Agent):\n    def act(self, obs):\n"
+    agent_file.write_text("from colbench.agents import Agent\n\nclass AskOnceAgent(Agent):\n    def act(self, obs):\n"
                           "        if obs['dialogue'] == '[]':\n            return 'OUTPUT: What do you need?'\n"
                           "        return 'OUTPUT: I WANT TO ANSWER: def f(x): return None'\n")
     human_file = mod / "my_human.py"
@@ -247,7 +247,7 @@ def test_rollouts_per_task_runs_each_task_k_times_in_a_row(tmp_path):
 def test_compare_works_on_backend_files(tmp_path):
     tasks = two_tasks(tmp_path)
     oracle = tmp_path / "oracle.py"
-    oracle.write_text("import json\nfrom agents import Agent\n\nclass Oracle(Agent):\n"
+    oracle.write_text("import json\nfrom colbench.agents import Agent\n\nclass Oracle(Agent):\n"
                       "    def __init__(self, tasks_file):\n"
                       "        self.truth = {json.loads(l)['problem_description']: json.loads(l)['ground_truth']\n"
                       "                      for l in open(tasks_file) if l.strip()}\n"
@@ -379,7 +379,7 @@ def test_a_checkpoint_and_its_export_run_with_the_same_greedy_texts(tmp_path, to
 # ------------------------------------------------------------------------- the real loop (SmolLM2)
 CAPTURE = '''
 import json
-from agents import LMAgent
+from colbench.agents import LMAgent
 
 
 class CapturingSmolLM2(LMAgent):

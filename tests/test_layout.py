@@ -172,9 +172,35 @@ def test_nothing_imports_the_folder_names():
         rel = path.relative_to(ROOT)
         bad += [f"{rel} imports {n}" for n in _imports(path) if n.split(".")[0] in bare]
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and spec.fullmatch(node.value):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            if spec.fullmatch(node.value):
                 bad.append(f"{rel}:{node.lineno} names {node.value!r}")
+            elif "import" in node.value and (code := _as_code(node.value)) is not None:  # a plug-in's source, -c
+                bad += [f"{rel}:{node.lineno} writes code that imports {n}" for n in _code_imports(code)
+                        if n.split(".")[0] in bare and str(rel) not in OPENAI_AGENTS]
     assert not bad, bad
+
+
+#: the file whose code for a fresh venv imports openai-agents' own ``agents`` beside colbench.agents
+OPENAI_AGENTS = ("tests/test_packaging.py",)
+
+
+def _as_code(text: str) -> ast.AST | None:
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
+def _code_imports(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+        elif isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+    return names
 
 
 def test_the_bare_name_check_sees_bare_imports(tmp_path):
