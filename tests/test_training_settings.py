@@ -61,7 +61,7 @@ def test_constant_schedule_and_betas(model_dir):
                        ({"warmup_ratio": 1.5}, "warmup_ratio"),
                        ({"policy": {"full_finetune": True, "load_in_4bit": True}}, "policy.full_finetune")):
         with pytest.raises(ConfigError, match=f"field '{field}'"):
-            RFTConfig(policy={"model_name_or_path": "m"}, **bad)
+            RFTConfig(**{"policy": {"model_name_or_path": "m"}, **bad})
 
 
 def test_full_finetune_trains_every_weight_against_a_frozen_reference(tok, model_dir, tmp_path):
