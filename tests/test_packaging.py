@@ -177,18 +177,18 @@ def test_only_colbench_and_colbench_env_are_top_level_names(tmp_path):
     ``benchmarks`` import nothing (openai-agents' ``agents`` is free), and colbench.agents,
     colbench.wrappers, colbench.benchmarks are this checkout's folders (an editable install; a
     regular one's are inside the installed colbench)."""
-    from importlib.metadata import distribution
-
-    dist = distribution("colbench")
-    assert sorted(dist.read_text("top_level.txt").split()) == ["colbench", "colbench_env"]
-    editable = json.loads(dist.read_text("direct_url.json") or "{}").get("dir_info", {}).get("editable", False)
     code = ("import importlib.util, json, colbench, colbench.agents, colbench.wrappers, colbench.benchmarks\n"
-            "print(json.dumps([[importlib.util.find_spec(n) is None for n in ('agents', 'wrappers', 'benchmarks')],"
+            "from importlib.metadata import distribution\n"
+            "dist = distribution('colbench')\n"
+            "print(json.dumps([dist.read_text('top_level.txt').split(), json.loads(dist.read_text('direct_url.json') or '{}'),"
+            " [importlib.util.find_spec(n) is None for n in ('agents', 'wrappers', 'benchmarks')],"
             " colbench.__file__, [m.__file__ for m in (colbench.agents, colbench.wrappers, colbench.benchmarks)]]))")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as installed: not the checkout's folders
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert p.returncode == 0, p.stderr[-3000:]
-    absent, init, files = json.loads(p.stdout)
+    top_level, direct_url, absent, init, files = json.loads(p.stdout)
+    assert sorted(top_level) == ["colbench", "colbench_env"]
+    editable = direct_url.get("dir_info", {}).get("editable", False)
     assert absent == [True, True, True]
     home = ROOT if editable else Path(init).parent
     assert files == [str(home / folder / "__init__.py") for folder in ("agents", "wrappers", "benchmarks")]
