@@ -8,7 +8,7 @@ What ``colbench evaluate --compare A B`` prints and the viewer's A-vs-B page sho
   similarity x 100) over the tasks both runs have: each task's score is the mean over its trials
   (records without an infrastructure error, :func:`colbench_env.metrics.infrastructure_error`), the
   difference is the mean over tasks of the per-task differences, with the percentile bootstrap
-  interval over tasks of :func:`colbench.pipeline.stats.paired_bootstrap` (tasks resampled, both
+  interval over tasks of :func:`colbench.stats.paired_bootstrap` (tasks resampled, both
   runs with the same draws) and its two-sided bootstrap p-value;
 * **flip noise**: when both runs have ``K >= 2`` trials of a task (backend), the share of tasks whose
   verdict (``success``) differs between trials of the same run
@@ -66,7 +66,7 @@ def paired_comparison(a: Sequence[dict], b: Sequence[dict], *, labels: tuple[str
     Raises:
         ValueError: runs of different kinds, or no task in common.
     """
-    from colbench.pipeline.stats import paired_bootstrap
+    from colbench.stats import paired_bootstrap
 
     ka, kb = _kind(a), _kind(b)
     if ka and kb and ka != kb:

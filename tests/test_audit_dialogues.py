@@ -9,7 +9,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import ScriptedAgent
+from colbench.agents import ScriptedAgent
 from colbench.audit.dialogues import JUDGE_PROMPT, audit_dialogues, judge_prompt, parse_verdict, scripted_flags
 from colbench_env.lm.openai_compat import OpenAICompatBackend
 from colbench_env.records import task_from_record

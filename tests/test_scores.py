@@ -9,7 +9,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import ScriptedAgent
+from colbench.agents import ScriptedAgent
 from colbench.comparison import format_paired_comparison, paired_comparison
 from colbench_env.metrics import (format_report, infrastructure_error, pass_at_k, pass_hat_k, summarize,
                                   trial_metrics)

@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _check_out(path: str | None, option: str, inputs: list[str]) -> None:
     if path is None:
         return
-    from colbench.cli.run import check_out_path
+    from colbench.runs import check_out_path
 
     for src in inputs:
         if os.path.exists(src) and os.path.exists(path) and os.path.samefile(src, path):
@@ -73,7 +73,7 @@ def _check_out(path: str | None, option: str, inputs: list[str]) -> None:
 
 def _tasks(args: argparse.Namespace) -> int:
     from colbench.audit.tasks import CHECKS, audit_tasks, summary_table
-    from colbench.cli.run import load_run_tasks
+    from colbench.runs import load_run_tasks
     from colbench_env.simulators import SimulatorError, make_simulator
     from colbench_env.trajectories import atomic_write_jsonl
 
