@@ -276,6 +276,10 @@ class TrainerConfig(metaclass=AliasedConfig):
             rate (transformers' ``cosine_with_min_lr``, as the reference's ``train_dpo.py``).
         warmup_ratio: warm-up fraction of the steps (``"cosine"`` only; reference 0.03).
         min_lr_ratio: final learning rate / learning rate (``"cosine"`` only; reference 0.1).
+        recorded_tokens: train the policy on the token ids it recorded while collecting a trajectory
+            (each agent entry's ``tokens``), when every agent turn of the record has them from this
+            policy's tokenizer (same :func:`~colbench_env.lm.tokens.tokenizer_fingerprint`);
+            ``False``: always re-tokenize the text (:mod:`agents.tokenize`).
 
     Old keys (configs and checkpoints written before the nested ``policy``), accepted as aliases by
     the constructor and :func:`config_from_dict`: ``model`` (``policy.model_name_or_path``),
@@ -304,6 +308,7 @@ class TrainerConfig(metaclass=AliasedConfig):
     lr_scheduler: str = "constant"
     warmup_ratio: float = 0.0
     min_lr_ratio: float = 0.1
+    recorded_tokens: bool = True
 
     def __post_init__(self) -> None:
         self.policy = _nested_config(ModelConfig, self.policy, "policy")
