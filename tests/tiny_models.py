@@ -1,4 +1,4 @@
-"""Tiny randomly initialised Llama models with SmolLM2's tokenizer, shared by the trainer tests."""
+"""Tiny randomly initialised Llama models with SmolLM2's tokenizer (or a tiny BPE one), shared by the trainer tests."""
 from __future__ import annotations
 
 import torch
@@ -11,6 +11,27 @@ def smollm2_tokenizer():
     from colbench_env.lm.smollm2 import smollm2_path
 
     return AutoTokenizer.from_pretrained(smollm2_path())
+
+
+def tiny_bpe_tokenizer(chat_template: str, vocab_size: int = 400, corpus=None):
+    """A byte-level BPE tokenizer of ``vocab_size`` ids, trained here (in well under a second) on
+    ``corpus`` (default: the agent instructions of both prompt styles), with ChatML's special tokens
+    (``<|endoftext|>`` unk, ``<|im_start|>`` bos, ``<|im_end|>`` eos and pad) and ``chat_template``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    from colbench_env.prompting import BACKEND_AGENT_INSTRUCTIONS, COMPACT_BACKEND_AGENT_INSTRUCTIONS
+
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    backend.train_from_iterator(list(corpus or [BACKEND_AGENT_INSTRUCTIONS, COMPACT_BACKEND_AGENT_INSTRUCTIONS]), trainer)
+    tok = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token="<|im_start|>", eos_token="<|im_end|>",
+                                  unk_token="<|endoftext|>", pad_token="<|im_end|>")
+    tok.chat_template = chat_template
+    return tok
 
 
 def tiny_llama(tokenizer, seed: int = 0, hidden_size: int = 64, **config):
