@@ -93,6 +93,16 @@ class ThinkingPolicy(LMBackend):
         return out
 
 
+@functools.lru_cache(maxsize=None)
+def _smol():
+    return smollm2_tokenizer()
+
+
+def smol():
+    """SmolLM2's tokenizer, loaded once (seconds on a busy machine), a fresh copy each call."""
+    return copy.deepcopy(_smol())
+
+
 @pytest.fixture(scope="module")
 def evaluator():
     with BackendEvaluator(workers=1) as ev:
@@ -114,7 +124,7 @@ def trained_ids(seq) -> list[int]:
 
 
 def test_fingerprint_tells_tokenizers_and_templates_apart_and_survives_a_reload(tmp_path):
-    tok = smollm2_tokenizer()
+    tok = smol()
     fp = tokenizer_fingerprint(tok)
     assert len(fp) == 16 and int(fp, 16) >= 0
     tok(["a", "bbb ccc"], padding=True, truncation=True, max_length=8)  # run-time settings: no change
@@ -167,7 +177,7 @@ def test_token_field_stores_each_prompt_after_what_it_shares_and_names_malformed
     rec = {"task": {"problem_description": "p", "test_cases": {}}, "dialogue_history": [
         {"role": "assistant", "content": "x", "tokens": {"completion_ids": "1"}}]}
     with pytest.raises(TokenizationError, match=r"^<t>: field 'dialogue_history\[0\]\.tokens\.completion_ids'"):
-        tokenize_trajectory(smollm2_tokenizer(), rec, source="<t>", token_fingerprint="f")
+        tokenize_trajectory(smol(), rec, source="<t>", token_fingerprint="f")
 
 
 @pytest.mark.parametrize("template", ["qwen3-like", "smollm2"])
@@ -180,7 +190,7 @@ def test_recorded_ids_are_trained_as_produced_where_retokenizing_changes_them(tm
     if template == "qwen3-like":
         tok, replies, rerendered = tiny_bpe_tokenizer(QWEN3_LIKE), THINKING, THINKING_RERENDERED
     else:
-        tok, replies, rerendered = smollm2_tokenizer(), PLAIN, tuple(r + "<|im_end|>\n" for r in PLAIN)
+        tok, replies, rerendered = smol(), PLAIN, tuple(r + "<|im_end|>\n" for r in PLAIN)
     policy = ThinkingPolicy(tok, replies)
     agent = LMAgent(policy, max_turns=MAX_TURNS, tokenizer=tok)
     records = collect(agent, evaluator, tmp_path / "rollouts.jsonl")
@@ -280,7 +290,7 @@ def test_a_real_generation_is_recorded_and_trained_exactly(tmp_path, evaluator, 
     and generated; how many turns re-tokenizing would change is counted (printed: a random model's
     token sequences are often not what BPE makes of their text). The trainer's own generation
     carries its ids too."""
-    tok = smollm2_tokenizer()
+    tok = smol()
     backend = HFBackend(tiny_chat_llama(tok), tokenizer=tok)
     log = []
     generate = backend.generate
@@ -319,7 +329,7 @@ def test_a_vllm_shaped_server_gives_the_local_models_ids_and_logprobs(tmp_path, 
     """The stand-in server generating with the tiny model and answering vLLM's fields
     (``prompt_token_ids``, choices' ``token_ids``, ``logprobs``): the records of the served policy
     carry the ids and log-probs that the same model's local policy records."""
-    tok = smollm2_tokenizer()
+    tok = smol()
     backend = HFBackend(tiny_chat_llama(tok), tokenizer=tok)
     sampling = SamplingParams(max_new_tokens=6)
     local = collect(LMAgent(backend, max_turns=MAX_TURNS, sampling=sampling, record_logprobs=True), evaluator,
@@ -352,7 +362,7 @@ def test_a_server_refusing_the_field_is_asked_without_it_and_its_counts_are_kept
     assert ["return_token_ids" in q for q in reqs] == [True] + [False] * (len(reqs) - 1) and len(reqs) == 3
     fields = [m["tokens"] for m in records[0]["dialogue_history"] if m["role"] == "assistant"]
     assert fields == [{"n_prompt": 0, "n_completion": 0}] * 2
-    tok = smollm2_tokenizer()
+    tok = smol()
     report = token_report(tok, records, FORMATTER)
     assert (report.turns, report.differ, report.recorded) == (2, 2, 0)
     prompt = tok.apply_chat_template(FORMATTER(records[0]["task"], []), add_generation_prompt=True, tokenize=True,
@@ -365,7 +375,7 @@ def test_served_policy_fingerprints_the_models_tokenizer_when_it_is_here(tmp_pat
     from agents.served import served_policy
     from tiny_models import save_tiny_llama
 
-    tok = smollm2_tokenizer()
+    tok = smol()
     path = save_tiny_llama(tmp_path / "m", tok, hidden_size=32)
     assert served_policy("http://127.0.0.1:9/v1", path).token_fingerprint == tokenizer_fingerprint(tok)
     assert served_policy("http://127.0.0.1:9/v1", tmp_path / "elsewhere").token_fingerprint is None
@@ -420,7 +430,7 @@ def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(
     _colbench(*common, "--agent", "smollm2", "--out", tmp_path / "local.jsonl")
     served = {r["episode_id"]: r for r in read_trajectories(tmp_path / "served.jsonl")}
     local = {r["episode_id"]: r for r in read_trajectories(tmp_path / "local.jsonl")}
-    fp = tokenizer_fingerprint(smollm2_tokenizer())
+    fp = tokenizer_fingerprint(smol())
     same_text = 0
     n_stop = 0
     for k, rec in local.items():
