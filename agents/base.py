@@ -156,7 +156,7 @@ class LMAgent(Agent):
             :func:`colbench_env.lm.models.resolve_model`), whose
             :func:`~colbench_env.lm.tokens.tokenizer_fingerprint` the recorded ids carry so that a
             trainer knows they are in its own tokens; default: the backend's (a local model), none
-            for a server (:func:`agents.served.served_policy` passes the served model's).
+            for a server (:func:`colbench.agents.served.served_policy` passes the served model's).
         lm_kwargs: passed to :func:`make_backend` when ``lm`` is a name.
 
     ``batched`` is the backend's (:attr:`~colbench_env.lm.base.LMBackend.batched`): the rollout

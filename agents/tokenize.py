@@ -67,6 +67,7 @@ __all__ = [
     "default_formatter",
     "recorded_turn_tokens",
     "token_report",
+    "policy_token_report",
     "TokenReport",
 ]
 
@@ -374,7 +375,7 @@ def collate(sequences: Sequence[TokenizedSequence], pad_id: int) -> dict[str, to
 
     Returns:
         ``input_ids``, ``attention_mask`` ``(B, L)`` and ``loss_mask`` ``(B, L - 1)`` aligned with
-        :func:`agents.losses.token_logprobs` (entry ``i`` marks label token ``i + 1``).
+        :func:`colbench.agents.losses.token_logprobs` (entry ``i`` marks label token ``i + 1``).
     """
     if not sequences:
         raise ValueError("collate: no sequences")
@@ -507,6 +508,22 @@ def token_report(tokenizer, records: Sequence[dict], formatter: Formatter | None
                 report.first[kind] = f"{source} agent turn {k}: " + (
                     "no token ids recorded" if kind == "unchecked" else why)
     return report
+
+
+def policy_token_report(records: Sequence[dict], config, *, sources: Sequence[str] | None = None) -> TokenReport:
+    """:func:`token_report` of ``records`` as a trainer with ``config`` (a
+    :class:`~colbench.agents.config.TrainerConfig`) trains them: its policy's tokenizer (loaded alone,
+    no model: :func:`colbench_env.lm.models.resolve_model`), its default contexts
+    (:func:`~colbench.agents.config.config_formatter`), recorded ids used unless
+    ``config.recorded_tokens`` is off."""
+    from colbench_env.lm.models import load_tokenizer, resolve_model
+    from colbench_env.lm.tokens import tokenizer_fingerprint
+
+    from .config import config_formatter
+
+    tokenizer = load_tokenizer(resolve_model(config.policy.model_name_or_path, option="policy.model_name_or_path"))
+    return token_report(tokenizer, records, config_formatter(config), sources=sources,
+                        token_fingerprint=tokenizer_fingerprint(tokenizer) if config.recorded_tokens else None)
 
 
 def as_messages(x: Any) -> Messages:

@@ -55,7 +55,7 @@ class ColBenchAECEnv(AECEnv):
     ``OUTPUT:`` as the reference records it. The agent never observes training-time information.
     Trajectory records (:meth:`trajectory_record`) also carry ``finish_reason`` on an agent entry when the
     action said why it ended (:class:`~colbench_env.lm.base.GeneratedText` from
-    :class:`~agents.base.LMAgent`): ``"length"`` marks a generation cut at ``max_new_tokens``; and
+    :class:`~colbench.agents.base.LMAgent`): ``"length"`` marks a generation cut at ``max_new_tokens``; and
     ``tokens`` when the action carries the token ids its policy saw and produced
     (:mod:`colbench_env.lm.tokens`; the observations and the human never see them).
 

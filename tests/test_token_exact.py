@@ -21,9 +21,9 @@ from openai_test_server import OpenAITestServer
 from tiny_models import smollm2_tokenizer, tiny_bpe_tokenizer, tiny_chat_llama, tiny_llama
 
 import colbench_env  # noqa: F401
-from agents.base import LMAgent
-from agents.rft import RejectionFineTuning
-from agents.tokenize import TokenizationError, token_report, tokenize_trajectory
+from colbench.agents.base import LMAgent
+from colbench.agents.rft import RejectionFineTuning
+from colbench.agents.tokenize import TokenizationError, token_report, tokenize_trajectory
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.lm.base import Generation, LMBackend, SamplingParams
 from colbench_env.lm.hf import HFBackend
@@ -32,7 +32,7 @@ from colbench_env.lm.tokens import (TokenRecordError, TurnTokens, encode_turn_to
 from colbench_env.prompting import record_messages
 from colbench_env.rollout import episode_specs, run_episodes
 from colbench_env.trajectories import read_trajectories
-from wrappers import TrajectoryRecorder
+from colbench.wrappers import TrajectoryRecorder
 
 #: a chat template that re-renders earlier turns as Qwen3's does: an assistant message after the last
 #: user message is written with its think block, whitespace normalised (``<think>\n...\n</think>\n\n``),
@@ -372,7 +372,7 @@ def test_a_server_refusing_the_field_is_asked_without_it_and_its_counts_are_kept
 
 
 def test_served_policy_fingerprints_the_models_tokenizer_when_it_is_here(tmp_path):
-    from agents.served import served_policy
+    from colbench.agents.served import served_policy
     from tiny_models import save_tiny_llama
 
     tok = smol()
@@ -459,11 +459,11 @@ def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(
                      r"\(no token ids recorded\)", line)
     assert m and int(m[1]) + int(m[2]) == n_turns and int(m[1]) >= n_stop, (line, n_stop)
     assert (tmp_path / "ck1" / "trainer.json").is_file()
-    from agents.rft import RFTConfig
-    from colbench.cli.train import trajectory_tokens
+    from colbench.agents.rft import RFTConfig
+    from colbench.agents.tokenize import policy_token_report
 
     config = RFTConfig(policy={"model_name_or_path": "smollm2"}, max_turns=2, prompt_style="compact")
-    report = trajectory_tokens(tmp_path / "local.jsonl", list(local.values()), config)
+    report = policy_token_report(list(local.values()), config)
     assert (report.turns, report.recorded) == (n_turns, n_turns) and report.would_differ >= n_stop, report
     with_tokens = (tmp_path / "local.jsonl").stat().st_size
     without = sum(len(json.dumps({**r, "dialogue_history": [{k: v for k, v in e.items() if k != "tokens"}

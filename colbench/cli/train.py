@@ -13,8 +13,7 @@ checkpoint (training goes on from its policy), or a hub id found in the local Hu
 (a model found nowhere is one line, at once). ``colbench train ALG --help`` lists the algorithm's
 config fields and their defaults; ``--config-json`` is a JSON object (or a path to a ``.json`` file)
 of them, the models' settings as nested objects, ``{"policy": {"learning_rate": 1e-5, "lora_r": 8},
-"critic": {"load_in_4bit": true}}`` (the old flat keys ``lora_r``, ``critic_learning_rate``,
-``batch_size``, ... are accepted as aliases). It goes through :func:`agents.config.config_from_dict`,
+"critic": {"load_in_4bit": true}}``. It goes through :func:`colbench.agents.config.config_from_dict`,
 as the pipeline's ``--trainer-overrides``.
 
 Contexts: the policy is trained on the contexts it saw when the trajectories were collected. Their
@@ -56,7 +55,7 @@ from pathlib import Path
 
 from colbench_env.errors import UsageError
 
-from agents.registry import TRAINERS as ALGORITHMS, config_class
+from colbench.agents.registry import TRAINERS as ALGORITHMS, config_class
 
 __all__ = ["add_arguments", "main", "parse_config_json", "fields_help", "trajectory_context", "cli_defaults",
            "collection_generation", "trajectory_tokens"]
@@ -85,7 +84,7 @@ SUMMARIES = {"rft": "rejection fine-tuning: SFT on the successful trajectories",
 
 def fields_help(algorithm: str, width: int = 100) -> str:
     """The config fields of ``algorithm`` with their defaults and documentation (``--help``'s epilog)."""
-    from agents.config import config_fields
+    from colbench.agents.config import config_fields
     from colbench.cli import _plain
 
     cls = config_class(algorithm)
@@ -154,7 +153,7 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
     those known) and where they come from: the records' ``agent_prompt`` field, else the run
     configuration ``colbench run`` keeps beside the file (``PATH.run.json``); ``({}, "")`` when
     neither says."""
-    from agents.config import ConfigError, recorded_context
+    from colbench.agents.config import ConfigError, recorded_context
 
     try:
         settings = recorded_context(records, source=str(path))
@@ -170,7 +169,7 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
 def _run_config(path: str | os.PathLike) -> tuple[dict, str]:
     """The run configuration ``colbench run`` keeps beside a trajectory file (``PATH.run.json``) and
     its path; ``{}`` when there is none or it is not a JSON object."""
-    from colbench.cli.run import config_path
+    from colbench.runs import config_path
     from colbench.resume import read_json_object
 
     run_json = config_path(path)
@@ -198,20 +197,14 @@ def collection_generation(path: str | os.PathLike) -> tuple[dict, str]:
 
 def trajectory_tokens(path: str | os.PathLike, records: list[dict], config):
     """How a trainer with ``config`` trains the agent turns of ``records`` (read from ``path``) against
-    the token ids their policy recorded (:func:`agents.tokenize.token_report`, with the policy's
-    tokenizer only: no model is loaded); a malformed ``tokens`` field is a :class:`UsageError`
-    naming the file, line and field."""
-    from agents.tokenize import TokenizationError, token_report
-    from agents.trainer_base import config_formatter
-    from colbench_env.lm.models import load_tokenizer, resolve_model
-    from colbench_env.lm.tokens import tokenizer_fingerprint
+    the token ids their policy recorded (:func:`colbench.agents.tokenize.policy_token_report`: the
+    policy's tokenizer only, no model); a malformed ``tokens`` field is a :class:`UsageError` naming
+    the file, line and field."""
+    from colbench.agents.tokenize import TokenizationError, policy_token_report
     from colbench_env.trajectories import read_jsonl
 
-    tokenizer = load_tokenizer(resolve_model(config.policy.model_name_or_path, option="--model"))
-    sources = [f"{path}:{n}" for n, _ in read_jsonl(path)]
     try:
-        return token_report(tokenizer, records, config_formatter(config), sources=sources,
-                            token_fingerprint=tokenizer_fingerprint(tokenizer) if config.recorded_tokens else None)
+        return policy_token_report(records, config, sources=[f"{path}:{n}" for n, _ in read_jsonl(path)])
     except TokenizationError as e:
         raise UsageError(str(e)) from None
 
@@ -243,7 +236,7 @@ def _check_export_dir(path: str) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from agents.config import (CONTEXT_SETTINGS, ConfigError, canonical_config_dict, config_from_dict,
+    from colbench.agents.config import (CONTEXT_SETTINGS, ConfigError, canonical_config_dict, config_from_dict,
                                context_conflicts, merge_config_dicts)
     from colbench_env.lm.models import resolve_model
     from colbench_env.trajectories import read_trajectories
@@ -255,7 +248,7 @@ def main(args: argparse.Namespace) -> int:
         flags["policy"] = {"model_name_or_path": args.model}
     if args.progress:
         flags["show_progress"] = True
-    try:  # --model/--progress over --config-json, old keys mapped (config_from_dict's aliases)
+    try:  # --model/--progress over --config-json
         explicit = canonical_config_dict(cfg_cls, given, source="--config-json")
         fields = merge_config_dicts(cfg_cls, given, flags, source="--config-json")
         defaults = {k: v for k, v in cli_defaults(args.algorithm).items() if k not in explicit}
@@ -308,7 +301,7 @@ def main(args: argparse.Namespace) -> int:
     if critic:
         resolve_model(critic, option="critic.model_name_or_path")
 
-    from agents.registry import trainer_class
+    from colbench.agents.registry import trainer_class
 
     cls = trainer_class(args.algorithm)
     cls.check_data(records, config)  # nothing to learn from: said now, before the model loads

@@ -36,7 +36,7 @@ class SamplingParams:
         top_p: nucleus sampling mass.
         n: generations per conversation (returned consecutively).
         seed: seed for sampling (reproducible where the backend allows it). It fixes one call:
-            :class:`~agents.base.LMAgent` derives a fresh one per call (:func:`derived_seed`), so
+            :class:`~colbench.agents.base.LMAgent` derives a fresh one per call (:func:`derived_seed`), so
             successive turns do not reuse the same random numbers.
         stop: strings that end a generation (not included in the text).
         return_logprobs: also return the generated token ids and their log-probs (a backend that
@@ -78,8 +78,8 @@ class GeneratedText(str):
     actions, JSON, ``==``); the environment records both on the dialogue entry (``"finish_reason"``,
     ``"tokens"``), and the trainers use them: an action cut at ``max_new_tokens`` has no end-of-turn
     token from the policy, so the one the chat template appends is context, not trained
-    (:func:`agents.tokenize.tokenize_turn`); recorded ids are trained as they are
-    (:mod:`agents.tokenize`).
+    (:func:`colbench.agents.tokenize.tokenize_turn`); recorded ids are trained as they are
+    (:mod:`colbench.agents.tokenize`).
     """
 
     finish_reason: str | None
