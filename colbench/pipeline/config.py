@@ -564,7 +564,8 @@ def paper_settings_table(env: str = "ColBench-Backend-v0") -> str:
     fmt = lambda v: json.dumps(list(v) if isinstance(v, tuple) else v)  # noqa: E731
     lines = ["| setting | reference value | source | colbench |", "|---|---|---|---|"]
     for setting, ref, source, key in paper_settings(env):
-        lines.append(f"| {setting} | {fmt(ref)} | {source} | `{key}` = {fmt(resolve_setting(key, cfg, trainers))} |")
+        cell = key.replace("|", "\\|")  # a pipe inside a table cell, code span or not, ends the cell
+        lines.append(f"| {setting} | {fmt(ref)} | {source} | `{cell}` = {fmt(resolve_setting(key, cfg, trainers))} |")
     return "\n".join(lines) + "\n"
 
 
