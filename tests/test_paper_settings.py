@@ -215,6 +215,6 @@ def test_no_paper_method_cuts_the_longest_ten_turn_trajectory(llama31, env):
     critic = trainers["sweet-rl"].critic.max_length
     fmt = lambda t, h: critic_messages(record_messages(t, h), info)  # noqa: E731
     uncut = max(len(s) for s in tokenize_trajectory(llama31, rec, formatter=fmt))
-    print(f"{env}: longest policy sequence {longest} tokens (packed into {len(whole)} sequence(s)); "
+    print(f"{env}: longest policy sequence {longest} tokens ({len(whole)} sequence(s)); "
           f"critic context {uncut} tokens, cut to {critic}")
     assert uncut > critic and critic_keep_head(fmt, rec["task"]) >= 1
