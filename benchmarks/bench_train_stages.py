@@ -8,7 +8,7 @@ the whole run's maximum resident set size::
     OMP_WAIT_POLICY=PASSIVE /usr/bin/time -v python -m benchmarks.bench_train_stages sweet-rl \\
         --trajectories roll1.jsonl --model smollm2 --out ck
 
-Every argument after the algorithm is ``colbench train``'s (README, "Measured here": issue 38's row).
+Every argument after the algorithm is ``colbench train``'s (benchmarks/README.md, "Measured here": issue 38's row).
 """
 from __future__ import annotations
 
