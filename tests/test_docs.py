@@ -182,6 +182,13 @@ def test_the_home_page_is_the_readme(site):
 
 
 def _public_modules() -> list[str]:
+    """Every public module of the library folders, by its import name (pyproject.toml's package-dir
+    maps a folder to a sub-package: ``agents/`` is ``colbench.agents`` where it says so)."""
+    import tomllib
+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        package_dir = tomllib.load(f).get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    name_of = {folder: name for name, folder in package_dir.items() if name}
     out = []
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
@@ -189,7 +196,7 @@ def _public_modules() -> list[str]:
             parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
             if "authoring" in parts or parts[:2] == ("colbench", "cli") or any(p.startswith("_") for p in parts):
                 continue
-            out.append(".".join(parts))
+            out.append(".".join((name_of.get(parts[0], parts[0]), *parts[1:])))
     return out
 
 
