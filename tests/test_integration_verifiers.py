@@ -32,8 +32,8 @@ except ImportError:  # run from the repository root
     from tests.openai_test_server import OpenAITestServer
 
 if os.environ.get("COLBENCH_REQUIRE_VERIFIERS") != "1":  # `make test` runs this file in .venv-verifiers
-    pytest.importorskip("verifiers", reason="verifiers lives in a venv of its own (its openai-agents is also "
-                                            "`agents`): `make test` runs this file in .venv-verifiers")
+    pytest.importorskip("verifiers", reason="verifiers lives in a venv of its own (the 'verifiers' extra, not in "
+                                            "'all'): `make test` runs this file in .venv-verifiers")
 
 FENCE = "```"
 ANSWER = "\nI WANT TO ANSWER:\n" + FENCE + "python\n{}\n" + FENCE
