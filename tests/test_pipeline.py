@@ -112,7 +112,7 @@ def test_policy_probe_runs(tiny_model):
     assert all(k.startswith("gen-rate-d1-") for k in r["per_task"]) and r["prompt_style"] == "compact"
 
 
-def test_small_preset_is_what_the_readme_says():
+def test_small_preset_is_what_the_docs_say():
     """--small: rate-family tasks, the compact prompt, sampled (not temperature-1 noise) rollouts; the
     trainers get the collection's turn budget and prompt style; bad fields name themselves."""
     cfg = PipelineConfig()

@@ -27,14 +27,20 @@ Presets (the backend's; :func:`preset_settings` lays :data:`FRONTEND_PRESETS` ov
   number: the one kind of task this 135M policy solves sometimes -- about a third zero-shot with the
   ``"compact"`` prompt, so a change is measurable), short episodes (``max_turns`` 3, 96 tokens),
   rollouts sampled at temperature 0.1, LoRA on CPU. Sized for 2 CPU cores in <= 45 minutes.
-* ``--paper``: the reference implementation's setting, for GPUs (every value and its source file in
-  :data:`PAPER_SETTINGS`, rendered in the README by :func:`paper_settings_table`):
-  Llama-3.1-8B-Instruct policy and critic, both fully fine-tuned (lr 2e-7, AdamW betas (0.9, 0.95),
-  cosine to 0.1x with 3 % warm-up, 8 pairs per step), Llama-3.1-70B simulator behind an
-  OpenAI-compatible server (``--simulator-base-url``), 5000 train tasks x k = 3 rollouts (15k
-  trajectories; the embedded tasks, or an official file via ``--tasks``), 10 turns of 1024 tokens,
-  N = 16 candidates at temperature 1.0, evaluation sampled at temperature 1.0 on 1000 tasks. Run the
-  training stages under ``accelerate launch`` with ``configs/accelerate/deepspeed_zero3.yaml``.
+* ``--paper``: the reference implementation's setting, for GPUs, for every method (every value and
+  its source file and line in :data:`PAPER_SETTINGS`, rendered in docs/guides/paper.md by
+  :func:`paper_settings_table`): Llama-3.1-8B-Instruct policy and critic, both fully fine-tuned (lr
+  2e-7, bf16, AdamW betas (0.9, 0.95), cosine to 0.1x with 3 % warm-up, 8 examples per step,
+  ``max_length`` 16384), RFT, multi-turn DPO, PPO and GRPO training their policy the same way
+  (the reference has no command for them), Llama-3.1-70B simulator behind an OpenAI-compatible
+  server (``--simulator-base-url``), 5000 train tasks x k = 3 rollouts (15k trajectories; the
+  embedded tasks, or an official file via ``--tasks``), 10 turns of 1024 tokens, N = 16 candidates at
+  temperature 1.0, evaluation sampled at temperature 1.0 on 1000 tasks. Run the training stages
+  under ``accelerate launch`` with ``configs/accelerate/deepspeed_zero3.yaml``; the memory each stage
+  needs: :mod:`colbench.pipeline.memory`.
+* ``--paper --env ColBench-Frontend-v0``: the reference README's frontend setting
+  (:data:`FRONTEND_PAPER_SETTINGS`): a Qwen2-VL-72B-Instruct human, CLIP similarity, 1000 train
+  tasks x 6 rollouts, 500 held-out tasks, the backend's training.
 * ``--small --env ColBench-Frontend-v0``: the same model, human and trainers on generated
   frontend tasks of the ``"mini"`` family at difficulty 1 (a navigation bar, a welcome section and a
   footer; one of headline, accent colour and welcome background hidden; ~150-token pages), the
@@ -55,7 +61,8 @@ from colbench.agents.registry import TRAINERS, config_class
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["ENVS", "METHODS", "PipelineConfig", "PRESETS", "FRONTEND_PRESETS", "FRONTEND_REWARD_GAP",
-           "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings",
+           "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "FRONTEND_PAPER_SETTINGS", "PAPER_TRAINING_SETTINGS",
+           "PAPER_REFERENCE_COMMITS", "COLBENCH_CHOICE", "kind_trainer_settings", "paper_settings",
            "paper_settings_table", "preset_settings", "resolve_setting", "trainer_config"]
 
 #: the training methods, in report order (:data:`colbench.agents.registry.TRAINERS`)
@@ -356,13 +363,12 @@ COLBENCH_CHOICE = "colbench's choice"
 
 def _src(repo: str, path: str, line: int, text: str, note: str = "") -> str:
     """A reference citation: ``repo path:line (text)``; ``text`` is on that line of the file
-    (``tests/test_pipeline.py`` checks it against the mirrored repositories)."""
+    (``tests/test_paper_settings.py`` checks it against the mirrored repositories)."""
     return f"{repo} {path}:{line} ({text})" + (f"; {note}" if note else "")
 
 
 _NO_CMD = "no command for this method in the reference: SWEET-RL's policy DPO value"
 _ALL = "rft|mt-dpo|ppo|grpo|sweet-rl"
-_BASELINES = "rft|mt-dpo|ppo|grpo"
 
 #: The ``--paper`` training settings of every method (backend and frontend alike): SWEET-RL's two
 #: ``train_dpo`` runs, and for the methods the reference runs no command for, SWEET-RL's policy-DPO
@@ -442,6 +448,18 @@ PAPER_TRAINING_SETTINGS: list[tuple[str, Any, str, str]] = [
      "distribution (pipeline.rollout_temperature)", "ppo|grpo.rollout_temperature"),
 ]
 
+#: How the reference's agent plays an episode, backend and frontend alike.
+_EPISODE_SETTINGS: list[tuple[str, Any, str, str]] = [
+    ("rollout sampling temperature", 1.0, _src(_SR, "scripts/simulate_interactions.py", 68, "temperature=1.0"),
+     "pipeline.rollout_temperature"),
+    ("agent turns per episode", 10, _src(_SR, "scripts/simulate_interactions.py", 63, "max_steps=10"),
+     "pipeline.max_turns"),
+    ("tokens per agent turn", 1024, _src(_SR, "sweet_rl/models/vllm_agent.py", 46, "max_tokens=1024"),
+     "pipeline.max_new_tokens"),
+    ("evaluation sampling temperature", 1.0, _src(_SR, "scripts/simulate_interactions.py", 68, "temperature=1.0"),
+     "pipeline.eval_temperature"),
+]
+
 #: ``--paper`` (backend) against the reference: ``(setting, reference value, source, colbench key)``.
 #: ``source`` is ``repo path:line (text on that line)`` at :data:`PAPER_REFERENCE_COMMITS`, or
 #: :data:`COLBENCH_CHOICE` and why. A key is ``pipeline.<PipelineConfig field>``,
@@ -466,14 +484,7 @@ PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
     ("offline trajectories per task (k)", 3, _src(_SR, "README.md", 154, "--k 3"), "pipeline.rollouts_per_task"),
     ("offline trajectories (15k = 5000 tasks x 3)", 15000, _src(_SR, "README.md", 136, "colbench_code_offline_15k_llama8b"),
      "pipeline.n_train_tasks*pipeline.rollouts_per_task"),
-    ("rollout sampling temperature", 1.0, _src(_SR, "scripts/simulate_interactions.py", 68, "temperature=1.0"),
-     "pipeline.rollout_temperature"),
-    ("agent turns per episode", 10, _src(_SR, "scripts/simulate_interactions.py", 63, "max_steps=10"),
-     "pipeline.max_turns"),
-    ("tokens per agent turn", 1024, _src(_SR, "sweet_rl/models/vllm_agent.py", 46, "max_tokens=1024"),
-     "pipeline.max_new_tokens"),
-    ("evaluation sampling temperature", 1.0, _src(_SR, "scripts/simulate_interactions.py", 68, "temperature=1.0"),
-     "pipeline.eval_temperature"),
+    *_EPISODE_SETTINGS,
     ("evaluation tasks", 1000, _src(_SR, "README.md", 65, "--num_tasks 1000"), "pipeline.n_test_tasks"),
     ("backend scoring semantics", "reference", _src(_SR, "sweet_rl/utils/code_utils.py", 34, "exec(function_definition)"),
      "pipeline.semantics"),
@@ -503,14 +514,7 @@ FRONTEND_PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
      _src(_SR, "scripts/evaluate_html.py", 85, "openai/clip-vit-base-patch32"), "pipeline.similarity"),
     ("offline training tasks", 1000, _src(_SR, "README.md", 237, "--num_tasks 1000"), "pipeline.n_train_tasks"),
     ("offline trajectories per task (k)", 6, _src(_SR, "README.md", 238, "--best_of_n 6"), "pipeline.rollouts_per_task"),
-    ("rollout sampling temperature", 1.0, _src(_SR, "scripts/simulate_interactions.py", 68, "temperature=1.0"),
-     "pipeline.rollout_temperature"),
-    ("agent turns per episode", 10, _src(_SR, "scripts/simulate_interactions.py", 63, "max_steps=10"),
-     "pipeline.max_turns"),
-    ("tokens per agent turn", 1024, _src(_SR, "sweet_rl/models/vllm_agent.py", 46, "max_tokens=1024"),
-     "pipeline.max_new_tokens"),
-    ("evaluation sampling temperature", 1.0, _src(_SR, "scripts/simulate_interactions.py", 68, "temperature=1.0"),
-     "pipeline.eval_temperature"),
+    *_EPISODE_SETTINGS,
     ("evaluation tasks", 500, _src(_SR, "README.md", 119, "500 for paper results"), "pipeline.n_test_tasks"),
     ("preference pairs: every two rollouts of a task, the more similar chosen", "all_ordered",
      _src(_SR, "scripts/evaluate_html.py", 127, "for j2 in range(j + 1, k)"), "mt-dpo.pairing|sweet-rl.critic_pairs"),
