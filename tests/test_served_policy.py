@@ -84,14 +84,15 @@ def test_pipeline_policy_server_options_and_their_checks(tmp_path, capsys):
     cfg = PipelineConfig(policy_base_url=args.policy_base_url)
     assert cfg.policy_base_url == "http://127.0.0.1:9/v1,http://127.0.0.1:10/v1,http://127.0.0.1:11/v1"
     assert PipelineConfig(policy_base_url=["http://a:1/v1", "http://b:2/v1"]).policy_base_url == "http://a:1/v1,http://b:2/v1"
-    assert PipelineConfig(**PRESETS["paper"], methods=("rft",), policy_base_url="http://a:1/v1", policy_lora=True).policy_lora
+    lora = {**PRESETS["paper"], "trainer_overrides": {"rft": {"policy": {"full_finetune": False}}}}
+    assert PipelineConfig(**lora, methods=("rft",), policy_base_url="http://a:1/v1", policy_lora=True).policy_lora
     for argv, msg in ((["--policy-base-url", "localhost:8000"], "policy_base_url: base_url must be an http(s) URL such "
                        "as 'http://localhost:8000/v1' (or several: a list or comma-separated), got 'localhost:8000'"),
                       (["--policy-lora"], "policy_lora: the adapters are loaded into the policy's server(s): set "
                                           "policy_base_url"),
                       (["--paper", "--policy-base-url", "http://a:1/v1", "--policy-lora"],
-                       "policy_lora: sweet-rl fully fine-tunes its policy (trainer_overrides['sweet-rl'].policy."
-                       "full_finetune): it leaves no LoRA adapter to load; serve its merged model (models/sweet-rl) instead")):
+                       "policy_lora: rft fully fine-tunes its policy (trainer_overrides['rft'].policy."
+                       "full_finetune): it leaves no LoRA adapter to load; serve its merged model (models/rft) instead")):
         assert _pipeline_cli(*argv, "--out-dir", tmp_path / "bad") == 2
         err = capsys.readouterr().err
         assert err == f"colbench pipeline: error: {msg}\n", err
