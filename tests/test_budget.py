@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from samples import BAD, GOOD, MID, TASK, traj
 
-from agents import sharding
-from agents.trainer_base import epoch_plan, plan_steps
+from colbench.agents import sharding
+from colbench.agents.trainer_base import epoch_plan, plan_steps
 
 
 # ---- pure helpers --------------------------------------------------------------------------------
@@ -30,7 +30,7 @@ def test_epoch_plan_gives_exactly_the_steps_asked(micro, epochs, accumulation, s
 
 
 def test_subsample_is_seeded_in_data_order_and_equal_across_reruns():
-    from agents.mt_dpo import subsample_pairs
+    from colbench.agents.mt_dpo import subsample_pairs
     from colbench_env.lm.base import derived_seed
 
     items = list(range(40))
@@ -156,11 +156,11 @@ def _rollouts():
 
 
 def test_every_trainer_records_its_budget_counted_at_the_optimiser(model_dir):
-    from agents.grpo import GRPO, GRPOConfig
-    from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig
-    from agents.ppo import PPO, PPOConfig
-    from agents.rft import RejectionFineTuning, RFTConfig
-    from agents.tokenize import tokenize_trajectory
+    from colbench.agents.grpo import GRPO, GRPOConfig
+    from colbench.agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig
+    from colbench.agents.ppo import PPO, PPOConfig
+    from colbench.agents.rft import RejectionFineTuning, RFTConfig
+    from colbench.agents.tokenize import tokenize_trajectory
 
     data = _rollouts()
     cases = [  # (trainer, its examples: what it trains on, per micro-batch, passes, NLL coefficient)
@@ -188,8 +188,8 @@ def test_every_trainer_records_its_budget_counted_at_the_optimiser(model_dir):
 
 
 def test_optimizer_steps_overrides_the_passes(model_dir):
-    from agents.ppo import PPO, PPOConfig
-    from agents.rft import RejectionFineTuning, RFTConfig
+    from colbench.agents.ppo import PPO, PPOConfig
+    from colbench.agents.rft import RejectionFineTuning, RFTConfig
 
     rft = RejectionFineTuning(RFTConfig(model=model_dir, epochs=1, sequences_per_batch=2, optimizer_steps=5))
     counter = StepCounter(rft.policy)
@@ -205,9 +205,9 @@ def test_matched_preference_methods_take_equal_pairs_and_steps(model_dir, tmp_pa
     """Multi-turn DPO (6 trajectory pairs) and SWEET-RL's policy (step pairs from given candidates)
     with the same max_pairs, batch and epochs train on the same number of pairs for the same number
     of optimiser steps, counted at each optimiser; the subsample is the same on a rerun."""
-    from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig
-    from agents.sweet_rl import SweetRL, SweetRLConfig
-    from agents.tokenize import agent_turns
+    from colbench.agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig
+    from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+    from colbench.agents.tokenize import agent_turns
 
     data = _rollouts()
     common = dict(model=model_dir, learning_rate=1e-3, epochs=2, pairs_per_batch=2, nll_coef=0.01, max_pairs=3)
@@ -242,7 +242,7 @@ def test_pipeline_matched_budget_trains_every_method_for_the_same_steps(tmp_path
     import gymnasium as gym
     from tiny_models import save_tiny_llama, smollm2_tokenizer
 
-    from agents.trainer_base import LMTrainer
+    from colbench.agents.trainer_base import LMTrainer
     from colbench.pipeline import PipelineConfig, run_pipeline, task_split
     from colbench.pipeline.budget import BUDGET_COLUMNS, fmt_budget
     from colbench_env.evaluation.backend import BackendEvaluator
@@ -344,8 +344,8 @@ def test_sweet_rl_policy_stage_from_given_scores_equals_its_own(model_dir, tmp_p
     critic's scores) trains on the same pairs with the same budget as update does on them (the order
     of its micro-batches is its own: update's shuffles continue after the critic's); entries that
     are not the states are refused."""
-    from agents.sweet_rl import SweetRL, SweetRLConfig
-    from agents.tokenize import agent_turns
+    from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+    from colbench.agents.tokenize import agent_turns
 
     data = _rollouts()
     cands = [[t.action, "no", "I WANT TO ANSWER: pass", "OUTPUT: ok"] for r in data for t in agent_turns(r)]

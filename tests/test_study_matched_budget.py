@@ -24,8 +24,8 @@ def _seed(name: str, tmp_path) -> run.Seed:
 def test_the_step_pairs_drawn_here_are_section_5cs_and_multi_turn_dpos_are_5bs(tmp_path):
     """Arm B draws its pairs from 5c's committed scores as SWEET-RL does: 5c's own 71 / 61 / 73; arm
     A's rule finds 5b's 60 / 28 / 54 trajectory pairs."""
-    from agents.mt_dpo import MultiTurnDPO
-    from agents.sweet_rl import draw_step_pairs
+    from colbench.agents.mt_dpo import MultiTurnDPO
+    from colbench.agents.sweet_rl import draw_step_pairs
 
     for seed, (mt, step) in enumerate([(60, 71), (28, 61), (54, 73)]):
         s = run.Seed(seed, tmp_path, run.POLICY, 8, out=tmp_path)
@@ -44,8 +44,8 @@ def test_seed_0_is_committed():
 
 @pytest.mark.parametrize("name", SEEDS)
 def test_a_committed_seed_recomputes_from_its_files(name, tmp_path):
-    from agents.mt_dpo import MultiTurnDPO
-    from agents.sweet_rl import draw_step_pairs
+    from colbench.agents.mt_dpo import MultiTurnDPO
+    from colbench.agents.sweet_rl import draw_step_pairs
     from colbench.pipeline import analyse_runs
     from colbench.pipeline.budget import steps_for_pairs
 

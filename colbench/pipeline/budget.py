@@ -1,6 +1,6 @@
 """Training budgets: what each method's training really did, and ``--matched-budget``.
 
-Every trainer's ``update`` metrics carry its budget (:data:`agents.trainer_base.BUDGET_FIELDS`):
+Every trainer's ``update`` metrics carry its budget (:data:`colbench.agents.trainer_base.BUDGET_FIELDS`):
 ``optimizer_steps`` (counted where the optimiser steps), ``examples`` (pairs, sequences or
 trajectories trained on), ``learning_rate`` (read from the optimiser), ``nll_coef`` and ``epochs``
 (passes over the examples, a pass cut short counting its fraction). The pipeline keeps them in
@@ -13,11 +13,11 @@ trajectories trained on), ``learning_rate`` (read from the optimiser), ``nll_coe
   NLL coefficient, pairs per micro-batch, gradient accumulation, epochs; the reference's) on the
   same number of pairs: each method's pairs are counted first (:func:`preference_pair_counts`:
   SWEET-RL's after its critic and candidate stages, which are saved and resumed), and every method
-  gets ``max_pairs`` = the smallest count (a seeded subsample, :func:`agents.mt_dpo.subsample_pairs`);
+  gets ``max_pairs`` = the smallest count (a seeded subsample, :func:`colbench.agents.mt_dpo.subsample_pairs`);
   equal pairs, batch and epochs make equal optimiser steps;
 * RFT, PPO and GRPO get ``optimizer_steps`` = those steps (:func:`matched_overrides`): they train
   exactly as many optimiser steps, their passes over the data going on or cut short
-  (:func:`agents.trainer_base.epoch_plan`). Without a preference method in the run, they get the
+  (:func:`colbench.agents.trainer_base.epoch_plan`). Without a preference method in the run, they get the
   smallest of their own configured step counts (:func:`planned_steps`).
 
 A report flags budgets that differ by more than :data:`TOLERANCE` (10 %) between the methods it
@@ -57,11 +57,11 @@ def steps_for_pairs(n_pairs: int, pairs_per_batch: int, accumulation: int, epoch
 def preference_pair_counts(configs: dict[str, Any], rollouts: list[dict], *,
                            sweet_stage_dir: str | Path | None = None, sweet_candidates=None) -> dict[str, int]:
     """Each preference method's pair count on ``rollouts`` before any subsample: multi-turn DPO's
-    trajectory pairs (no model: :meth:`~agents.mt_dpo.MultiTurnDPO.count_pairs`), SWEET-RL's step
-    pairs (:meth:`~agents.sweet_rl.SweetRL.step_pair_count`: its critic and candidates stages run
+    trajectory pairs (no model: :meth:`~colbench.agents.mt_dpo.MultiTurnDPO.count_pairs`), SWEET-RL's step
+    pairs (:meth:`~colbench.agents.sweet_rl.SweetRL.step_pair_count`: its critic and candidates stages run
     into ``sweet_stage_dir``, where its training later resumes them). ``configs``: the resolved
     trainer configs by method (only :data:`PREFERENCE_METHODS` are counted)."""
-    from agents.registry import trainer_class
+    from colbench.agents.registry import trainer_class
 
     counts = {}
     if "mt-dpo" in configs:
@@ -82,8 +82,8 @@ def planned_steps(method: str, config, rollouts: list[dict]) -> int:
     RFT over its kept trajectories, PPO over the trajectories, GRPO over the trajectories with a
     non-zero advantage (all with ``drop_zero_advantage`` off), each one sequence per trajectory (a
     trajectory longer than ``max_length`` is split into more at training time)."""
-    from agents.rft import kept_trajectories
-    from agents.trainer_base import task_key, trajectory_reward
+    from colbench.agents.rft import kept_trajectories
+    from colbench.agents.trainer_base import task_key, trajectory_reward
 
     accumulation = config.gradient_accumulation_steps
     if method == "rft":

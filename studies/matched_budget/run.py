@@ -5,13 +5,13 @@ Four arms, each a LoRA policy DPO on the warm start ``--policy`` (sha256 checked
 settings (SWEET-RL's policy DPO, :func:`colbench.pipeline.budget.shared_preference_settings`:
 learning rate 1e-4, beta 0.1, NLL 0.01, 4 pairs per micro-batch, 2 epochs) and on the same number of
 pairs (each arm's pairs counted first, then every arm a seeded subsample of the smallest count,
-:func:`agents.mt_dpo.subsample_pairs`), so the same number of optimiser steps:
+:func:`colbench.agents.mt_dpo.subsample_pairs`), so the same number of optimiser steps:
 
 * ``mt-dpo`` (A): multi-turn DPO on section 5b's rollouts of the seed (``rollouts.jsonl``).
 * ``sweet-rl`` (B): SWEET-RL's policy stage on section 5c's step data: the same states and the 4
   candidates per state section 5c sampled, scored by 5c's critic (with training-time information),
   read from its committed ``candidates.jsonl``; pairs drawn as SWEET-RL draws them
-  (:func:`agents.sweet_rl.draw_step_pairs`), then the subsample.
+  (:func:`colbench.agents.sweet_rl.draw_step_pairs`), then the subsample.
 * ``sweet-rl-no-info`` (C): the same candidates scored by a critic trained here, as 5c's critic but
   without the training-time information (``use_training_info=False``); then as B.
 * ``sweet-rl-oracle`` (D): the same candidates scored by their true continuation value: the mean
@@ -107,9 +107,9 @@ class Seed:
     """Everything one seed of the study reads and writes."""
 
     def __init__(self, seed: int, work: Path, policy: str, mc: int, out: Path = HERE):
-        from agents.config import config_from_dict
-        from agents.mt_dpo_config import MultiTurnDPOConfig
-        from agents.config import merge_config_dicts
+        from colbench.agents.config import config_from_dict
+        from colbench.agents.mt_dpo_config import MultiTurnDPOConfig
+        from colbench.agents.config import merge_config_dicts
         from colbench.pipeline import PipelineConfig, trainer_config
         from colbench.pipeline.budget import shared_preference_settings
 
@@ -137,16 +137,16 @@ class Seed:
 
     # --- data ---------------------------------------------------------------------------------
     def rollouts(self) -> list[dict]:
-        from agents.trainer_base import load_trajectories
+        from colbench.agents.trainer_base import load_trajectories
 
         return load_trajectories(self.base / "rollouts.jsonl")
 
     def states(self, records: list[dict]) -> list[tuple[dict, object]]:
         """SWEET-RL's stage-2 states at ``state_fraction`` 1.0 (every agent turn, in data order), as
-        :meth:`agents.sweet_rl.SweetRL.select_states` lists them (checked against 5c's file)."""
+        :meth:`colbench.agents.sweet_rl.SweetRL.select_states` lists them (checked against 5c's file)."""
         import functools
 
-        from agents.tokenize import agent_turns
+        from colbench.agents.tokenize import agent_turns
         from colbench_env.prompting import record_messages
 
         c = self.sweet
@@ -156,7 +156,7 @@ class Seed:
 
     def entries_5c(self, records: list[dict]) -> list[dict]:
         """Section 5c's scored states (after the header), checked to be this seed's states in order."""
-        from agents.trainer_base import task_key
+        from colbench.agents.trainer_base import task_key
 
         lines = read_jsonl(self.full / "stages" / "sweet-rl" / "candidates.jsonl")[1:]
         states = self.states(records)
@@ -178,7 +178,7 @@ class Seed:
         dest = self.dir / "no_info"
         if (dest / "candidates.jsonl").exists() and (dest / "critic.json").exists():
             return
-        from agents.sweet_rl import SweetRL
+        from colbench.agents.sweet_rl import SweetRL
         from colbench.pipeline import release_memory
 
         records = self.rollouts()
@@ -240,7 +240,7 @@ class Seed:
         import gymnasium as gym
 
         import colbench_env  # noqa: F401
-        from agents.base import LMAgent
+        from colbench.agents.base import LMAgent
         from colbench.pipeline import task_split
         from colbench_env.evaluation.backend import BackendEvaluator
         from colbench_env.lm.base import SamplingParams, derived_seed
@@ -327,8 +327,8 @@ class Seed:
         path = self.dir / "pairs.json"
         if path.exists():
             return json.loads(path.read_text())
-        from agents.mt_dpo import MultiTurnDPO
-        from agents.sweet_rl import draw_step_pairs
+        from colbench.agents.mt_dpo import MultiTurnDPO
+        from colbench.agents.sweet_rl import draw_step_pairs
 
         records = self.rollouts()
         counts = {"mt-dpo": MultiTurnDPO.count_pairs(records, self.mt_dpo)}
@@ -347,7 +347,8 @@ class Seed:
 
     # --- stage: training -------------------------------------------------------------------------
     def stage_train(self, arm: str) -> None:
-        from colbench.pipeline.stages import export_merged, mark_finished, release_memory
+        from colbench.pipeline.stages import export_merged, mark_finished
+        from colbench_env.lm.heap import release_memory
 
         marker = self.dir / "models" / arm / "pipeline_done.json"
         if marker.exists() and (self.work / "models" / arm / "config.json").exists():
@@ -356,13 +357,13 @@ class Seed:
         records = self.rollouts()
         t0 = time.perf_counter()
         if arm == "mt-dpo":
-            from agents.mt_dpo import MultiTurnDPO
+            from colbench.agents.mt_dpo import MultiTurnDPO
 
             trainer = MultiTurnDPO(dataclasses.replace(self.mt_dpo, max_pairs=n))
             log(f"train {arm}: {trainer.config.to_dict()}")
             metrics = trainer.update(records)
         else:
-            from agents.sweet_rl import SweetRL
+            from colbench.agents.sweet_rl import SweetRL
 
             conf = self.no_info if arm == "sweet-rl-no-info" else self.sweet
             trainer = SweetRL(dataclasses.replace(conf, max_pairs=n))
