@@ -49,7 +49,7 @@ def test_subsample_is_seeded_in_data_order_and_equal_across_reruns():
 def test_seed_interval_by_hand_on_three_seeds():
     """Issue 48's example: frontend SWEET-RL - zero-shot by seed is +25.3 / +6.0 / +31.9; the
     t-interval across the 3 seeds is [-12.4, +54.5] (t_{2, 0.975} = 4.302653 from a t table)."""
-    from colbench.pipeline.stats import seed_interval
+    from colbench.stats import seed_interval
 
     diffs = [25.3, 6.0, 31.9]
     mean = sum(diffs) / 3
@@ -164,13 +164,13 @@ def test_every_trainer_records_its_budget_counted_at_the_optimiser(model_dir):
 
     data = _rollouts()
     cases = [  # (trainer, its examples: what it trains on, per micro-batch, passes, NLL coefficient)
-        (RejectionFineTuning(RFTConfig(model=model_dir, learning_rate=1e-3, epochs=2, sequences_per_batch=2)),
+        (RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir, "learning_rate": 1e-3}, epochs=2, sequences_per_batch=2)),
          "sequences of the 3 successful trajectories", 2, 2, 1.0),
-        (MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, learning_rate=2e-3, epochs=2, pairs_per_batch=4,
+        (MultiTurnDPO(MultiTurnDPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 2e-3}, epochs=2, pairs_per_batch=4,
                                          nll_coef=0.05)), 6, 4, 2, 0.05),  # GOOD vs BAD and vs MID, 3 tasks
-        (PPO(PPOConfig(model=model_dir, learning_rate=3e-3, update_epochs=1, trajectories_per_batch=4,
+        (PPO(PPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 3e-3}, update_epochs=1, trajectories_per_batch=4,
                        gradient_accumulation_steps=2)), 9, 4, 1, 0.0),
-        (GRPO(GRPOConfig(model=model_dir, learning_rate=1e-3, update_epochs=3, sequences_per_batch=9)),
+        (GRPO(GRPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 1e-3}, update_epochs=3, sequences_per_batch=9)),
          "sequences of all 9 trajectories", 9, 3, 0.0),
     ]
     for trainer, examples, per_batch, passes, nll in cases:
@@ -191,11 +191,11 @@ def test_optimizer_steps_overrides_the_passes(model_dir):
     from colbench.agents.ppo import PPO, PPOConfig
     from colbench.agents.rft import RejectionFineTuning, RFTConfig
 
-    rft = RejectionFineTuning(RFTConfig(model=model_dir, epochs=1, sequences_per_batch=2, optimizer_steps=5))
+    rft = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir}, epochs=1, sequences_per_batch=2, optimizer_steps=5))
     counter = StepCounter(rft.policy)
     m = rft.update(_rollouts())  # 6 sequences (3 GOOD, each one per turn), 3 micro-batches a pass: 3 + 2 steps
     assert m["examples"] == 6 and counter.n == 5 == m["optimizer_steps"] and m["epochs"] == pytest.approx(5 / 3)
-    ppo = PPO(PPOConfig(model=model_dir, update_epochs=4, trajectories_per_batch=4, optimizer_steps=2))
+    ppo = PPO(PPOConfig(policy={"model_name_or_path": model_dir}, update_epochs=4, trajectories_per_batch=4, optimizer_steps=2))
     counter = StepCounter(ppo.policy)
     m = ppo.update(_rollouts())  # 3 micro-batches a pass, cut after 2
     assert counter.n == 2 == m["optimizer_steps"] and m["epochs"] == pytest.approx(2 / 3)
@@ -210,10 +210,10 @@ def test_matched_preference_methods_take_equal_pairs_and_steps(model_dir, tmp_pa
     from colbench.agents.tokenize import agent_turns
 
     data = _rollouts()
-    common = dict(model=model_dir, learning_rate=1e-3, epochs=2, pairs_per_batch=2, nll_coef=0.01, max_pairs=3)
+    common = dict(policy={"model_name_or_path": model_dir, "learning_rate": 1e-3}, epochs=2, pairs_per_batch=2, nll_coef=0.01, max_pairs=3)
     cands = [[t.action, "no", "I WANT TO ANSWER: pass", "OUTPUT: ok"] for r in data for t in agent_turns(r)]
     sweet = SweetRL(SweetRLConfig(**common, dpo_beta=0.1, state_fraction=1.0, n_candidates=4, pairs_per_state=2,
-                                  seed=0, critic_epochs=1))
+                                  seed=0, critic={"epochs": 1}))
     available = sweet.step_pair_count(data, stage_dir=tmp_path / "st", candidates=cands)
     assert available > 3
     mt = MultiTurnDPO(MultiTurnDPOConfig(**common, beta=0.1))
@@ -255,7 +255,7 @@ def test_pipeline_matched_budget_trains_every_method_for_the_same_steps(tmp_path
                          rollouts_per_task=3, max_turns=1, max_new_tokens=8, episodes_in_flight=4, matched_budget=True,
                          trainer_overrides={"sweet-rl": {**small, "n_candidates": 2, "candidate_max_new_tokens": 8,
                                                          "state_fraction": 1.0, "pairs_per_state": 2,
-                                                         "pairs_per_batch": 2, "epochs": 2, "critic_epochs": 1},
+                                                         "pairs_per_batch": 2, "epochs": 2, "critic": {"epochs": 1}},
                                             "rft": small, "mt-dpo": small, "ppo": small, "grpo": small})
     # the first rollout of each task succeeds (the ground truth as its answer): 2 trajectory pairs a task
     specs = episode_specs(6, n_tasks=2, repeats=3)
@@ -349,8 +349,8 @@ def test_sweet_rl_policy_stage_from_given_scores_equals_its_own(model_dir, tmp_p
 
     data = _rollouts()
     cands = [[t.action, "no", "I WANT TO ANSWER: pass", "OUTPUT: ok"] for r in data for t in agent_turns(r)]
-    conf = SweetRLConfig(model=model_dir, learning_rate=1e-3, epochs=1, pairs_per_batch=2, state_fraction=1.0,
-                         n_candidates=4, pairs_per_state=2, seed=0, critic_epochs=1, max_pairs=4)
+    conf = SweetRLConfig(policy={"model_name_or_path": model_dir, "learning_rate": 1e-3}, epochs=1, pairs_per_batch=2, state_fraction=1.0,
+                         n_candidates=4, pairs_per_state=2, seed=0, critic={"epochs": 1}, max_pairs=4)
     own = SweetRL(conf).update(data, stage_dir=tmp_path / "st", candidates=cands)
     lines = [json.loads(x) for x in (tmp_path / "st" / "candidates.jsonl").read_text().splitlines()][1:]
     given = SweetRL(conf).update_from_scores(data, lines, scorer={"kind": "the stage file's"})

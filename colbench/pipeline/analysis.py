@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .budget import budget_differences, budget_markdown, budget_table
+from colbench.budgets import HEADLINE_COMPARISON, budget_differences, budget_markdown, budget_table
 from .config import METHODS
 from colbench.stats import bootstrap_mean, paired_bootstrap, seed_interval, win_grid
 from .stages import training_outcome
@@ -51,7 +51,7 @@ WIN_RATE = ("win_rate_pct", "win rate over zero-shot (%)")
 METRICS = KIND_METRICS["backend"]  # the backend's (the name before frontend runs)
 MODES = {"greedy": "", "sampled": ".sampled"}
 #: (method, baseline) pairs compared, besides every method against zero-shot.
-COMPARISONS = (("sweet-rl", "mt-dpo"),)
+COMPARISONS = (HEADLINE_COMPARISON,)
 #: What ``--cluster`` can group tasks by: a function of a record's task dict (``None``: not available).
 CLUSTERS = {"template": lambda task: (task.get("generator") or {}).get("template")}
 
@@ -212,7 +212,7 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     Every comparison carries, beside the bootstrap over tasks (and clusters), the per-seed paired
     differences and their t-interval across seeds (:func:`~colbench.pipeline.stats.seed_interval`),
     and a verdict saying which interval it rests on (:func:`verdict`). The report also holds each
-    trained method's training budget (:func:`colbench.pipeline.budget.budget_table`) and, for the
+    trained method's training budget (:func:`colbench.budgets.budget_table`) and, for the
     compared pairs of trained methods, the budget fields that differ by more than 10 %."""
     run_dirs = [Path(d) for d in run_dirs]
     if methods is None:

@@ -126,11 +126,10 @@ def _results_html(out_dir: Path, dirs: list[Path]) -> str:
 
 
 def _budgets(dirs: list[Path], stats: dict | None) -> tuple[list[str], list[tuple[str, list[str], str]], list[str]]:
-    """The training budget table of the runs (:func:`colbench.pipeline.budget.budget_table`, read from
+    """The training budget table of the runs (:func:`colbench.budgets.budget_table`, read from
     their files whether or not the run matched budgets): its headings, ``(method, cells, unit)`` rows
     (each cell the runs' values joined by /) and the > 10 % differences between compared methods."""
-    from colbench.pipeline.budget import BUDGET_COLUMNS, budget_cells, budget_differences, budget_table
-    from colbench.pipeline.analysis import COMPARISONS
+    from colbench.budgets import BUDGET_COLUMNS, HEADLINE_COMPARISON, budget_cells, budget_differences, budget_table
 
     methods = _method_order({p.name for d in dirs for p in (d / "models").glob("*") if p.is_dir()}
                             | set(((_read_json(dirs[0] / "results.json") or {}).get("train") or {})))
@@ -139,7 +138,7 @@ def _budgets(dirs: list[Path], stats: dict | None) -> tuple[list[str], list[tupl
     if stats is not None and "budget_differences" in stats:
         notes = list(stats["budget_differences"])
     else:
-        notes = budget_differences(table, COMPARISONS)
+        notes = budget_differences(table, [HEADLINE_COMPARISON])
     return list(BUDGET_COLUMNS.values()), rows, notes
 
 

@@ -32,20 +32,21 @@ CONTROL = {"epochs": 1, "nll_coef": 0.01}
 
 
 def control_config(seed: int, work: Path):
-    """The study's pipeline settings (:data:`colbench.pipeline.FRONTEND_STUDY_SETTINGS` over the
+    """The study's pipeline settings (:data:`studies.frontend_small.settings.STUDY_SETTINGS` over the
     frontend ``--small`` preset, 48 held-out tasks) with multi-turn DPO's :data:`CONTROL` laid over
     its overrides, ``methods`` multi-turn DPO only, in ``work``."""
-    from agents.config import merge_config_dicts
-    from agents.registry import config_class
-    from colbench.pipeline import FRONTEND_STUDY_SETTINGS, PipelineConfig, preset_settings
+    from colbench.agents.config import merge_config_dicts
+    from colbench.agents.registry import config_class
+    from colbench.pipeline import PipelineConfig, preset_settings
+    from studies.frontend_small.settings import STUDY_SETTINGS
 
     conf = preset_settings("small", "ColBench-Frontend-v0")
     overrides = {k: dict(v) for k, v in conf["trainer_overrides"].items()}
-    for m, fields in FRONTEND_STUDY_SETTINGS["trainer_overrides"].items():
+    for m, fields in STUDY_SETTINGS["trainer_overrides"].items():
         overrides[m] = merge_config_dicts(config_class(m), overrides.get(m, {}), fields)
     overrides["mt-dpo"] = merge_config_dicts(config_class("mt-dpo"), overrides["mt-dpo"], CONTROL)
-    conf.update(n_train_tasks=FRONTEND_STUDY_SETTINGS["n_train_tasks"],
-                rollouts_per_task=FRONTEND_STUDY_SETTINGS["rollouts_per_task"], n_test_tasks=48,
+    conf.update(n_train_tasks=STUDY_SETTINGS["n_train_tasks"],
+                rollouts_per_task=STUDY_SETTINGS["rollouts_per_task"], n_test_tasks=48,
                 trainer_overrides=overrides, methods=("mt-dpo",), seeds=(seed,), out_dir=str(work))
     return PipelineConfig(**conf)
 
