@@ -35,7 +35,7 @@ from typing import Sequence
 
 import torch
 
-__all__ = ["make_accelerator", "sharding_kind", "configure_deepspeed", "global_grad_norm", "clip_sharded",
+__all__ = ["make_accelerator", "process_state", "sharding_kind", "configure_deepspeed", "global_grad_norm", "clip_sharded",
            "full_weights", "full_optimizer_state", "load_full_state", "generation_model", "clean_name"]
 
 
@@ -62,13 +62,10 @@ def make_accelerator(mixed_precision: str | None = None):
     from accelerate.state import AcceleratorState, PartialState
     from accelerate.utils import DistributedType, FullyShardedDataParallelPlugin, InitProcessGroupKwargs
 
-    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
-    if not launched or torch.accelerator.is_available():
+    kind = _cpu_launch()
+    if kind is None:
         return Accelerator(mixed_precision=mixed_precision)
-    if _flag("ACCELERATE_USE_DEEPSPEED"):
-        if _flag("ACCELERATE_USE_CPU"):
-            raise RuntimeError("DeepSpeed on CPU ranks: unset ACCELERATE_USE_CPU (with it accelerate silently runs "
-                               "plain DDP instead of DeepSpeed); the process group is made on gloo without it")
+    if kind == "deepspeed":
         return Accelerator(mixed_precision=mixed_precision, kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
     accelerator = Accelerator(mixed_precision=mixed_precision, cpu=True)
     if _flag("ACCELERATE_USE_FSDP") and accelerator.distributed_type == DistributedType.MULTI_CPU:
@@ -83,6 +80,34 @@ def make_accelerator(mixed_precision: str | None = None):
             state["distributed_type"] = DistributedType.FSDP
             state["device"] = torch.device("cpu")
     return accelerator
+
+
+def _cpu_launch() -> str | None:
+    """``None`` (one process, or ranks with a GPU-like device: accelerate's defaults), ``"deepspeed"``
+    (DeepSpeed on CPU ranks: a gloo process group) or ``"cpu"`` (other CPU ranks: ``cpu=True``)."""
+    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if not launched or torch.accelerator.is_available():
+        return None
+    if _flag("ACCELERATE_USE_DEEPSPEED"):
+        if _flag("ACCELERATE_USE_CPU"):
+            raise RuntimeError("DeepSpeed on CPU ranks: unset ACCELERATE_USE_CPU (with it accelerate silently runs "
+                               "plain DDP instead of DeepSpeed); the process group is made on gloo without it")
+        return "deepspeed"
+    return "cpu"
+
+
+def process_state():
+    """The processes of the current launch (accelerate's ``PartialState``: ``process_index``,
+    ``num_processes``, ``is_main_process``, ``wait_for_everyone``), the process group made as
+    :func:`make_accelerator` makes it -- for work outside a trainer that is split over the processes
+    (the pipeline's episode stages) before any trainer exists; the trainers' accelerators then share
+    it. One process (no launch): a state of one process, no process group."""
+    from accelerate.state import PartialState
+
+    kind = _cpu_launch()
+    if kind is None:
+        return PartialState()
+    return PartialState(backend="gloo") if kind == "deepspeed" else PartialState(cpu=True)
 
 
 def sharding_kind(accelerator) -> str | None:

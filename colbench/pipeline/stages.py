@@ -223,14 +223,9 @@ def mark_finished(out: Path, method: str, info: dict) -> dict:
 def release_memory() -> None:
     """Free a finished stage's models now (not at the next garbage collection) and hand the freed
     heap back to the OS (glibc ``malloc_trim``), so stages do not stack up in the process's RSS."""
-    import ctypes
-    import gc
+    from colbench_env.lm.heap import trim_heap
 
-    gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
+    trim_heap()
 
 
 def _export_merged(trainer: Any, model_dir: Path) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-__all__ = ["limit_heap_retention", "DEFAULT_MMAP_THRESHOLD"]
+__all__ = ["limit_heap_retention", "trim_heap", "DEFAULT_MMAP_THRESHOLD"]
 
 #: blocks of at least this many bytes are mmapped (and returned to the OS when freed): 1 MiB, e.g.
 #: one 576-wide float32 hidden state of ~450 tokens; smaller blocks stay on the heap
@@ -65,3 +65,16 @@ def limit_heap_retention(threshold: int = DEFAULT_MMAP_THRESHOLD) -> bool:
         return False
     _applied = threshold
     return True
+
+
+def trim_heap() -> None:
+    """Free unreachable objects now (not at the next garbage collection) and hand the freed heap back
+    to the OS (glibc ``malloc_trim(0)``; nothing more elsewhere): what a process does after dropping a
+    model it no longer needs, so that its memory does not stay in the process's RSS."""
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
