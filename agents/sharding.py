@@ -349,9 +349,11 @@ def _deepspeed_load_full_state(lm, weights: dict[str, torch.Tensor], optim: dict
 @contextlib.contextmanager
 def generation_model(kind: str, wrapped, accelerator):
     """The unwrapped model of ``wrapped`` (a prepared model, or a full fine-tune's sharded frozen
-    reference) with its full parameters, for ``generate`` (no collective per forward): FSDP 1's
-    ``summon_full_params``, FSDP 2's units unsharded (and not resharded after each forward) for the
-    duration, DeepSpeed's gathered parameters (TRL's ``unwrap_model_for_generation``)."""
+    reference) with its full parameters, for ``generate`` and forward passes with no collective
+    per forward (a collective on entry and exit only): FSDP 1's ``summon_full_params`` (its units
+    not resharded after each forward meanwhile), FSDP 2's units unsharded (and not resharded after
+    each forward) for the duration, DeepSpeed's gathered parameters (TRL's
+    ``unwrap_model_for_generation``, which takes ZeRO-3's hooks off meanwhile)."""
     if kind == "deepspeed":
         from trl.models.utils import unwrap_model_for_generation
 
@@ -361,8 +363,22 @@ def generation_model(kind: str, wrapped, accelerator):
     from torch.distributed.fsdp import FSDPModule, FullyShardedDataParallel as FSDP
 
     if isinstance(wrapped, FSDP):
-        with FSDP.summon_full_params(wrapped, writeback=False):
-            yield accelerator.unwrap_model(wrapped)
+        # FSDP 1 reshards a FULL_SHARD unit after each forward (all-gathered again at the next one):
+        # its handles act as SHARD_GRAD_OP meanwhile (what stays unsharded stays so), so that after
+        # summon_full_params' one gather no forward inside is a collective
+        from torch.distributed.fsdp._flat_param import RESHARD_AFTER_FORWARD_HANDLE_STRATEGIES, HandleShardingStrategy
+
+        handles = [h for h in (m._handle for m in FSDP.fsdp_modules(wrapped)) if h is not None]
+        kept = [h._sharding_strategy for h in handles]
+        try:
+            for h in handles:
+                if h._sharding_strategy in RESHARD_AFTER_FORWARD_HANDLE_STRATEGIES:
+                    h._sharding_strategy = HandleShardingStrategy.SHARD_GRAD_OP
+            with FSDP.summon_full_params(wrapped, writeback=False):
+                yield accelerator.unwrap_model(wrapped)
+        finally:
+            for h, strategy in zip(handles, kept):
+                h._sharding_strategy = strategy
         return
     # FSDP 2: generate() calls the causal LM inside the root module, whose pre-forward unshard
     # then never runs; every unit is unsharded up front and kept so until the end (the root's lazy

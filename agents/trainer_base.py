@@ -548,13 +548,16 @@ class TrainableLM:
 
         Sharded, every process must call it alike (each generates the same completions: the same
         weights, prompt and random state): the model runs with its parameters gathered
-        (:func:`agents.sharding.generation_model`)."""
+        (:func:`agents.sharding.generation_model`) -- except inside :meth:`alone`, where each process
+        calls it on its own."""
         tok = self.tokenizer
         ids = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True, return_dict=True,
                                       return_tensors="pt")
         input_ids = ids["input_ids"].to(self.device)
         kwargs: dict[str, Any] = dict(max_new_tokens=max_new_tokens, pad_token_id=tok.pad_token_id,
                                       attention_mask=ids["attention_mask"].to(self.device))
+        if self.sharding:  # the parameters are whole here: no process waits for another's tokens
+            kwargs["synced_gpus"] = False
         if temperature > 0:
             kwargs.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0, num_return_sequences=n)
         else:
