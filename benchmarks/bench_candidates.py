@@ -84,7 +84,7 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
-def run(states: int = 48, median_s: float = 0.25, sigma: float = 0.5, cap_s: float = 1.0) -> dict:
+def run(states: int = 48, median_s: float = 1.0, sigma: float = 0.5, cap_s: float = 3.0) -> dict:
     from agents.sweet_rl import SweetRL
     from benchmarks.bench_critic_memory import make_random_llama
     from benchmarks.stand_in_server import StandInServer
@@ -143,9 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--states", type=int, default=48)
-    p.add_argument("--median-s", type=float, default=0.25)
+    p.add_argument("--median-s", type=float, default=1.0)
     p.add_argument("--sigma", type=float, default=0.5)
-    p.add_argument("--cap-s", type=float, default=1.0)
+    p.add_argument("--cap-s", type=float, default=3.0)
     a = p.parse_args(argv)
     print(json.dumps(run(a.states, a.median_s, a.sigma, a.cap_s), indent=2))
     return 0

@@ -47,6 +47,12 @@ def main() -> int:
     import signal
 
     faulthandler.register(signal.SIGUSR1)  # kill -USR1 PID: every thread's stack on stderr (a hung launch)
+    try:  # DeepSpeed's CPU all-reduce kernel compiles on first use (minutes); ZeRO-3's gathers do not use it
+        import deepspeed.ops
+
+        deepspeed.ops.__compatible_ops__["deepspeed_shm_comm"] = False
+    except ImportError:
+        pass
     data, model, runs, prefix = sys.argv[1:5]
     from agents.trainer_base import load_trajectories
 

@@ -27,7 +27,7 @@ from benchmarks.stand_in_server import StandInServer
 HERE = Path(__file__).resolve().parent
 
 #: an odd number of candidates (a middle one in neither half) and pairs drawn from the halves
-CONFIG = {"n_candidates": 3, "pairs_per_state": 2, "state_fraction": 1.0, "candidate_max_new_tokens": 4,
+CONFIG = {"n_candidates": 3, "pairs_per_state": 2, "state_fraction": 0.5, "candidate_max_new_tokens": 4,
           "max_length": 512, "critic_pairs": "all_ordered", "pairs_per_batch": 1, "seed": 5,
           "policy": {"lora_r": 4, "learning_rate": 1e-3}, "critic": {"learning_rate": 1e-3, "pairs_per_batch": 1}}
 
@@ -60,7 +60,7 @@ def test_two_processes_write_the_same_candidates_and_pairs_as_one(tmp_path):
         served = dict(CONFIG, candidate_base_url=server.url, candidate_model="sampler")
         one = run(DATA, model, [[str(tmp_path / "one_local"), CONFIG], [str(tmp_path / "one_served"), served]])
         n_states = int(one[0]["metrics"]["n_states"])
-        assert n_states >= 8 and one[0]["pairs"] and one[1]["pairs"]
+        assert n_states >= 6 and one[0]["pairs"] and one[1]["pairs"]
         local = _begun_from(tmp_path / "one_local", tmp_path / "two_local", states=2)
         remote = _begun_from(tmp_path / "one_served", tmp_path / "two_served")
         server.stats(reset=True)

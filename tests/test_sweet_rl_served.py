@@ -174,3 +174,24 @@ def test_stage_parts_merge_in_state_order_and_resume_across_process_counts(tmp_p
     with pytest.raises(StageMismatch, match=r"candidates\.part-7\.jsonl: field 'header\.signature\.update': 1, but this "
                                             r"run has 0"):
         StageFiles(tmp_path, sig).open_candidates(keys, {"critic_loss": 0.5})
+
+
+def test_the_pipelines_sweet_rl_asks_the_policy_server_and_stops_resumably_when_it_is_down(model_dir, tmp_path):
+    """--policy-base-url gives SWEET-RL's trainer config the server; a server that does not answer in
+    the candidate stage stops the method with StageFailed (exit 1 on the command line), the trained
+    critic kept in the stage files and no stage marker written, so that a rerun resumes."""
+    from colbench.pipeline import PipelineConfig, StageFailed, train_method, trainer_config
+
+    overrides = {"sweet-rl": {"n_candidates": 2, "pairs_per_state": 1, "state_fraction": 1.0,
+                              "critic_pairs": "all_ordered", "critic": {"learning_rate": 1e-3}}}
+    cfg = PipelineConfig(out_dir=str(tmp_path), methods=("sweet-rl",), max_turns=3, max_new_tokens=6,
+                         policy_base_url="http://127.0.0.1:9/v1", trainer_overrides=overrides)
+    conf = trainer_config(cfg, "sweet-rl", model_dir)
+    assert conf.candidate_base_url == "http://127.0.0.1:9/v1" and conf.candidate_model is None
+    assert trainer_config(PipelineConfig(out_dir=str(tmp_path), methods=("sweet-rl",)), "sweet-rl",
+                          model_dir).candidate_base_url is None
+    with pytest.raises(StageFailed, match=r"sweet-rl: sweet-rl candidates of state 0: .*127\.0\.0\.1:9/v1.*the 0 states "
+                                          r"scored so far are kept in .*stages/sweet-rl.*run the same command again"):
+        train_method(cfg, "sweet-rl", model_dir, DATA, tmp_path)
+    assert (tmp_path / "stages" / "sweet-rl" / "critic.json").exists()
+    assert not (tmp_path / "models" / "sweet-rl" / "pipeline_done.json").exists()
