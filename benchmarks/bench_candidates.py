@@ -141,11 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "--worker":
         _worker(*argv[1:6])
         return 0
+    from benchmarks.stand_in_server import timing_arguments
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--states", type=int, default=48)
-    p.add_argument("--median-s", type=float, default=1.0)
-    p.add_argument("--sigma", type=float, default=0.5)
-    p.add_argument("--cap-s", type=float, default=3.0)
+    p.add_argument("--states", type=int, default=48, help="candidate states (agent turns)")
+    timing_arguments(p, median_s=1.0, sigma=0.5, cap_s=3.0)
     a = p.parse_args(argv)
     print(json.dumps(run(a.states, a.median_s, a.sigma, a.cap_s), indent=2))
     return 0

@@ -35,7 +35,7 @@ import urllib.request
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-__all__ = ["StandInServer", "reply_time", "agent_reply", "sampled_reply", "main"]
+__all__ = ["StandInServer", "reply_time", "agent_reply", "sampled_reply", "timing_arguments", "main"]
 
 
 def reply_time(messages: list, *, median_s: float, sigma: float, cap_s: float) -> float:
@@ -160,12 +160,18 @@ class StandInServer:
             self.proc = None
 
 
+def timing_arguments(p: argparse.ArgumentParser, *, median_s: float = 0.05, sigma: float = 1.0,
+                     cap_s: float = 1.5) -> None:
+    """The reply-time options ``--median-s``, ``--sigma``, ``--cap-s`` (:func:`reply_time`) on ``p``."""
+    p.add_argument("--median-s", type=float, default=median_s, help="median reply time (s)")
+    p.add_argument("--sigma", type=float, default=sigma, help="lognormal sigma of the reply time")
+    p.add_argument("--cap-s", type=float, default=cap_s, help="longest reply time (s)")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--port", type=int, default=0)
-    p.add_argument("--median-s", type=float, default=0.05)
-    p.add_argument("--sigma", type=float, default=1.0)
-    p.add_argument("--cap-s", type=float, default=1.5)
+    timing_arguments(p)
     a = p.parse_args(argv)
     httpd = serve(a.port, a.median_s, a.sigma, a.cap_s)
     print(f"http://127.0.0.1:{httpd.server_address[1]}/v1", flush=True)

@@ -3,7 +3,6 @@ state's candidate request to an OpenAI-compatible server -- ``n`` choices in one
 server answers them, else one request per candidate -- seeded with the state's stream; a server that
 dies in the middle of the stage leaves the states written so far, and a resumed update (against a
 server restarted elsewhere) writes the same file as an uninterrupted one."""
-import json
 import shutil
 
 import pytest
@@ -14,18 +13,9 @@ from benchmarks.stand_in_server import StandInServer, sampled_reply
 from colbench_env.lm.base import BackendError, derived_seed
 from openai_test_server import OpenAITestServer
 from samples import BAD, GOOD, MID
+from test_sweet_rl_stages import _config, _lines
 
 DATA = [GOOD, BAD, MID]
-
-
-def _config(model_dir, **kw):
-    return SweetRLConfig(**{"model": model_dir, "n_candidates": 4, "pairs_per_state": 2, "state_fraction": 1.0,
-                            "max_new_tokens": 6, "learning_rate": 1e-3, "critic_learning_rate": 1e-3,
-                            "critic_pairs": "all_ordered", "seed": 3, **kw})
-
-
-def _lines(path):
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
 
 
 def _chat_requests(server):
