@@ -15,7 +15,10 @@ Three stages per :meth:`SweetRL.update`:
    policy samples ``n_candidates`` actions; the critic ranks them by
    ``beta * (mean log pi_c(a | o, c) - mean log pi_policy(a | o))`` (against the sampling policy's own
    log-prob, as the reference implementation does); ``pairs_per_state`` pairs are drawn with the
-   chosen action from the top half and the rejected one from the bottom half.
+   chosen action from the top half and the rejected one from the bottom half. The candidates are
+   sampled here or by the policy's server (:attr:`SweetRLConfig.candidate_base_url`, as the
+   reference samples them with vLLM); with several processes each takes its share of the states
+   (:meth:`SweetRL.step_pairs`). With stage files the critic is freed after this stage.
 3. **Policy.** DPO on those step-level pairs plus a small NLL term on the chosen actions
    (:func:`agents.mt_dpo.train_preference_pairs`; why not TRL's ``DPOTrainer`` is explained in
    :mod:`agents.mt_dpo`). The policy never sees the training-time information.

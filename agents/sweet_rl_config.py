@@ -169,8 +169,9 @@ class SweetRLConfig(TrainerConfig):
                 _check(False, "candidate_base_url", str(e))
         _check(self.candidate_model is None or (isinstance(self.candidate_model, str) and self.candidate_model.strip()),
                "candidate_model", f"must be a non-empty string or None, got {self.candidate_model!r}")
-        _check(isinstance(self.candidate_timeout_s, (int, float)) and not isinstance(self.candidate_timeout_s, bool)
-               and self.candidate_timeout_s > 0, "candidate_timeout_s", f"must be > 0, got {self.candidate_timeout_s!r}")
+        timeout = self.candidate_timeout_s
+        _check(isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0,
+               "candidate_timeout_s", f"must be > 0, got {timeout!r}")
         _check(isinstance(self.info_fields, (list, tuple)) and len(self.info_fields) > 0
                and all(isinstance(f, str) for f in self.info_fields), "info_fields",
                f"must be a non-empty list of task-record field names, got {self.info_fields!r}")
