@@ -12,7 +12,6 @@ import torch
 
 from .losses import masked_sum
 from .rft_config import RFTConfig
-from .tokenize import tokenize_trajectory
 from .config import NoTrainingData
 from .trainer_base import LMTrainer, load_trajectories, task_key, trajectory_reward
 
@@ -28,7 +27,7 @@ def kept_trajectories(trajectories: list[dict], threshold: float = 1.0, selectio
     """The trajectories RFT trains on, in their order (:attr:`RFTConfig.selection`).
 
     ``"threshold"``: every trajectory whose reward is at least ``threshold`` (:func:`successful`).
-    ``"task_best"``: per task (:func:`~agents.trainer_base.task_key`), the trajectories whose reward
+    ``"task_best"``: per task (:func:`~colbench.agents.trainer_base.task_key`), the trajectories whose reward
     equals the task's highest, when that reaches ``threshold`` (ties are all kept: two rollouts
     that wrote the same page render the same and score the same).
     """
@@ -45,7 +44,7 @@ def kept_trajectories(trajectories: list[dict], threshold: float = 1.0, selectio
 
 
 class RejectionFineTuning(LMTrainer):
-    """SFT on the kept (successful, or each task's best) trajectories. See :class:`RFTConfig` and :class:`~agents.trainer_base.LMTrainer`."""
+    """SFT on the kept (successful, or each task's best) trajectories. See :class:`RFTConfig` and :class:`~colbench.agents.trainer_base.LMTrainer`."""
 
     config_class = RFTConfig
     algorithm = "rft"
@@ -57,8 +56,7 @@ class RejectionFineTuning(LMTrainer):
     def _tokenize(self, records: list[dict]) -> list:
         seqs = []
         for i, rec in enumerate(records):
-            seqs += tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter,
-                                        max_length=self.config.max_length, source=f"<trajectory {i}>")
+            seqs += self.trajectory_sequences(rec, source=f"<trajectory {i}>")
         return seqs
 
     def kept(self, trajectories) -> list[dict]:
@@ -68,7 +66,7 @@ class RejectionFineTuning(LMTrainer):
 
     @classmethod
     def check_data(cls, records: list[dict], config) -> None:
-        """Some trajectory must be kept: reach ``success_threshold`` (:class:`~agents.config.NoTrainingData`)."""
+        """Some trajectory must be kept: reach ``success_threshold`` (:class:`~colbench.agents.config.NoTrainingData`)."""
         super().check_data(records, config)
         if not kept_trajectories(records, config.success_threshold, config.selection):
             raise NoTrainingData(f"rft: none of the {len(records)} trajectories reaches reward >= "
@@ -114,7 +112,7 @@ class RejectionFineTuning(LMTrainer):
         """Mean log-prob per agent token of the given trajectories under the current policy."""
         seqs = []
         for rec in load_trajectories(trajectories):
-            seqs += tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter, max_length=self.config.max_length)
+            seqs += self.trajectory_sequences(rec)
         lm = self.policy
         lm.eval()
         s, n = 0.0, 0.0

@@ -7,9 +7,9 @@
   :class:`~accelerate.Accelerator` that places it (CPU, one GPU, DDP, FSDP or DeepSpeed by the
   ``accelerate launch`` config -- no code change). The *reference* model is the same network with the
   adapter disabled (``with model.disable_adapter():``), so no second copy is held in memory.
-* :class:`LMTrainer` -- the base of :class:`~agents.rft.RejectionFineTuning`,
-  :class:`~agents.mt_dpo.MultiTurnDPO`, :class:`~agents.ppo.PPO`, :class:`~agents.grpo.GRPO` and
-  :class:`~agents.sweet_rl.SweetRL`:
+* :class:`LMTrainer` -- the base of :class:`~colbench.agents.rft.RejectionFineTuning`,
+  :class:`~colbench.agents.mt_dpo.MultiTurnDPO`, :class:`~colbench.agents.ppo.PPO`, :class:`~colbench.agents.grpo.GRPO` and
+  :class:`~colbench.agents.sweet_rl.SweetRL`:
   ``collect(env, policy, n_episodes)``, ``update(trajectories) -> metrics``, ``act(observation) -> str``,
   ``save(dir)``, ``load(dir)`` (a classmethod; resuming continues the optimiser and update count).
 
@@ -20,7 +20,7 @@ Checkpoint layout (``save(dir)``)::
     dir/<name>/optimizer.pt   optimiser state
     dir/rng.pt                torch RNG state
 
-A sharded run (FSDP, ZeRO-3; :mod:`agents.sharding`) writes the same files, gathered from its
+A sharded run (FSDP, ZeRO-3; :mod:`colbench.agents.sharding`) writes the same files, gathered from its
 processes, and loads any of them: a checkpoint moves between one process and several.
 """
 from __future__ import annotations
@@ -39,13 +39,14 @@ import torch
 from colbench_env.lm.base import GeneratedText
 from colbench_env.lm.heap import limit_heap_retention
 from colbench_env.lm.quantization import keep_4bit_differentiable, prepare_4bit_for_training
+from colbench_env.lm.tokens import TurnTokens, tokenizer_fingerprint
 
 from . import sharding
-from .config import (CONTEXT_SETTINGS, POLICY_ALIASES, ConfigError, ModelConfig, NoTrainingData,  # noqa: F401
-                     Removed, TrainerConfig, _check, _check_positive_ints, _nested_config, canonical_config_dict,
-                     config_from_dict, context_conflicts, merge_config_dicts, recorded_context)
+from .config import (CONTEXT_SETTINGS, ConfigError, ModelConfig, NoTrainingData,  # noqa: F401
+                     TrainerConfig, canonical_config_dict, config_formatter, config_from_dict, context_conflicts,
+                     merge_config_dicts, recorded_context)
 from .losses import token_logprobs
-from .tokenize import Formatter, TokenizedSequence, as_messages, collate
+from .tokenize import Formatter, TokenizedSequence, as_messages, collate, tokenize_trajectory
 
 __all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories",
            "config_from_dict", "merge_config_dicts", "canonical_config_dict"]
@@ -88,7 +89,7 @@ class TrainableLM:
         import peft
 
         self.accelerator = accelerator
-        #: ``"fsdp"``, ``"deepspeed"`` (ZeRO-3) or ``None`` (one process, DDP): :mod:`agents.sharding`
+        #: ``"fsdp"``, ``"deepspeed"`` (ZeRO-3) or ``None`` (one process, DDP): :mod:`colbench.agents.sharding`
         self.sharding = sharding.sharding_kind(accelerator)
         if self.sharding == "deepspeed":  # before any engine (a full fine-tune's reference is one)
             sharding.configure_deepspeed(accelerator)
@@ -273,7 +274,7 @@ class TrainableLM:
         * One process: nothing changes.
         * DDP: the unwrapped module (DDP's forward broadcasts buffers: a collective per call).
         * FSDP / ZeRO-3: the parameters gathered whole once, for the duration
-          (:func:`agents.sharding.generation_model`): a collective on entry and on exit, which every
+          (:func:`colbench.agents.sharding.generation_model`): a collective on entry and on exit, which every
           process makes; each process then holds a whole copy of the model (its weights in their
           stored dtype) beside its shard. A full fine-tune's frozen reference is not gathered
           (``reference=True`` raises inside).
@@ -297,9 +298,9 @@ class TrainableLM:
         """Free the model, its optimiser and its frozen reference now (GPU and CPU memory): taken out
         of the accelerator's lists, DeepSpeed's engines destroyed, the garbage collected, CUDA's
         cache emptied and the freed heap handed back to the OS
-        (:func:`colbench_env.lm.heap.trim_heap`). The object is unusable afterwards (its tokenizer
+        (:func:`colbench_env.lm.heap.release_memory`). The object is unusable afterwards (its tokenizer
         stays). Every process of a launch calls it."""
-        from colbench_env.lm.heap import trim_heap
+        from colbench_env.lm.heap import release_memory
 
         acc = self.accelerator
         gone = [self.model, self.optimizer, self._frozen_reference]
@@ -316,7 +317,7 @@ class TrainableLM:
         self.model = self.optimizer = self._frozen_reference = self.scheduler = None
         self.extra_optimizer, self._extra_scheduler, self.sync_params = None, None, []
         del gone
-        trim_heap()
+        release_memory()
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
 
@@ -359,7 +360,7 @@ class TrainableLM:
         """Per-token log-probs ``(B, L-1)`` (zero outside ``loss_mask``) and the last hidden states ``(B, L, H)``.
 
         ``temperature``: log-probs of ``softmax(logits / temperature)`` (PPO's sampling distribution,
-        :attr:`agents.ppo.PPOConfig.rollout_temperature`). ``reference``: the frozen reference (the
+        :attr:`colbench.agents.ppo.PPOConfig.rollout_temperature`). ``reference``: the frozen reference (the
         adapter disabled; the frozen copy with ``full_finetune``).
 
         Memory: the full ``(B, L, vocab)`` logits are never built. The network runs to its last
@@ -486,7 +487,7 @@ class TrainableLM:
 
     def flush(self) -> None:
         """Apply pending gradients: average those outside the model over processes, clip the norm of
-        all (:attr:`max_grad_norm`; sharded: the global norm, :func:`agents.sharding.clip_sharded`),
+        all (:attr:`max_grad_norm`; sharded: the global norm, :func:`colbench.agents.sharding.clip_sharded`),
         step both optimisers and their schedules, zero."""
         if self._pending == 0:
             return
@@ -544,12 +545,14 @@ class TrainableLM:
                  temperature: float = 1.0, reference: bool = False) -> list[str]:
         """``n`` completions of a chat context (sampling at ``temperature``; greedy at 0), each a
         :class:`~colbench_env.lm.base.GeneratedText` saying whether it ended with an end token
-        (``"stop"``) or was cut at ``max_new_tokens`` (``"length"``).
+        (``"stop"``) or was cut at ``max_new_tokens`` (``"length"``), and carrying its token ids
+        (``tokens``: the prompt's, the generated ones up to and including the end token, this
+        tokenizer's fingerprint), which an environment records for training on them.
 
         Sharded, every process must call it alike (each generates the same completions: the same
         weights, prompt and random state): the model runs with its parameters gathered
-        (:func:`agents.sharding.generation_model`) -- except inside :meth:`alone`, where each process
-        calls it on its own."""
+        (:func:`colbench.agents.sharding.generation_model`) -- except inside :meth:`alone`, where each
+        process calls it on its own."""
         tok = self.tokenizer
         ids = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True, return_dict=True,
                                       return_tensors="pt")
@@ -581,7 +584,13 @@ class TrainableLM:
         eos = tok.eos_token_id if eos is None else eos
         eos = {eos} if isinstance(eos, int) else set(eos or [])
         reasons = ["stop" if any(int(t) in eos for t in row) else "length" for row in generated]
-        texts = [GeneratedText(t, r) for t, r in zip(tok.batch_decode(generated, skip_special_tokens=True), reasons)]
+        if getattr(self, "_token_fingerprint", None) is None:
+            self._token_fingerprint = tokenizer_fingerprint(tok)
+        prompt = input_ids[0].tolist()
+        tokens = [TurnTokens(prompt_ids=prompt, completion_ids=_until_end(row.tolist(), eos),
+                             fingerprint=self._token_fingerprint) for row in generated]
+        texts = [GeneratedText(t, r, k) for t, r, k in
+                 zip(tok.batch_decode(generated, skip_special_tokens=True), reasons, tokens)]
         if temperature <= 0 and n > 1:
             texts = texts * n
         return texts
@@ -708,6 +717,14 @@ class TrainableLM:
             raise ValueError(f"{weights}: adapter keys do not match the model: {missing_lora[:3]}")
 
 
+def _until_end(ids: list[int], end: set[int]) -> list[int]:
+    """``ids`` up to and including the first of ``end`` (all of them when none is there)."""
+    for i, t in enumerate(ids):
+        if t in end:
+            return ids[:i + 1]
+    return ids
+
+
 def _join_optimizer_states(own: dict, extra: torch.optim.Optimizer | None) -> dict:
     """One ``state_dict`` of two optimisers: ``extra``'s groups after ``own``'s, its parameter indices
     shifted past ``own``'s (what a single optimiser holding both would give)."""
@@ -789,10 +806,9 @@ class LMTrainer(abc.ABC):
         if formatter is None or prompt is None:
             import functools
 
-            from colbench_env.prompting import observation_to_messages, record_messages
+            from colbench_env.prompting import observation_to_messages
 
-            formatter = formatter or functools.partial(record_messages, max_turns=config.max_turns,
-                                                       style=config.prompt_style)
+            formatter = formatter or config_formatter(config)
             prompt = prompt or functools.partial(observation_to_messages, max_turns=config.max_turns,
                                                  style=config.prompt_style)
         self.formatter = formatter
@@ -804,6 +820,9 @@ class LMTrainer(abc.ABC):
             raise ConfigError("field 'policy.model_name_or_path': no model given (set it to a path or pass model=...)")
         self.policy = self._make_lm(source, tokenizer, config.policy)
         self.tokenizer = self.policy.tokenizer
+        #: the tokenizer fingerprint recorded ids must carry to be trained on as they are (``None`` when
+        #: ``config.recorded_tokens`` is off: every trajectory is re-tokenized); :meth:`trajectory_sequences`
+        self.token_fingerprint = tokenizer_fingerprint(self.tokenizer) if config.recorded_tokens else None
         self._build()
 
     def _make_lm(self, source, tokenizer, settings: ModelConfig) -> TrainableLM:
@@ -824,6 +843,13 @@ class LMTrainer(abc.ABC):
         """Hook for subclasses: build extra models (critic, value head)."""
 
     # --- the shared verbs --------------------------------------------------------------------
+    def trajectory_sequences(self, record: dict, *, source: str = "<trajectory>") -> list[TokenizedSequence]:
+        """The policy's training sequences of one trajectory: its recorded token ids when it has them
+        from this policy's tokenizer (:attr:`token_fingerprint`), else its text re-tokenized with
+        :attr:`formatter` (:func:`colbench.agents.tokenize.tokenize_trajectory`), cut to ``config.max_length``."""
+        return tokenize_trajectory(self.tokenizer, record, formatter=self.formatter, max_length=self.config.max_length,
+                                   source=source, token_fingerprint=self.token_fingerprint)
+
     def _models(self) -> dict[str, TrainableLM]:
         return {"policy": self.policy}
 
@@ -842,7 +868,7 @@ class LMTrainer(abc.ABC):
 
     def check_context(self, records: list[dict]) -> None:
         """Refuse trajectories whose agent turns were made with other prompt settings than this
-        config's (their ``agent_prompt`` field; :func:`agents.config.recorded_context`): the policy
+        config's (their ``agent_prompt`` field; :func:`colbench.agents.config.recorded_context`): the policy
         would be trained on contexts it never saw. Trajectories that record no settings, and trainers
         given their own ``formatter``, are not checked."""
         if not self.default_formatter:
@@ -860,7 +886,7 @@ class LMTrainer(abc.ABC):
 
     @classmethod
     def check_data(cls, records: list[dict], config) -> None:
-        """Raise :class:`~agents.config.NoTrainingData` when ``records`` give this algorithm nothing to
+        """Raise :class:`~colbench.agents.config.NoTrainingData` when ``records`` give this algorithm nothing to
         learn from (needs no model: ``colbench train`` calls it before loading one). Here: no agent
         turn at all; pair- and group-based trainers also need their pairs."""
         if not any(isinstance(m, dict) and m.get("role") == "assistant"
@@ -893,7 +919,7 @@ class LMTrainer(abc.ABC):
 
         Args:
             env: a Gymnasium ColBench env, or a zero-argument factory returning one.
-            policy: ``observation -> action text`` (an :class:`~agents.base.Agent`, or any callable);
+            policy: ``observation -> action text`` (an :class:`~colbench.agents.base.Agent`, or any callable);
                 default: this trainer's current policy (:meth:`act`).
         """
         from colbench_env.rollout import run_episodes
@@ -932,10 +958,7 @@ class LMTrainer(abc.ABC):
         Args:
             model: base model object or path when the saved config has no ``model`` path.
             overrides: config fields to change on resume (e.g. ``{"policy": {"learning_rate": 1e-5}}``;
-                merged into the nested configs field by field, old keys accepted).
-
-        A ``trainer.json`` written before the nested configs (flat ``lora_r``, ``critic_*``,
-        ``batch_size``, ...) loads through the same aliases as :func:`config_from_dict`.
+                merged into the nested configs field by field).
         """
         d = Path(directory)
         meta_path = d / "trainer.json"
@@ -944,7 +967,6 @@ class LMTrainer(abc.ABC):
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("algorithm") != cls.algorithm:
             raise ValueError(f"{meta_path}: checkpoint of algorithm {meta.get('algorithm')!r}, not {cls.algorithm!r}")
-        # a checkpoint written before the nested configs has the old flat keys: aliases
         data = merge_config_dicts(cls.config_class, meta["config"], overrides or {}, source=str(meta_path))
         config = config_from_dict(cls.config_class, data, source=str(meta_path))
         trainer = cls(config, model=model, tokenizer=tokenizer, **kwargs)

@@ -1,21 +1,21 @@
 """SWEET-RL's candidate stage on 2 processes against 1, with the candidates from a served policy.
 
-The stage (:meth:`agents.sweet_rl.SweetRL.step_pairs`): for each selected state, one request for
+The stage (:meth:`colbench.agents.sweet_rl.SweetRL.step_pairs`): for each selected state, one request for
 ``n`` candidates to the policy's server, then the critic scores them here. The server is the stand-in
-of :mod:`benchmarks.stand_in_server` (model ``sampler``: seeded choices; each reply takes a
+of :mod:`colbench.benchmarks.stand_in_server` (model ``sampler``: seeded choices; each reply takes a
 lognormal time, median ``median_s``), the policy and critic a tiny random Llama (2 layers, width 32,
 SmolLM2's vocabulary): the stage waits on the server, as it does at scale where the server generates
 up to 1,024 tokens per candidate, and the critic's scoring is small beside it.
 
 One critic is trained once (one process, :meth:`SweetRL.update` with ``train_policy`` off). Each
 measurement then starts from a stage directory holding that critic and no candidates: one process
-(``python -m benchmarks.bench_candidates --worker ...``), then two
+(``python -m colbench.benchmarks.bench_candidates --worker ...``), then two
 (``ACCELERATE_USE_CPU=1 accelerate launch --multi_gpu --num_processes 2``), each timing the stage
 alone -- from a barrier after the models are built to the end of ``step_pairs`` (the part files
 merged, every process holding every state). Headline ``candidates_2proc_wall_ratio`` = 2-process wall
 / 1-process wall (goal <= 0.6); ``candidates_same_file``: both wrote the same ``candidates.jsonl``.
 
-Run: ``python -m benchmarks.bench_candidates [--states N] [--median-s S]`` (prints the JSON), or
+Run: ``python -m colbench.benchmarks.bench_candidates [--states N] [--median-s S]`` (prints the JSON), or
 ``colbench bench --only candidates``.
 """
 from __future__ import annotations
@@ -62,11 +62,12 @@ def _worker(model: str, data: str, stage_dir: str, config: str, out: str) -> Non
     """The timed candidate stage in this process (one of a launch's), its wall time to ``out``."""
     import torch
 
-    from agents.sweet_rl import StageFiles, SweetRL
-    from agents.trainer_base import load_trajectories
+    from colbench.agents.config import merge_config_dicts
+    from colbench.agents.sweet_rl import StageFiles, SweetRL, SweetRLConfig
+    from colbench.agents.trainer_base import load_trajectories
 
     torch.set_num_threads(1)
-    trainer = SweetRL(dict(json.loads(config), model=model))
+    trainer = SweetRL(merge_config_dicts(SweetRLConfig, json.loads(config), {"policy": {"model_name_or_path": model}}))
     records = trainer.training_records(load_trajectories(data))
     stages = StageFiles(stage_dir, trainer._stage_signature(records))
     metrics = trainer._critic_stage(records, stages)  # the trained critic, loaded from the stage files
@@ -85,9 +86,10 @@ def _port() -> int:
 
 
 def run(states: int = 48, median_s: float = 1.0, sigma: float = 0.5, cap_s: float = 3.0) -> dict:
-    from agents.sweet_rl import SweetRL
-    from benchmarks.bench_critic_memory import make_random_llama
-    from benchmarks.stand_in_server import StandInServer
+    from colbench.agents.config import merge_config_dicts
+    from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+    from colbench.benchmarks.bench_critic_memory import make_random_llama
+    from colbench.benchmarks.stand_in_server import StandInServer
 
     root = Path(tempfile.mkdtemp(prefix="bench_candidates_"))
     try:
@@ -104,7 +106,8 @@ def run(states: int = 48, median_s: float = 1.0, sigma: float = 0.5, cap_s: floa
         with StandInServer(median_s=median_s, sigma=sigma, cap_s=cap_s) as server:
             config = dict(CONFIG, candidate_base_url=server.url, train_policy=False)
             trained = root / "critic_only"
-            SweetRL(dict(config, model=model)).update(records, stage_dir=trained)  # the critic alone
+            config = merge_config_dicts(SweetRLConfig, config, {"policy": {"model_name_or_path": model}})
+            SweetRL(config).update(records, stage_dir=trained)  # the critic alone
             walls = {}
             for n in (1, 2):
                 stage = root / f"stage{n}"
@@ -113,11 +116,11 @@ def run(states: int = 48, median_s: float = 1.0, sigma: float = 0.5, cap_s: floa
                 shutil.copy(trained / "critic.json", stage / "critic.json")
                 args = ["--worker", model, str(data), str(stage), json.dumps(config), str(root / f"wall{n}.json")]
                 if n == 1:
-                    cmd = [sys.executable, "-m", "benchmarks.bench_candidates", *args]
+                    cmd = [sys.executable, "-m", "colbench.benchmarks.bench_candidates", *args]
                     run_env = env
                 else:
                     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-                           "--main_process_port", str(_port()), "-m", "benchmarks.bench_candidates", *args]
+                           "--main_process_port", str(_port()), "-m", "colbench.benchmarks.bench_candidates", *args]
                     run_env = dict(env, ACCELERATE_USE_CPU="1")
                 server.stats(reset=True)
                 p = subprocess.run(cmd, capture_output=True, text=True, env=run_env, timeout=3600)
@@ -141,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "--worker":
         _worker(*argv[1:6])
         return 0
-    from benchmarks.stand_in_server import timing_arguments
+    from colbench.benchmarks.stand_in_server import timing_arguments
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--states", type=int, default=48, help="candidate states (agent turns)")

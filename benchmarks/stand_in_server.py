@@ -1,4 +1,4 @@
-"""A stand-in OpenAI-compatible server for the serving benchmark (``benchmarks.bench_rollout``), on
+"""A stand-in OpenAI-compatible server for the serving benchmark (``colbench.benchmarks.bench_rollout``), on
 127.0.0.1, in a process of its own.
 
 Each reply takes a lognormal time -- ``min(cap, median * exp(sigma * z))``, ``z`` a standard normal
@@ -11,13 +11,13 @@ on the ``model`` asked for:
 * ``sampler``: a sampled agent turn (:func:`sampled_reply`): choice ``k`` of a request is drawn
   from a generator seeded by the request's ``seed``, ``k`` and its messages, as a server samples
   ``n`` choices from a seeded request (vLLM): the same request always gets the same choices, another
-  seed other ones (SWEET-RL's served candidates, :mod:`benchmarks.bench_candidates`);
+  seed other ones (SWEET-RL's served candidates, :mod:`colbench.benchmarks.bench_candidates`);
 * anything else (the human): ``"I don't know about that."``.
 
 A request gets ``n`` choices (default 1), all ready after the one reply time.
 
 ``GET /stats`` answers ``{"requests": n, "reply_s": total time the replies took}``; ``POST
-/stats`` resets both. Run it with ``python -m benchmarks.stand_in_server [--port N] [--median-s S]
+/stats`` resets both. Run it with ``python -m colbench.benchmarks.stand_in_server [--port N] [--median-s S]
 [--sigma X] [--cap-s S]`` (prints its URL), or use :class:`StandInServer` from Python.
 """
 from __future__ import annotations
@@ -132,7 +132,7 @@ class StandInServer:
         self.url = ""
 
     def __enter__(self) -> "StandInServer":
-        self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.stand_in_server", *self.args],
+        self.proc = subprocess.Popen([sys.executable, "-m", "colbench.benchmarks.stand_in_server", *self.args],
                                      stdout=subprocess.PIPE, text=True)
         self.url = self.proc.stdout.readline().strip()
         if not self.url.startswith("http://127.0.0.1:"):

@@ -43,8 +43,8 @@ def main() -> int:
     from accelerate.state import PartialState
 
     from colbench.cli import train as cli
-    from agents.sweet_rl import SweetRL
-    from agents.trainer_base import LMTrainer, TrainableLM
+    from colbench.agents.sweet_rl import SweetRL
+    from colbench.agents.trainer_base import LMTrainer, TrainableLM
 
     try:  # DeepSpeed's CPU all-reduce kernel compiles on first use (minutes); ZeRO-3's gathers do not use it
         import deepspeed.ops

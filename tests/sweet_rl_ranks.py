@@ -17,12 +17,13 @@ def run(records: list[dict], model: str, runs: list, torch_threads: int = 1) -> 
     """Each run's ``{"pairs", "scored", "metrics", "rank", "processes"}`` (see the module docstring)."""
     import torch
 
-    from agents.sweet_rl import SweetRL
+    from colbench.agents.config import merge_config_dicts
+    from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
 
     torch.set_num_threads(torch_threads)
     out = []
     for stage_dir, config in runs:
-        trainer = SweetRL(dict(config, model=model))
+        trainer = SweetRL(merge_config_dicts(SweetRLConfig, config, {"policy": {"model_name_or_path": model}}))
         seen: dict = {"pairs": [], "scored": []}
         real_policy, real_state = trainer.update_policy, trainer._scored_state
 
@@ -54,7 +55,7 @@ def main() -> int:
     except ImportError:
         pass
     data, model, runs, prefix = sys.argv[1:5]
-    from agents.trainer_base import load_trajectories
+    from colbench.agents.trainer_base import load_trajectories
 
     results = run(load_trajectories(data), model, json.loads(runs))
     rank = results[0]["rank"]

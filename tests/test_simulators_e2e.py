@@ -8,7 +8,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import LMAgent, ScriptedAgent
+from colbench.agents import LMAgent, ScriptedAgent
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs, run_episodes
 from colbench_env.trajectories import read_trajectories
@@ -46,7 +46,11 @@ def test_openai_simulator_then_offline_replay(tmp_path, evaluator):
     # the server is gone: replay reproduces the run exactly, offline
     replayed = episodes(lambda: gym.make("ColBench-Backend-v0", simulator="replay",
                                          simulator_kwargs={"path": str(cache)}, evaluator=evaluator))
-    assert replayed == live
+    without_human = [[{k: v for k, v in r.items() if k != "human"} for r in rs] for rs in (replayed, live)]
+    assert without_human[0] == without_human[1]
+    # each record names its human: the replay stands for the served human it recorded
+    assert all(r["human"] == {**r["human"], "kind": "replay", "of": lv["human"]} for r, lv in zip(replayed, live))
+    assert live[0]["human"]["kind"] == "served" and live[0]["human"]["model"] == "echo"
     # a dialogue the cache has never seen fails loudly: the episode ends with the error recorded
     env = gym.make("ColBench-Backend-v0", simulator="replay", simulator_kwargs={"path": str(cache)},
                    evaluator=evaluator)
@@ -62,7 +66,7 @@ def test_server_down_mid_run_is_recorded_and_resumable(tmp_path):
     url = server.url
     def cmd(n):
         return [sys.executable, "-m", "colbench", "run", "--agent", "scripted", "--split", "test",
-                "--episodes", str(n), "--batch-size", "1", "--simulator", "openai", "--simulator-base-url", url,
+                "--episodes", str(n), "--episodes-in-flight", "1", "--simulator", "openai", "--simulator-base-url", url,
                 "--simulator-model", "echo", "--out", str(out), "--json"]
 
     p = subprocess.run(cmd(2), capture_output=True, text=True, timeout=300)

@@ -22,7 +22,7 @@ import pytest
 import torch
 from test_distributed import DATA, _free_port
 
-from benchmarks.stand_in_server import StandInServer
+from colbench.benchmarks.stand_in_server import StandInServer
 
 HERE = Path(__file__).resolve().parent
 

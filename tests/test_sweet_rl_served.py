@@ -8,8 +8,8 @@ import shutil
 import pytest
 import torch
 
-from agents.sweet_rl import _CANDIDATE_STREAM, StageFiles, StageMismatch, SweetRL, SweetRLConfig
-from benchmarks.stand_in_server import StandInServer, sampled_reply
+from colbench.agents.sweet_rl import _CANDIDATE_STREAM, StageFiles, StageMismatch, SweetRL, SweetRLConfig
+from colbench.benchmarks.stand_in_server import StandInServer, sampled_reply
 from colbench_env.lm.base import BackendError, derived_seed
 from openai_test_server import OpenAITestServer
 from samples import BAD, GOOD, MID
@@ -120,7 +120,7 @@ def test_a_server_that_dies_mid_stage_resumes_from_the_last_state_written(model_
 
 
 def test_candidate_server_settings_are_checked():
-    from agents.config import ConfigError
+    from colbench.agents.config import ConfigError
 
     with pytest.raises(ConfigError, match="field 'candidate_base_url': base_url must be an http"):
         SweetRLConfig(candidate_base_url="localhost:8000")
@@ -170,7 +170,8 @@ def test_the_pipelines_sweet_rl_asks_the_policy_server_and_stops_resumably_when_
     """--policy-base-url gives SWEET-RL's trainer config the server; a server that does not answer in
     the candidate stage stops the method with StageFailed (exit 1 on the command line), the trained
     critic kept in the stage files and no stage marker written, so that a rerun resumes."""
-    from colbench.pipeline import PipelineConfig, StageFailed, train_method, trainer_config
+    from colbench.errors import StageFailed
+    from colbench.pipeline import PipelineConfig, train_method, trainer_config
 
     overrides = {"sweet-rl": {"n_candidates": 2, "pairs_per_state": 1, "state_fraction": 1.0,
                               "critic_pairs": "all_ordered", "critic": {"learning_rate": 1e-3}}}

@@ -51,13 +51,14 @@ def latest_records(records) -> dict[str, dict]:
 
 class TrajectoryRecorder(ColBenchWrapper):
     """Appends each finished episode to ``path`` as one official-format trajectory line
-    (``{task, dialogue_history, answer, reward, success, task_id, seed, episode_id, env_id}``).
+    (``{task, dialogue_history, answer, reward, success, task_id, seed, episode_id, env_id, human}``;
+    ``human``: who played the human, :mod:`colbench_env.simulators.identity`).
 
     Lines are appended and fsynced one at a time, so an interrupted run loses at most the episode in
     progress. ``episode_id`` is ``options["episode_id"]`` given to ``reset`` (what resumable runners
     use to skip finished episodes), else ``"<task_id>#<n>"`` with ``n`` counting this wrapper's
     episodes. When the final step's ``info`` carries ``training_info`` (the env is wrapped in
-    :class:`~wrappers.HiddenInfoWrapper` inside this recorder), the record keeps it.
+    :class:`~colbench.wrappers.HiddenInfoWrapper` inside this recorder), the record keeps it.
 
     This is the library's one way of writing trajectories: it records in a loop of ``step`` calls
     and in batched rollouts (:func:`colbench_env.rollout.run_episodes`) alike.

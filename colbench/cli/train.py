@@ -13,8 +13,7 @@ checkpoint (training goes on from its policy), or a hub id found in the local Hu
 (a model found nowhere is one line, at once). ``colbench train ALG --help`` lists the algorithm's
 config fields and their defaults; ``--config-json`` is a JSON object (or a path to a ``.json`` file)
 of them, the models' settings as nested objects, ``{"policy": {"learning_rate": 1e-5, "lora_r": 8},
-"critic": {"load_in_4bit": true}}`` (the old flat keys ``lora_r``, ``critic_learning_rate``,
-``batch_size``, ... are accepted as aliases). It goes through :func:`agents.config.config_from_dict`,
+"critic": {"load_in_4bit": true}}``. It goes through :func:`colbench.agents.config.config_from_dict`,
 as the pipeline's ``--trainer-overrides``.
 
 Contexts: the policy is trained on the contexts it saw when the trajectories were collected. Their
@@ -26,6 +25,14 @@ trained agent's ``act``) is capped at the collection's ``max_new_tokens`` (from
 ``TRAJECTORIES.run.json``) unless ``--config-json`` sets it. Trajectories that give the algorithm nothing to learn
 (e.g. no task with a successful and a failed rollout, for mt-dpo and sweet-rl) are refused before
 the model loads, saying what data would.
+
+Tokens: records whose agent turns carry the token ids their policy saw and produced (``colbench run``
+and the pipeline record them: a local model always, a vLLM server on request, see
+``docs/guides/token-exact.md``) are trained on those ids when they come from the policy's own tokenizer
+(the same fingerprint); other records are re-tokenized. Before the model loads, one line says how many
+agent turns are trained on recorded ids and how many re-tokenized turns differ from what the policy saw
+(``colbench train: tokens: ...``); ``--strict-tokens`` refuses instead (one line, exit 2) when some
+re-tokenized turn differs from, or cannot be checked against, the policy's tokens.
 
 When ``--out`` already holds a checkpoint of the same algorithm, training resumes from it
 (adapters, optimiser state, update count) unless ``--no-resume`` is given. Each ``--updates`` round
@@ -48,18 +55,18 @@ from pathlib import Path
 
 from colbench_env.errors import UsageError
 
-from agents.registry import TRAINERS as ALGORITHMS, config_class
+from colbench.agents.registry import TRAINERS as ALGORITHMS, config_class
 
 __all__ = ["add_arguments", "main", "parse_config_json", "fields_help", "trajectory_context", "cli_defaults",
-           "collection_generation"]
+           "collection_generation", "trajectory_tokens"]
 
 #: config fields whose default ``colbench train`` sets otherwise than the config classes (a fresh
 #: training only; ``--config-json`` overrides it): gradient checkpointing on, as TRL's configs default
 #: to and the pipeline's presets set. Without it, one mt-dpo pair of SmolLM2 trajectories held 4.1 GB
-#: of activations; with it the command peaks at 1.4 GB (README, "Measured here").
+#: of activations; with it the command peaks at 1.4 GB (benchmarks/README.md, "Measured here").
 CLI_DEFAULTS = {"gradient_checkpointing": True}
 #: the same, for one algorithm: SWEET-RL samples its candidates 4 at a time (the KV cache of 16 copies
-#: of a SmolLM2 context took the command past 2.4 GB; README, "Measured here")
+#: of a SmolLM2 context took the command past 2.4 GB; benchmarks/README.md, "Measured here")
 ALGORITHM_CLI_DEFAULTS = {"sweet-rl": {"candidate_batch": 4}}
 
 
@@ -77,7 +84,7 @@ SUMMARIES = {"rft": "rejection fine-tuning: SFT on the successful trajectories",
 
 def fields_help(algorithm: str, width: int = 100) -> str:
     """The config fields of ``algorithm`` with their defaults and documentation (``--help``'s epilog)."""
-    from agents.config import config_fields
+    from colbench.agents.config import config_fields
     from colbench.cli import _plain
 
     cls = config_class(algorithm)
@@ -118,6 +125,10 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--export", default=None, metavar="DIR",
                         help="then write the trained policy to DIR as a plain transformers model (LoRA merged, "
                              "the base's tokenizer)")
+    parser.add_argument("--strict-tokens", action="store_true",
+                        help="refuse (exit 2) when some agent turn would be trained on a re-tokenization of its "
+                             "text that differs from, or cannot be checked against, the token ids its policy "
+                             "recorded, instead of saying how many")
 
 
 def parse_config_json(value: str | None) -> dict:
@@ -142,7 +153,7 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
     those known) and where they come from: the records' ``agent_prompt`` field, else the run
     configuration ``colbench run`` keeps beside the file (``PATH.run.json``); ``({}, "")`` when
     neither says."""
-    from agents.config import ConfigError, recorded_context
+    from colbench.agents.config import ConfigError, recorded_context
 
     try:
         settings = recorded_context(records, source=str(path))
@@ -158,7 +169,7 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
 def _run_config(path: str | os.PathLike) -> tuple[dict, str]:
     """The run configuration ``colbench run`` keeps beside a trajectory file (``PATH.run.json``) and
     its path; ``{}`` when there is none or it is not a JSON object."""
-    from colbench.cli.run import config_path
+    from colbench.runs import config_path
     from colbench.resume import read_json_object
 
     run_json = config_path(path)
@@ -182,6 +193,20 @@ def collection_generation(path: str | os.PathLike) -> tuple[dict, str]:
     if isinstance(n, int) and not isinstance(n, bool) and n > 0:
         return {"max_new_tokens": n}, run_json
     return {}, ""
+
+
+def trajectory_tokens(path: str | os.PathLike, records: list[dict], config):
+    """How a trainer with ``config`` trains the agent turns of ``records`` (read from ``path``) against
+    the token ids their policy recorded (:func:`colbench.agents.tokenize.policy_token_report`: the
+    policy's tokenizer only, no model); a malformed ``tokens`` field is a :class:`UsageError` naming
+    the file, line and field."""
+    from colbench.agents.tokenize import TokenizationError, policy_token_report
+    from colbench_env.trajectories import read_jsonl
+
+    try:
+        return policy_token_report(records, config, sources=[f"{path}:{n}" for n, _ in read_jsonl(path)])
+    except TokenizationError as e:
+        raise UsageError(str(e)) from None
 
 
 def _stored_config(out: Path, algorithm: str) -> dict:
@@ -211,7 +236,7 @@ def _check_export_dir(path: str) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from agents.config import (CONTEXT_SETTINGS, ConfigError, canonical_config_dict, config_from_dict,
+    from colbench.agents.config import (CONTEXT_SETTINGS, ConfigError, canonical_config_dict, config_from_dict,
                                context_conflicts, merge_config_dicts)
     from colbench_env.lm.models import resolve_model
     from colbench_env.trajectories import read_trajectories
@@ -223,7 +248,7 @@ def main(args: argparse.Namespace) -> int:
         flags["policy"] = {"model_name_or_path": args.model}
     if args.progress:
         flags["show_progress"] = True
-    try:  # --model/--progress over --config-json, old keys mapped (config_from_dict's aliases)
+    try:  # --model/--progress over --config-json
         explicit = canonical_config_dict(cfg_cls, given, source="--config-json")
         fields = merge_config_dicts(cfg_cls, given, flags, source="--config-json")
         defaults = {k: v for k, v in cli_defaults(args.algorithm).items() if k not in explicit}
@@ -276,10 +301,18 @@ def main(args: argparse.Namespace) -> int:
     if critic:
         resolve_model(critic, option="critic.model_name_or_path")
 
-    from agents.registry import trainer_class
+    from colbench.agents.registry import trainer_class
 
     cls = trainer_class(args.algorithm)
     cls.check_data(records, config)  # nothing to learn from: said now, before the model loads
+    tokens = trajectory_tokens(args.trajectories, records, config)  # the tokenizer only, not the model
+    print(f"colbench train: tokens: {tokens.summary()}", file=sys.stderr)
+    if args.strict_tokens and tokens.inexact:
+        first = tokens.first.get("differ") or tokens.first.get("unchecked")
+        raise UsageError(f"--strict-tokens: {tokens.inexact} of {tokens.turns} agent turns would be trained on a "
+                         "re-tokenization of their text that differs from, or cannot be checked against, the tokens "
+                         f"their policy saw and produced (first: {first}); collect the trajectories with a policy "
+                         "that records its token ids (a local model, or a vLLM server) and this tokenizer")
     how = f"as {origin} says" if origin else "the trajectories record none: the config's"
     print(f"colbench train: training contexts: prompt_style {config.prompt_style!r}, max_turns {config.max_turns} "
           f"({how})", file=sys.stderr)

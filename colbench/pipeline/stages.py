@@ -12,27 +12,23 @@ import json
 import os
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from agents.registry import trainer_class
+from colbench.agents.registry import trainer_class
+from colbench.errors import StageFailed
 from colbench_env.errors import UsageError
+from colbench_env.lm.heap import release_memory
 
 from .config import METHODS, PipelineConfig, trainer_config
 
-__all__ = ["Processes", "StageFailed", "base_policy", "episode_part", "episodes_in_file", "finished_methods", "log",
-           "mark_finished", "merge_episode_parts", "policy_adapter", "processes", "release_memory", "run_stage_episodes",
-           "scoring_pool", "task_split", "train_method", "training_outcome"]
+__all__ = ["Processes", "base_policy", "episode_part", "episodes_in_file", "finished_methods", "log", "mark_finished",
+           "merge_episode_parts", "policy_adapter", "processes", "run_stage_episodes", "task_split", "train_method",
+           "training_outcome"]
 
 #: ``derived_seed`` key of each process's sampling seed when several processes run episodes
 _PROCESS_STREAM = 0x9A57
-
-
-class StageFailed(RuntimeError):
-    """Episodes of a stage ended with an error (a server failed); their records are kept in the
-    stage's file and the episodes are run again when the stage resumes."""
 
 
 @dataclass(frozen=True)
@@ -60,11 +56,11 @@ class Processes:
 
 
 def processes() -> Processes:
-    """The processes of the current ``accelerate launch`` (:func:`agents.sharding.process_state`: the
-    process group the trainers then share), or one process when there is no launch."""
+    """The processes of the current ``accelerate launch`` (:func:`colbench.agents.sharding.process_state`:
+    the process group the trainers then share), or one process when there is no launch."""
     if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
         return Processes()
-    from agents.sharding import process_state
+    from colbench.agents.sharding import process_state
 
     state = process_state()
     return Processes(state.process_index, state.num_processes, state)
@@ -90,28 +86,19 @@ def task_split(cfg: PipelineConfig, split: str) -> list:
 
 
 def base_policy(cfg: PipelineConfig) -> str:
-    """The base policy's loadable path (``smollm2``: the embedded model's converted weights; a hub id in
-    the local cache: its snapshot) or name (a ``colbench train`` checkpoint, which the agents and the
-    trainers load as its base with the trained policy merged; a hub id to download). A model found
-    nowhere is a :class:`~colbench_env.lm.models.ModelNotFoundError` naming ``--policy``.
+    """The base policy's loadable path or name (:func:`colbench.runs.resolve_policy` of ``cfg.policy``,
+    named ``--policy``; with ``cfg.policy_base_url`` the name the server(s) are asked for it by)."""
+    from colbench.runs import resolve_policy
 
-    With ``cfg.policy_base_url`` the policy's turns come from the server(s), which are asked for it by
-    this name: a local model name is still its path, anything else is ``cfg.policy`` as given (a hub
-    id the server knows; nothing is looked up here: the trainers resolve it when they load it)."""
-    from colbench_env.lm.models import LOCAL_MODELS, resolve_model
-
-    if cfg.policy_base_url and cfg.policy not in LOCAL_MODELS:
-        return cfg.policy
-    source = resolve_model(cfg.policy, option="--policy")
-    return source.path if source.kind in ("local", "directory", "cached") else cfg.policy
+    return resolve_policy(cfg.policy, served=bool(cfg.policy_base_url))
 
 
 def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int,
-                 temperature: float, desc: str, only: set[str] | None = None,
-                 run_dir: str | os.PathLike | None = None) -> list[dict]:
+                       temperature: float, desc: str, only: set[str] | None = None,
+                       run_dir: str | os.PathLike | None = None) -> list[dict]:
     """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times; ``only``: just the episodes of
-    these ids) in ``cfg.env``, appended to ``out`` (resumes). Backend answers are scored in a
-    2-worker sandbox pool, frontend pages rendered by a 2-driver Chromium pool (:func:`scoring_pool`).
+    these ids) in ``cfg.env`` with the run's human, appended to ``out`` (resumes;
+    :func:`colbench.runs.run_policy_episodes`).
 
     The policy runs here, or (``cfg.policy_base_url``) on the server(s), asked for ``model_path`` by
     its name relative to ``run_dir`` (default ``cfg.out_dir``; the pipeline passes its top-level
@@ -127,16 +114,12 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
 
     Raises:
         StageFailed: some episodes ended with an error (the agent's or the human's server failed);
-            nothing is trained or reported on them, and they are run again on resume.
+            nothing is trained or reported on them, and they are run again on resume. Under a launch
+            every process raises it, after the parts are merged.
     """
-    import gymnasium as gym
-
-    import colbench_env  # noqa: F401
-    from agents.base import LMAgent
-    from colbench.cli.run import run_to_file
-    from colbench_env.lm.base import SamplingParams, derived_seed
-    from colbench_env.simulators import make_simulator
-    from wrappers.recorder import completed_episode_ids, recorded_episodes
+    from colbench.runs import policy_agent, run_policy_episodes
+    from colbench.wrappers.recorder import completed_episode_ids, recorded_episodes
+    from colbench_env.lm.base import derived_seed
 
     specs = [s for s in _specs(cfg, tasks, repeats) if only is None or s.episode_id in only]
     procs = processes()
@@ -144,52 +127,46 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
     seed = cfg.seed if procs.count == 1 else derived_seed(cfg.seed, _PROCESS_STREAM, procs.index)
 
     def load_adapter() -> None:
-        from agents.served import load_lora_adapter, served_model_name
-
-        adapter = policy_adapter(cfg, model_path) if cfg.policy_lora else None
+        adapter = policy_adapter(cfg, model_path) if cfg.policy_base_url and cfg.policy_lora else None
         if adapter is not None:
+            from colbench.agents.served import load_lora_adapter, served_model_name
+
             name = served_model_name(model_path, root)
             log(f"loading the LoRA adapter {adapter} into {cfg.policy_base_url} as {name!r}")
             load_lora_adapter(cfg.policy_base_url, name, adapter)
 
     def make_agent():
-        kw = dict(kind=cfg.kind, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
-                  sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
-                                          seed=seed if temperature > 0 else None))
-        if not cfg.policy_base_url:
-            return LMAgent("hf", model=model_path, **kw)
-        from agents.served import served_policy
-
         if procs.count == 1:
             load_adapter()
-        return served_policy(cfg.policy_base_url, model_path, run_dir=root, **kw)
+        return policy_agent(model_path, kind=cfg.kind, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
+                            max_new_tokens=cfg.max_new_tokens, temperature=temperature, seed=seed,
+                            base_url=cfg.policy_base_url, run_dir=root)
 
-    mine, target = specs, out
-    if procs.count > 1:
-        if procs.main:
-            merge_episode_parts(out, specs)  # an interrupted run's
-        procs.wait()
-        done = completed_episode_ids(out)
-        todo = [s for s in specs if s.episode_id not in done]
-        mine, target = todo[procs.index::procs.count], episode_part(out, procs.index)
-        if todo and procs.main and cfg.policy_base_url:
-            load_adapter()  # once, before any process asks for the model
-        procs.wait()
-    sim = make_simulator(cfg.simulator, kind=cfg.kind, **cfg.simulator_kwargs)
+    def run(mine: set[str] | None, target: Path) -> list[dict]:
+        return run_policy_episodes(cfg.env, tasks, make_agent, target, repeats=repeats, seed=cfg.seed,
+                                   max_turns=cfg.max_turns, episodes_in_flight=cfg.episodes_in_flight, desc=desc,
+                                   simulator=cfg.simulator, simulator_kwargs=cfg.simulator_kwargs,
+                                   semantics=cfg.semantics, similarity=cfg.similarity, only=mine)
+
+    if procs.count == 1:
+        return run(only, out)
+    if procs.main:
+        merge_episode_parts(out, specs)  # an interrupted run's
+    procs.wait()
+    done = completed_episode_ids(out)
+    todo = [s for s in specs if s.episode_id not in done]
+    if todo and procs.main:
+        load_adapter()  # once, before any process asks for the model
+    procs.wait()
     try:
-        with scoring_pool(cfg) as shared:
-            records = run_to_file(lambda: gym.make(cfg.env, tasks=tasks, simulator=sim, max_turns=cfg.max_turns,
-                                                   **shared),
-                                  make_agent, mine, target, episodes_in_flight=cfg.episodes_in_flight, desc=desc)
-    finally:
-        sim.close()
-        release_memory()
-    if procs.count > 1:
-        procs.wait()
-        if procs.main:
-            merge_episode_parts(out, specs)
-        procs.wait()
-        records = recorded_episodes(out, {s.episode_id for s in specs})[0]
+        run({s.episode_id for s in todo[procs.index::procs.count]}, episode_part(out, procs.index))
+    except StageFailed:  # every process raises it below, from the merged file
+        pass
+    procs.wait()
+    if procs.main:
+        merge_episode_parts(out, specs)
+    procs.wait()
+    records = recorded_episodes(out, {s.episode_id for s in specs})[0]
     failed = [r for r in records if r.get("error")]
     if failed:
         raise StageFailed(f"{out}: {len(failed)} of {len(records)} episodes ended with an error (first: "
@@ -209,7 +186,7 @@ def merge_episode_parts(out: Path, specs: list) -> None:
     of it is the same -- and remove the part files. Run again on the same files (an interrupted
     merge) it appends nothing twice."""
     from colbench_env.trajectories import append_jsonl, read_trajectories
-    from wrappers.recorder import latest_records
+    from colbench.wrappers.recorder import latest_records
 
     out = Path(out)
     parts = sorted(out.parent.glob(f"{out.name}.part-*"))
@@ -236,24 +213,6 @@ def policy_adapter(cfg: PipelineConfig, model_path: str | os.PathLike) -> Path |
     return out / "ckpt" / p.name / "policy"
 
 
-@contextmanager
-def scoring_pool(cfg: PipelineConfig) -> Iterator[dict]:
-    """The env keyword arguments that share one scoring pool between a stage's episodes, closed on
-    exit: backend ``{"evaluator": BackendEvaluator(workers=2, semantics=cfg.semantics)}``, frontend
-    ``{"renderer": Renderer(pool_size=2), "similarity": make_similarity(cfg.similarity)}``."""
-    if cfg.kind == "backend":
-        from colbench_env.evaluation.backend import BackendEvaluator
-
-        with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
-            yield {"evaluator": ev}
-    else:
-        from colbench_env.evaluation.render import Renderer
-        from colbench_env.evaluation.similarity import make_similarity
-
-        with Renderer(pool_size=2) as renderer:  # one similarity for every env (CLIP loads its model once)
-            yield {"renderer": renderer, "similarity": make_similarity(cfg.similarity)}
-
-
 def _specs(cfg: PipelineConfig, tasks: list, repeats: int) -> list:
     from colbench_env.rollout import episode_specs
 
@@ -263,7 +222,7 @@ def _specs(cfg: PipelineConfig, tasks: list, repeats: int) -> list:
 def episodes_in_file(cfg: PipelineConfig, tasks: list, path: Path, *, repeats: int) -> tuple[list[dict], int]:
     """The episodes of ``tasks`` x ``repeats`` already in ``path`` (as :func:`run_stage_episodes` would return them,
     running nothing) and how many of them are missing."""
-    from wrappers.recorder import recorded_episodes
+    from colbench.wrappers.recorder import recorded_episodes
 
     records, missing = recorded_episodes(path, {s.episode_id for s in _specs(cfg, tasks, repeats)})
     return records, len(missing)
@@ -349,14 +308,6 @@ def mark_finished(out: Path, method: str, info: dict) -> dict:
     tmp.write_text(json.dumps(info, indent=2, default=str))
     os.replace(tmp, marker)
     return info
-
-
-def release_memory() -> None:
-    """Free a finished stage's models now (not at the next garbage collection) and hand the freed
-    heap back to the OS (glibc ``malloc_trim``), so stages do not stack up in the process's RSS."""
-    from colbench_env.lm.heap import trim_heap
-
-    trim_heap()
 
 
 def _export_merged(ckpt: Path, model_dir: Path) -> None:
