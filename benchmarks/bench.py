@@ -24,6 +24,8 @@ BENCHES = {
                 ">= 0.8 of sum(reply times) / 32 (lockstep runner beside it)"),
     "sharded": ("benchmarks.bench_sharded_memory", "sharded_fsdp_held_ratio",
                 "~0.5 (2-process FSDP process / one process, memory after a full fine-tune update)"),
+    "serve": ("benchmarks.bench_serve", "serve_backend_episodes_per_s",
+              "errors 0; alive after abrupt disconnects 0; non-final step p99 with scoring <= 2x without"),
     "view": ("benchmarks.bench_view", "view_load_interactive_s",
              "<= 3 s to interactive, 1,000 backend episodes; file <= 25 MB (view_file_mb)"),
 }

@@ -4,56 +4,13 @@ port, read from the line it prints when it listens), or its app in a thread of t
 from __future__ import annotations
 
 import json
-import os
-import queue
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 
+from colbench.integrations.openenv import ServeProcess
 
-class ServeProcess:
-    """``colbench serve ARGS --port 0`` in a subprocess; :attr:`url` once it listens."""
-
-    def __init__(self, *args: str, startup_s: float = 120.0):
-        self.proc = subprocess.Popen([sys.executable, "-m", "colbench", "serve", "--port", "0", *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=dict(os.environ, PYTHONUNBUFFERED="1"))
-        lines: queue.Queue = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(x) for x in self.proc.stdout], daemon=True).start()
-        deadline = time.monotonic() + startup_s
-        self.url = None
-        while time.monotonic() < deadline:
-            try:
-                line = lines.get(timeout=0.5)
-            except queue.Empty:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"colbench serve exited {self.proc.returncode}: {self.proc.stderr.read()[-3000:]}")
-                continue
-            if "listening on " in line:
-                self.url = line.split("listening on ", 1)[1].strip()
-                break
-        if self.url is None:
-            self.stop()
-            raise RuntimeError("colbench serve did not start listening")
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
-
-    def __enter__(self) -> "ServeProcess":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+__all__ = ["ServeProcess", "ServeThread", "write_tasks"]
 
 
 class ServeThread:

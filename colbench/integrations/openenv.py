@@ -47,8 +47,15 @@ The specification:
 """
 from __future__ import annotations
 
+import os
+import queue
+import signal
+import subprocess
+import sys
 import threading
+import time
 import uuid
+from collections import deque
 from typing import Any, Optional
 
 from openenv.core.env_server.interfaces import Environment
@@ -61,7 +68,7 @@ from colbench_env.simulators import SimulatorError
 
 from ._common import EpisodeParts
 
-__all__ = ["ColBenchAction", "ColBenchObservation", "ColBenchState", "ColBenchOpenEnv", "RequestError",
+__all__ = ["ServeProcess", "ColBenchAction", "ColBenchObservation", "ColBenchState", "ColBenchOpenEnv", "RequestError",
            "create_colbench_app", "MANIFEST", "manifest"]
 
 ENV_IDS = {"ColBench-Backend-v0": "backend", "ColBench-Frontend-v0": "frontend"}
@@ -329,3 +336,55 @@ def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "defau
     if own:
         app.router.on_shutdown.append(parts.close)
     return app
+
+
+class ServeProcess:
+    """``colbench serve ARGS --port 0`` in a subprocess (this interpreter), started and waited for:
+    :attr:`url` is where it listens once the constructor returns; :meth:`stop` sends SIGTERM (or
+    ``sig``) and waits. For tests, benchmarks and scripts that need a server of their own."""
+
+    def __init__(self, *args: str, startup_s: float = 120.0):
+        self.proc = subprocess.Popen([sys.executable, "-m", "colbench", "serve", "--port", "0", *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        lines: queue.Queue = queue.Queue()
+        self._stderr: deque = deque(maxlen=200)  # drained, or a chatty server blocks on a full pipe
+        threading.Thread(target=lambda: [lines.put(x) for x in self.proc.stdout], daemon=True).start()
+        threading.Thread(target=lambda: [self._stderr.append(x) for x in self.proc.stderr], daemon=True).start()
+        deadline = time.monotonic() + startup_s
+        self.url = None
+        while time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=0.5)
+            except queue.Empty:
+                if self.proc.poll() is not None:
+                    time.sleep(0.2)
+                    raise RuntimeError(f"colbench serve exited {self.proc.returncode}: {self.stderr[-3000:]}")
+                continue
+            if "listening on " in line:
+                self.url = line.split("listening on ", 1)[1].strip()
+                break
+        if self.url is None:
+            self.stop()
+            raise RuntimeError("colbench serve did not start listening")
+
+    @property
+    def stderr(self) -> str:
+        """The last 200 lines the server wrote to stderr."""
+        return "".join(self._stderr)
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def __enter__(self) -> "ServeProcess":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
