@@ -64,7 +64,6 @@ from pydantic import Field, StrictStr
 
 from colbench import __version__
 from colbench_env.protocol import MAX_TURNS
-from colbench_env.simulators import SimulatorError
 
 from ._common import EpisodeParts
 
@@ -166,15 +165,8 @@ class ColBenchOpenEnv(Environment):
                 raise RequestError("the episode is over: reset to start another")
             env = self._env
             self._state.step_count += 1
-            try:
-                if env.agent_step(action.message):
-                    try:
-                        reply = env.simulator.reply(*env.simulator_request())
-                    except SimulatorError as e:
-                        env.human_step(error=f"simulator failed: {e}")
-                    else:
-                        env.human_step(reply)
-                _, reward, terminated, truncated, info = env.transition()
+            try:  # the gym env's step: the agent's turn, the human's reply (a failing human truncates)
+                _, reward, terminated, truncated, info = env.step(action.message)
             except Exception as e:  # the scorer (or the env under it) crashed: this episode ends, nobody else's
                 self._over, self._error = True, f"scoring failed: {type(e).__name__}: {e}".splitlines()[0]
                 return self._observation(0.0)
