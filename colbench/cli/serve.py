@@ -25,7 +25,8 @@ __all__ = ["add_arguments", "main"]
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from colbench.cli.run import JoinURLs, json_object
 
-    p.add_argument("--env", default="ColBench-Backend-v0", choices=("ColBench-Backend-v0", "ColBench-Frontend-v0"))
+    p.add_argument("--env", default="ColBench-Backend-v0", choices=("ColBench-Backend-v0", "ColBench-Frontend-v0"),
+                   help="the environment served")
     p.add_argument("--tasks", default="default",
                    help="'default' (embedded tasks), a task file (jsonl/json, e.g. an official ColBench file), "
                         "or 'generated:N:difficulty[:family]'")
@@ -39,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="JSON object of keyword arguments for the simulator")
     p.add_argument("--max-turns", type=int, default=10, help="agent turns per episode (the last one is the answer)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (0: a free one, printed)")
     p.add_argument("--max-sessions", type=int, default=64, help="concurrent sessions (WebSocket connections) at most")
     p.add_argument("--idle-timeout", type=float, default=300.0,
                    help="seconds without a message after which a session and its env are destroyed")
