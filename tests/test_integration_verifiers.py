@@ -1,4 +1,4 @@
-"""ColBench in verifiers v1 (:mod:`colbench.integrations.verifiers`, plug-in id ``colbench-verifiers``),
+"""ColBench in verifiers v1 (:mod:`colbench.integrations.verifiers`, plug-in id ``colbench``),
 run by verifiers' own evaluation entry point (``vf-eval``) against the project's stand-in
 OpenAI-compatible server on 127.0.0.1 (``tests/openai_test_server.py``: its ``echo`` model repeats
 the last user message).
@@ -11,6 +11,9 @@ as the answer. The dialogues are rebuilt from vf-eval's saved traces alone and s
 evaluate`` in a fresh process: the scores equal the rewards verifiers recorded. The human's replies
 equal a fresh scripted human's, every model call carried ColBench's own agent context, and nothing
 sent to the model or saved holds a ground truth or a test.
+
+The plug-in id is the package's own name: verifiers' loader imports ``colbench`` and takes the classes
+it exports lazily (``import colbench`` alone imports no verifiers).
 """
 from __future__ import annotations
 
@@ -50,7 +53,7 @@ VF_EVAL = [sys.executable, "-c", "import sys; from verifiers.v1.cli.eval.main im
 
 
 def vf_eval(server_url: str, out, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*VF_EVAL, "colbench-verifiers", "-m", "echo", "--client.base-url", server_url,
+    return subprocess.run([*VF_EVAL, "colbench", "-m", "echo", "--client.base-url", server_url,
                            "--client.api-key-var", "OPENAI_API_KEY", "--no-push", "--no-rich", "-o", str(out), *args],
                           capture_output=True, text=True, timeout=600, env=dict(os.environ, OPENAI_API_KEY="local"))
 
@@ -103,6 +106,33 @@ def _rebuild(trace: dict) -> tuple[dict, list[tuple[list, str]]]:
 
 def _agent_traces(run) -> list[dict]:
     return [t for e in run["episodes"] for t in e["traces"] if t["agent"]["name"] == "agent"]
+
+
+def test_plugin_id_colbench_resolves_through_verifiers_loader():
+    """verifiers' own loader maps the id ``colbench`` to the package ``colbench`` and finds in its
+    ``__all__`` exactly ColBench's taskset, env and (default) harness classes."""
+    from verifiers.v1.utils import loaders
+
+    from colbench.integrations import verifiers as integration
+
+    assert loaders.taskset_class("colbench") is integration.ColBenchTaskset
+    assert loaders.environment_class("colbench") is integration.ColBenchVerifiersEnv
+    assert loaders.default_harness_id("colbench") == "colbench"
+    assert loaders.harness_class("colbench") is integration.ColBenchHarness
+
+
+def test_import_colbench_imports_no_verifiers():
+    """``import colbench`` (and its version, ``configs_dir``) stays light: verifiers, the integration,
+    torch and openai are imported only when a plug-in class is asked for; an unknown name is an
+    AttributeError as for any module."""
+    code = ("import sys, colbench; colbench.configs_dir(); v = colbench.__version__\n"
+            "heavy = ('verifiers', 'colbench.integrations.verifiers', 'torch', 'openai', 'pydantic')\n"
+            "print([m for m in heavy if m in sys.modules])\n"
+            "print(hasattr(colbench, 'NoSuchName'))\n"
+            "print(colbench.ColBenchTaskset.__module__, 'verifiers' in sys.modules)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["[]", "False", "colbench.integrations.verifiers True"]
 
 
 def test_vf_eval_rewards_are_colbench_evaluate_scores(run, tmp_path):

@@ -2,15 +2,16 @@
 score with ColBench's scorer, a two-role env (the policy ``agent`` and the ``human``), and the
 harness that makes each model call with ColBench's own contexts.
 
-verifiers' evaluation entry point, against any OpenAI-compatible server::
+verifiers' evaluation entry point, against any OpenAI-compatible server (the plug-in id is ``colbench``:
+verifiers imports the package ``colbench``, which exports this module's classes lazily)::
 
-    vf-eval colbench.integrations.verifiers -m MODEL --client.base-url http://localhost:8000/v1 \\
+    vf-eval colbench -m MODEL --client.base-url http://localhost:8000/v1 \\
         --client.api-key-var OPENAI_API_KEY --env.taskset.tasks generated:64:1:rate -n 8 -r 2 --no-push
 
 (``--env.taskset.kind frontend`` for the frontend; ``--env.taskset.max-turns``, ``--env.taskset.split``,
 ``--env.taskset.prompt-style``; ``--env.human-simulator model --env.human.model NAME
 --env.human.client.base-url URL`` for an LLM human.) In Python: ``vf.load_environment(...)`` with an
-``EnvConfig`` naming ``taskset.id = "colbench.integrations.verifiers"``.
+``EnvConfig`` naming ``taskset.id = "colbench"``.
 
 The specification:
 
