@@ -41,6 +41,9 @@ The specification:
   ``{"error": "..."}``, as for a malformed body or an unknown route). A scorer that crashes ends
   that episode with an error observation (``done``, reward 0, ``error``); a simulator that fails
   likewise (``error`` "simulator failed: ..."); the server and the other sessions go on.
+* ``GET /tasks`` (ColBench's own route) lists what the server plays: ``{"env", "kind", "max_turns",
+  "task_ids"}`` (the ids ``reset(task_id=...)`` takes, in task order; nothing else of a task), e.g. to
+  build a trainer's dataset (:class:`colbench.integrations.trl.ColBenchServerEnvironments`).
 * OpenEnv's stateless HTTP ``/reset`` and ``/step`` each build and close a fresh env (OpenEnv's
   simulation routes): an HTTP ``/step`` is therefore always "before a reset", a 409. Episodes are
   played over the WebSocket.
@@ -304,6 +307,12 @@ def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "defau
 
     app.state.colbench_parts = parts
     app.state.colbench_sessions = count
+    listing = {"env": env_id, "kind": parts.kind, "max_turns": parts.max_turns,
+               "task_ids": [t.task_id for t in parts.tasks]}
+
+    @app.get("/tasks", tags=["ColBench"], summary="the served env, its turn limit and its task ids")
+    def _tasks() -> dict:
+        return listing
 
     @app.exception_handler(RequestError)
     async def _request_error(request: Request, exc: RequestError) -> JSONResponse:
