@@ -298,3 +298,63 @@ def test_frontend_episode_scores_as_colbench_evaluate(tmp_path):
     assert dialogue[1]["role"] == "user" and dialogue[1]["content"]  # the scripted human looked at the draft
     (scored,) = colbench_evaluate([{"task": task, "dialogue_history": [], "answer": draft}], tmp_path)
     assert scored["reward"] == pytest.approx(steps[-1].reward, abs=1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_sigterm_stops_a_busy_frontend_server_and_its_browsers():
+    """SIGTERM while 16 sessions are stepping (renders in flight; draining them took ~18 s before): the
+    server exits within a few seconds (its --shutdown-timeout is 5 s), every client gets a closed
+    connection, and no chromedriver or Chromium process it started survives it."""
+    import signal
+
+    import psutil
+
+    page = '<html><body class="bg-{}-100"><h1 class="text-3xl p-6">Draft {}</h1></body></html>'
+    stepped, stop_at = asyncio.Event(), 16
+
+    with ServeProcess("--env", "ColBench-Frontend-v0", "--render-pool", "2") as s:
+        async def client(k: int, counts: list, errors: list) -> None:
+            env = GenericEnvClient(base_url=s.url, message_timeout_s=120)
+            try:
+                await env.connect()
+                await env.reset()
+                for turn in range(100):
+                    r = await env.step({"message": f"OUTPUT: How is this? {page.format('blue', turn)}"})
+                    counts[k] += 1
+                    if min(counts) > 0:
+                        stepped.set()
+                    if r.done:
+                        await env.reset()
+            except Exception as e:  # noqa: BLE001 - what each client got is checked below
+                errors.append(e)
+
+        async def scenario() -> tuple[list, list, float, list]:
+            counts, errors = [0] * stop_at, []
+            tasks = [asyncio.create_task(client(k, counts, errors)) for k in range(stop_at)]
+            await asyncio.wait_for(stepped.wait(), timeout=300)  # every session has stepped; more are in flight
+            started = {}
+            for proc in psutil.Process(s.proc.pid).children(recursive=True):
+                try:
+                    started[proc] = proc.name()
+                except psutil.NoSuchProcess:  # Chromium ends short-lived helpers on its own
+                    pass
+            t0 = time.monotonic()
+            s.proc.send_signal(signal.SIGTERM)
+            while s.proc.poll() is None and time.monotonic() - t0 < 30:
+                await asyncio.sleep(0.05)
+            took = time.monotonic() - t0
+            await asyncio.wait_for(asyncio.gather(*tasks), timeout=60)
+            return started, errors, took, counts
+
+        started, errors, took, counts = asyncio.run(scenario())
+        rc = s.proc.poll()
+    assert rc is not None and took < 10, (took, s.stderr[-2000:])  # exited, and well before the old 20 s drain
+    names = list(started.values())
+    assert names.count("chromedriver") == 2 and sum("chrom" in n for n in names) > 4
+    _, alive = psutil.wait_procs(list(started), timeout=10)
+    assert [p for p in alive if p.status() != psutil.STATUS_ZOMBIE] == []
+    from websockets.exceptions import ConnectionClosed
+
+    assert len(errors) == stop_at and all(isinstance(e, (ConnectionClosed, ConnectionError)) for e in errors), errors
+    assert "Traceback" not in s.stderr, s.stderr[-2000:]  # a quiet shutdown: no handler tracebacks

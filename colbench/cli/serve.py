@@ -11,7 +11,9 @@ simulated here (``--simulator scripted``, or ``--simulator openai --simulator-ba
 
 ``--manifest PATH`` also writes the ``openenv.yaml`` manifest of this server. The server prints
 ``colbench serve: listening on http://HOST:PORT`` once it accepts connections; Ctrl-C or SIGTERM
-stops it (sessions are closed, then the shared evaluator and browser).
+stops it within ``--shutdown-timeout`` seconds: steps in progress are abandoned, browsers and sandbox
+workers killed, sessions closed (:func:`colbench.integrations.openenv.run_server`). Its Chromium
+processes die with it however it ends, SIGKILL included.
 """
 from __future__ import annotations
 
@@ -48,13 +50,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="backend scoring semantics (reference: comparable with published numbers)")
     p.add_argument("--workers", type=int, default=2, help="sandboxed evaluator workers (backend), shared by all sessions")
     p.add_argument("--render-pool", type=int, default=1, help="Chromium drivers (frontend), shared by all sessions")
+    p.add_argument("--shutdown-timeout", type=float, default=5.0,
+                   help="seconds after SIGTERM/SIGINT within which the server has exited (steps in progress are "
+                        "abandoned, browsers killed; past it, every process it started is killed)")
     p.add_argument("--manifest", default=None, help="also write the openenv.yaml manifest to this path")
 
 
 def main(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from colbench.integrations.openenv import create_colbench_app, manifest
+    from colbench.integrations.openenv import create_colbench_app, listen, manifest, run_server
     from colbench_env.simulators import check_simulator_kwargs
     from colbench_env.tasks import load_tasks
 
@@ -63,6 +66,8 @@ def main(args: argparse.Namespace) -> int:
                              ("--workers", args.workers, 1), ("--render-pool", args.render_pool, 1)):
         if value < low:
             raise UsageError(f"{name} must be >= {low}, got {value}")
+    if not args.shutdown_timeout > 0:
+        raise UsageError(f"--shutdown-timeout must be > 0, got {args.shutdown_timeout}")
     if not args.idle_timeout > 0:
         raise UsageError(f"--idle-timeout must be > 0, got {args.idle_timeout}")
     if not 0 <= args.port <= 65535:
@@ -85,24 +90,16 @@ def main(args: argparse.Namespace) -> int:
                               max_turns=args.max_turns, max_sessions=args.max_sessions,
                               idle_timeout=args.idle_timeout, evaluator=args.semantics, eval_workers=args.workers,
                               render_pool=args.render_pool)
-    import socket
-
-    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((args.host, args.port))
+        sock = listen(args.host, args.port)
     except OSError as e:
-        sock.close()
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
-    sock.listen(2048)  # connections from here on wait in the backlog until uvicorn accepts them
     port = sock.getsockname()[1]
     if args.manifest:
         from pathlib import Path
 
         Path(args.manifest).write_text(manifest(args.env, port))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_max_size=100 * 2 ** 20))
     host = args.host if ":" not in args.host else f"[{args.host}]"
     print(f"colbench serve: listening on http://{host}:{port}", flush=True)
-    server.run(sockets=[sock])
+    run_server(app, sock, shutdown_timeout=args.shutdown_timeout)
     return 0

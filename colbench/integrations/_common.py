@@ -93,8 +93,10 @@ class EpisodeParts:
         return ColBenchEnv(self.kind, self.tasks, simulator=self.simulator, max_turns=self.max_turns,
                            **self._scorer_part())
 
-    def close(self) -> None:
-        """Close what was built here (not a simulator or evaluator passed in)."""
+    def close(self, graceful: bool = True) -> None:
+        """Close what was built here (not a simulator or evaluator passed in). ``graceful=False``
+        kills the renderer's browsers at once (a prompt shutdown; the evaluator's close always kills
+        its sandbox workers)."""
         with self._lock:
             if self._simulator is not None and self._simulator is not self._simulator_spec:
                 self._simulator.close()
@@ -103,5 +105,5 @@ class EpisodeParts:
                 self._evaluator.close()
                 self._evaluator = None
             if self._renderer is not None:
-                self._renderer.close()
+                self._renderer.close(graceful=graceful)
                 self._renderer = None

@@ -50,6 +50,7 @@ The specification:
 """
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import signal
@@ -70,7 +71,7 @@ from colbench_env.protocol import MAX_TURNS
 
 from ._common import EpisodeParts
 
-__all__ = ["ServeProcess", "ColBenchAction", "ColBenchObservation", "ColBenchState", "ColBenchOpenEnv", "RequestError",
+__all__ = ["ServeProcess", "listen", "run_server", "ColBenchAction", "ColBenchObservation", "ColBenchState", "ColBenchOpenEnv", "RequestError",
            "create_colbench_app", "MANIFEST", "manifest"]
 
 ENV_IDS = {"ColBench-Backend-v0": "backend", "ColBench-Frontend-v0": "frontend"}
@@ -337,6 +338,88 @@ def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "defau
     if own:
         app.router.on_shutdown.append(parts.close)
     return app
+
+
+def listen(host: str = "127.0.0.1", port: int = 8000):
+    """A TCP socket bound to ``host:port`` and listening (port 0: a free one; IPv6 when ``host`` has a
+    ``:``). Connections made from here on wait in its backlog until :func:`run_server` accepts them.
+    Raises ``OSError`` when it cannot listen."""
+    import socket
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def run_server(app, sock, *, shutdown_timeout: float = 5.0) -> None:
+    """Serve ``app`` (:func:`create_colbench_app`) with uvicorn on the listening socket ``sock``
+    (:func:`listen`) until SIGTERM or SIGINT; run it in the main thread.
+
+    Shutdown (the first SIGTERM or SIGINT):
+
+    * no new connection is accepted, and the shared parts are closed at once, without waiting for
+      the steps in progress (``EpisodeParts.close(graceful=False)``: the browsers and their Chromium
+      processes are killed, the evaluator's sandbox workers too); such a step ends with an error its
+      client no longer receives;
+    * uvicorn closes every WebSocket (close code 1012, "service restart"); OpenEnv destroys each
+      session and closes its env; the app's shutdown closes the shared parts (already closed);
+    * within ``shutdown_timeout`` seconds of the signal the process has exited: if it is still
+      running then, it SIGKILLs every process it started (browsers, sandbox workers) and exits with
+      status 128 + the signal. Otherwise uvicorn re-raises the signal once shut down (a SIGTERM ends
+      the process as a SIGTERM does; a SIGINT raises ``KeyboardInterrupt``).
+
+    A second SIGINT makes uvicorn skip the rest of the graceful part. Chromium processes outlive no
+    way of ending the process, SIGKILL included (:mod:`colbench_env.evaluation.orphan_guard`).
+    """
+    import uvicorn
+
+    if not shutdown_timeout > 0:
+        raise ValueError(f"shutdown_timeout must be positive, got {shutdown_timeout!r}")
+    parts: EpisodeParts | None = getattr(app.state, "colbench_parts", None)
+
+    def deadline(sig: int) -> None:
+        time.sleep(shutdown_timeout)
+        try:
+            import psutil
+
+            for child in psutil.Process().children(recursive=True):
+                try:
+                    child.kill()
+                except psutil.Error:
+                    pass
+        except ImportError:  # no psutil (a backend-only install): the sandbox workers die with us anyway
+            pass
+        sys.stderr.write(f"colbench serve: not shut down {shutdown_timeout:g} s after signal {sig}: killed\n")
+        sys.stderr.flush()
+        os._exit(128 + sig)
+
+    def after_shutdown_began(record) -> bool:
+        """uvicorn's log without the tracebacks of handlers that answered a connection it had closed."""
+        from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected
+
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, (WebSocketDisconnect, WebSocketDisconnected))
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame) -> None:
+            first = not self.should_exit
+            super().handle_exit(sig, frame)
+            if first:
+                logging.getLogger("uvicorn.error").addFilter(after_shutdown_began)
+                threading.Thread(target=deadline, args=(sig,), name="colbench-shutdown-deadline", daemon=True).start()
+                if parts is not None:
+                    threading.Thread(target=parts.close, kwargs={"graceful": False}, name="colbench-shutdown",
+                                     daemon=True).start()
+
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=100 * 2 ** 20,
+                            timeout_graceful_shutdown=max(shutdown_timeout / 2, 0.5))
+    Server(config).run(sockets=[sock])
 
 
 class ServeProcess:
