@@ -14,8 +14,14 @@ Per env (backend, then frontend):
 * **abrupt disconnects**: ``sessions`` sessions reset, then their TCP connections are dropped without
   a WebSocket close; after the idle timeout (+ OpenEnv's reaper period) ``sessions`` new sessions
   are opened: those refused are sessions still alive (goal 0);
-* **kill mid-run**: the server is SIGKILLed while 16 sessions play; what each client got, and the
-  episode log the client appends to as episodes finish (``append_jsonl``) has only whole lines.
+* **kill mid-run**: the server is SIGKILLed while 16 sessions play; what each client got, the
+  episode log the client appends to as episodes finish (``append_jsonl``) has only whole lines, and
+  the processes the server had started (browsers, sandbox workers) still alive 10 s later (goal 0);
+* **SIGTERM mid-run**: the same with SIGTERM: seconds until the server exited (``--shutdown-timeout``
+  5 s) and the processes it had started still alive 10 s later (goal 0).
+
+The result also holds the machine (CPUs) and its 1-minute load average before and after each env's
+phases: the figures depend on what else the machine runs.
 
 Every loop is bounded in count and time; traffic goes to 127.0.0.1 only.
 """
@@ -139,33 +145,77 @@ def _server(kind: str, tasks: str, sessions: int, idle: float):
     return ServeProcess(*args)
 
 
+def _descendants(pid: int) -> list:
+    import psutil
+
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _survivors(procs: list, wait_s: float = 10.0) -> int:
+    """How many of ``procs`` are still running (not zombies) after up to ``wait_s`` seconds."""
+    import psutil
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = []
+        for p in procs:
+            try:
+                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                    left.append(p)
+            except psutil.NoSuchProcess:
+                pass
+        if not left or time.monotonic() > deadline:
+            for p in left:  # the benchmark leaves nothing behind
+                try:
+                    p.kill()
+                except psutil.NoSuchProcess:
+                    pass
+            return len(left)
+        time.sleep(0.1)
+
+
+def _stop_mid_run(kind: str, tasks: str, sessions: int, idle: float, sig: int) -> dict:
+    """16 sessions play for 3 s (after every one has started), then the server gets ``sig``."""
+    with _server(kind, tasks, sessions, idle) as srv, tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "episodes.jsonl")
+
+        async def stopped() -> tuple[dict, list, float]:
+            task = asyncio.create_task(_load(srv.url, kind, 16, 10 ** 6, True, log, 120.0))
+            await asyncio.sleep(3.0)
+            started = _descendants(srv.proc.pid)
+            t0 = time.monotonic()
+            srv.proc.send_signal(sig)
+            while srv.proc.poll() is None and time.monotonic() - t0 < 60:
+                await asyncio.sleep(0.02)
+            return await task, started, time.monotonic() - t0
+        k, started, exit_s = asyncio.run(stopped())
+        lines = Path(log).read_text().splitlines() if os.path.exists(log) else []
+        whole = all(json.loads(line) is not None for line in lines)
+        text = Path(log).read_bytes() if os.path.exists(log) else b""
+    return {"clients_with_error": len(k["errors"]), "error_kinds": sorted({e.split(":")[0] for e in k["errors"]}),
+            "example_error": (k["errors"] or [""])[0], "episodes_logged": len(lines),
+            "log_whole_lines": whole and (not text or text.endswith(b"\n")), "server_exit_s": exit_s,
+            "processes_started": len(started), "processes_alive_after_10s": _survivors(started)}
+
+
 def run(episodes: int = 500, sessions: int = 64, kinds: tuple = ("backend", "frontend"), idle: float = 4.0,
-        deadline_s: float = 1200.0) -> dict:
-    out: dict = {}
+        deadline_s: float = 1800.0) -> dict:
+    out: dict = {"cpu_count": os.cpu_count(), "sessions": sessions, "episodes": episodes}
     for kind in kinds:
         tasks = "generated:8:1" if kind == "backend" else "default"
+        load_before = os.getloadavg()[0]
         with _server(kind, tasks, sessions, idle) as srv:
             base = asyncio.run(_load(srv.url, kind, sessions, max(sessions, episodes // 4), False, None, deadline_s))
             load = asyncio.run(_load(srv.url, kind, sessions, episodes, True, None, deadline_s))
             alive = asyncio.run(_abrupt(srv.url, sessions, idle + max(idle / 4, 5.0) + 2.0))
         out[f"serve_{kind}"] = {"load": load, "no_scoring": base, "alive_after_abrupt_disconnects": alive,
-                                "nonfinal_p99_ratio": load["nonfinal_p99_s"] / base["nonfinal_p99_s"]}
-        # kill the server mid-run
-        with _server(kind, tasks, sessions, idle) as srv, tempfile.TemporaryDirectory() as d:
-            log = os.path.join(d, "episodes.jsonl")
-
-            async def killed() -> dict:
-                task = asyncio.create_task(_load(srv.url, kind, 16, 10 ** 6, True, log, 60.0))
-                await asyncio.sleep(3.0)
-                srv.proc.send_signal(signal.SIGKILL)
-                return await task
-            k = asyncio.run(killed())
-            lines = Path(log).read_text().splitlines() if os.path.exists(log) else []
-            whole = all(json.loads(line) is not None for line in lines)
-            text = Path(log).read_bytes() if os.path.exists(log) else b""
-        out[f"serve_{kind}"]["kill"] = {"clients_with_error": len(k["errors"]), "error_kinds": sorted(
-            {e.split(":")[0] for e in k["errors"]}), "example_error": (k["errors"] or [""])[0],
-            "episodes_logged": len(lines), "log_whole_lines": whole and (not text or text.endswith(b"\n"))}
+                                "nonfinal_p99_ratio": load["nonfinal_p99_s"] / base["nonfinal_p99_s"],
+                                "kill": _stop_mid_run(kind, tasks, sessions, idle, signal.SIGKILL),
+                                "sigterm": _stop_mid_run(kind, tasks, sessions, idle, signal.SIGTERM),
+                                "load_average_1min_before": load_before, "load_average_1min_after": os.getloadavg()[0]}
     b = out.get("serve_backend", {})
     out["serve_backend_episodes_per_s"] = b.get("load", {}).get("episodes_per_s")
     return out

@@ -266,6 +266,37 @@ def test_a_crashing_scorer_ends_only_its_session():
         evaluator.close()
 
 
+def test_a_session_is_not_idle_while_its_step_runs():
+    """A step longer than the idle timeout (an answer scored for 7 s; timeout 1 s, the reaper looks
+    every 5 s) leaves its session alive: the next reset works. Idle afterwards, it is reaped."""
+    from colbench.integrations._common import EpisodeParts
+    from colbench.integrations.openenv import create_colbench_app
+    from colbench_env.evaluation.backend import BackendEvaluator
+
+    class Slow(BackendEvaluator):
+        def score(self, task, answer):
+            if "SLOW" in answer:
+                time.sleep(7)
+            return super().score(task, answer)
+
+    evaluator = Slow(workers=1)
+    parts = EpisodeParts("backend", TASKS, evaluator=evaluator, max_turns=MAX_TURNS)
+    app = create_colbench_app("ColBench-Backend-v0", parts=parts, max_sessions=2, idle_timeout=1)
+    try:
+        with ServeThread(app) as srv, GenericEnvClient(base_url=srv.url).sync() as a:
+            a.reset(task_id="scale")
+            slow = a.step({"message": "OUTPUT: I WANT TO ANSWER: SLOW"})
+            assert slow.done and slow.observation["error"] is None and slow.reward == 0.0
+            assert a.reset(task_id="fee").observation["task_id"] == "fee"  # not reaped in the middle of the step
+            deadline = time.monotonic() + 20
+            while app.state.colbench_sessions() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert app.state.colbench_sessions() == 0  # idle for real: reaped
+    finally:
+        parts.close()
+        evaluator.close()
+
+
 def test_cli_errors_are_one_line(tmp_path):
     import subprocess
     import sys

@@ -1,5 +1,5 @@
 """ColBench served as an OpenEnv environment (``colbench serve``), built on OpenEnv's own server
-library (``openenv.core.env_server.create_app``; extra ``serve``).
+library (``openenv.core.env_server``'s ``HTTPEnvServer``, as its ``create_app`` uses it; extra ``serve``).
 
 A trainer on GPU nodes reaches ColBench over HTTP / WebSocket with OpenEnv's client and no colbench
 installed on its side::
@@ -17,7 +17,10 @@ The specification:
   :class:`ColBenchOpenEnv`, i.e. one :class:`colbench_env.gym_env.ColBenchEnv`; at most
   ``max_sessions`` at once (one more is refused with OpenEnv's ``CAPACITY_REACHED`` error). A
   session idle for ``idle_timeout`` seconds is destroyed by OpenEnv's reaper (it checks every
-  ``max(idle_timeout / 4, 5)`` seconds), which closes its env; a session whose client disconnects,
+  ``max(idle_timeout / 4, 5)`` seconds), which closes its env. Idle means no message for that long
+  and none being handled: a session whose reset or step is running is never idle (OpenEnv 0.4.1
+  counts only the end of a call as activity, so its reaper destroyed a session in the middle of a
+  step longer than the timeout: :class:`_SessionServer` fixes that); a session whose client disconnects,
   abruptly or not, is destroyed at once. What a session holds is its env and the episode in it:
   the sandboxed evaluator (backend), the Chromium pool (frontend) and the human simulator are
   shared by all sessions and closed with the server. A session destroyed while one of its steps
@@ -51,6 +54,7 @@ The specification:
 from __future__ import annotations
 
 import logging
+import math
 import os
 import queue
 import signal
@@ -241,20 +245,42 @@ def _one_line(text: Any) -> str:
     return " ".join(str(text).split())
 
 
+def _session_server_class():
+    from openenv.core.env_server.http_server import HTTPEnvServer
+
+    class _SessionServer(HTTPEnvServer):
+        """OpenEnv's server with busy sessions exempt from the idle reaper: while a session's call
+        (reset or step) runs in its executor, its last activity is "now, for as long as it runs"
+        (``inf``); when the call ends it is stamped with the time, as OpenEnv does."""
+
+        async def _run_in_session_executor(self, session_id, func, *args, **kwargs):
+            info = self._session_info.get(session_id)
+            if info is not None:
+                info.last_activity_at = math.inf
+            try:
+                return await super()._run_in_session_executor(session_id, func, *args, **kwargs)
+            finally:
+                self._update_session_activity(session_id)
+
+    return _SessionServer
+
+
 def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "default", *, split: str | None = None,
                         simulator: Any = "scripted", simulator_kwargs: dict | None = None,
                         max_turns: int = MAX_TURNS, max_sessions: int = 64, idle_timeout: float | None = 300.0,
                         evaluator: Any = "reference", similarity: Any = "visual", eval_workers: int | None = None,
                         render_pool: int = 1, parts: EpisodeParts | None = None):
-    """The FastAPI app of ``colbench serve`` (OpenEnv's ``create_app`` with ColBench's env, action and
-    observation, a session cap and an idle timeout), with one-line JSON errors for bad requests.
+    """The FastAPI app of ``colbench serve``: OpenEnv's server and routes (as its ``create_app`` makes
+    them, busy sessions exempt from the idle reaper) with ColBench's env, action and observation, a
+    session cap and an idle timeout, ``GET /tasks``, and one-line JSON errors for bad requests.
 
     Args:
         env_id: ``"ColBench-Backend-v0"`` or ``"ColBench-Frontend-v0"``.
         tasks, split, simulator, simulator_kwargs, max_turns, evaluator, similarity, eval_workers:
             as :class:`colbench.integrations._common.EpisodeParts` (the shared tasks, human and scorer).
         max_sessions: concurrent sessions (WebSocket connections) at most.
-        idle_timeout: seconds without a message after which a session is destroyed (``None``: never).
+        idle_timeout: seconds without a message, and none being handled, after which a session is
+            destroyed (``None``: never).
         render_pool: Chromium drivers shared by the sessions (frontend).
         parts: shared parts built by the caller (then the arguments above but ``env_id``, ``max_sessions``
             and ``idle_timeout`` are not used, and the caller closes them).
@@ -265,7 +291,7 @@ def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "defau
     from fastapi import Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
-    from openenv.core.env_server.http_server import create_app
+    from fastapi import FastAPI
     from starlette.exceptions import HTTPException as StarletteHTTPException
 
     if env_id not in ENV_IDS:
@@ -298,9 +324,12 @@ def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "defau
         return env
 
     make_env.__name__ = "ColBenchOpenEnv"
-    app = create_app(make_env, ColBenchAction, ColBenchObservation, env_name=env_id,
-                     concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
-                                                          session_timeout=idle_timeout))
+    app = FastAPI(title=f"ColBench {env_id} (OpenEnv environment server)", version=__version__,
+                  docs_url="/docs", redoc_url="/redoc", openapi_url="/openapi.json")
+    server = _session_server_class()(make_env, ColBenchAction, ColBenchObservation, env_name=env_id,
+                                     concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
+                                                                          session_timeout=idle_timeout))
+    server.register_routes(app)
 
     def count() -> int:
         with live_lock:
