@@ -1,15 +1,14 @@
 """Trainer configs: the shared fields, one model's settings, and the one path that builds a config
-from a dict (old keys included). Light: no torch, so that CLIs can validate before loading a model.
+from a dict. Light: no torch, so that CLIs can validate before loading a model.
 
 * :class:`ModelConfig` -- one trained model (path, LoRA, 4-bit, full fine-tune, learning rate), named
   after TRL's ``ModelConfig``: ``TrainerConfig.policy`` in every trainer, ``SweetRLConfig.critic``
   (a subclass with the critic's own epochs, batch and length).
 * :class:`TrainerConfig` -- the fields every algorithm config inherits.
 * :func:`config_from_dict` -- a config from a JSON object / checkpoint: nested dicts for the models,
-  the documented old flat keys (``lora_r``, ``critic_learning_rate``, ``batch_size``, ...) mapped by
-  each class's ``_aliases`` to the trainer's own field, unknown keys an error naming them. The
-  constructors, ``colbench train --config-json``, the pipeline's ``--trainer-overrides`` and
-  :meth:`agents.trainer_base.LMTrainer.load` all go through it (or :func:`merge_config_dicts`).
+  unknown keys an error naming them. ``colbench train --config-json``, the pipeline's
+  ``--trainer-overrides`` and :meth:`colbench.agents.trainer_base.LMTrainer.load` all go through it (or
+  :func:`merge_config_dicts`).
 """
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ from typing import Any, ClassVar
 
 from colbench_env.protocol import MAX_TURNS
 
-__all__ = ["AliasedConfig", "ConfigError", "ModelConfig", "TrainerConfig", "Removed", "config_from_dict",
+__all__ = ["ConfigError", "ModelConfig", "TrainerConfig", "config_from_dict",
            "merge_config_dicts", "canonical_config_dict", "NoTrainingData", "SAMPLED_ROLLOUTS_HINT", "config_fields",
            "CONTEXT_SETTINGS", "recorded_context", "context_conflicts"]
 
@@ -52,37 +51,14 @@ def _check_positive_ints(obj, *names: str) -> None:
         _check(isinstance(v, int) and not isinstance(v, bool) and v > 0, name, f"must be a positive int, got {v!r}")
 
 
-class Removed:
-    """The target of an alias for a field a config no longer has: a dict or checkpoint may still
-    carry it at ``accepted`` (the only value the old code allowed; dropped), any other value is an
-    error that says ``why``."""
-
-    def __init__(self, accepted: Any, why: str):
-        self.accepted, self.why = accepted, why
-
-
-class AliasedConfig(type):
-    """Metaclass of the configs: every construction (``Cls(**kwargs)``, :func:`config_from_dict`,
-    ``dataclasses.replace``) first maps the class's documented old keys (``_aliases``) onto the
-    fields they now are (:func:`canonical_config_dict`), so old dicts, checkpoints and call sites
-    keep working and are checked by one path."""
-
-    def __call__(cls, *args, **kwargs):
-        return super().__call__(*args, **canonical_config_dict(cls, kwargs))
-
-
-_AliasedConfig = AliasedConfig  # the name it had before it was public
-
-
 def _nested_fields(cls: type) -> dict[str, type]:
     return dict(getattr(cls, "_nested", {}))
 
 
 def canonical_config_dict(cls: type, data: dict, *, source: str | None = None) -> dict:
-    """``data`` with the documented old keys of ``cls`` (its ``_aliases``) moved to the fields they
-    now are, and nested configs (``policy``, ``critic``) as plain dicts. Keys that are neither
-    fields nor aliases are left for the caller to reject. An old key and its new field both given
-    with different values is an error."""
+    """``data`` with the nested configs of ``cls`` (``policy``, ``critic``) as plain dicts (a config
+    object given for one is turned into the dict of its fields). Keys that are not fields are left
+    for the caller to reject."""
     out = dict(data)
     for name, sub in _nested_fields(cls).items():  # nested config objects -> dicts (merged below)
         if dataclasses.is_dataclass(out.get(name)) and not isinstance(out.get(name), type):
@@ -92,28 +68,6 @@ def canonical_config_dict(cls: type, data: dict, *, source: str | None = None) -
                               f"got {type(out[name]).__name__}")
         elif name in out:
             out[name] = dict(out[name] or {})
-    explicit = {name: set(out.get(name) or {}) for name in _nested_fields(cls)}
-    for old, targets in getattr(cls, "_aliases", {}).items():
-        if old not in out:
-            continue
-        value = out.pop(old)
-        if isinstance(targets, Removed):
-            if value != targets.accepted:
-                raise ConfigError(f"{_where(source)}field '{old}': {targets.why}, got {value!r}")
-            continue
-        for target in (targets,) if isinstance(targets, str) else targets:
-            head, _, leaf = target.partition(".")
-            if not leaf:  # a renamed top-level field
-                if head in out and out[head] != value:
-                    raise ConfigError(f"{_where(source)}field '{old}' is the old name of '{head}'; give one of them")
-                out[head] = value
-                continue
-            sub = out.setdefault(head, {})
-            if leaf in explicit[head]:
-                if isinstance(targets, str) and sub[leaf] != value:
-                    raise ConfigError(f"{_where(source)}field '{old}' is the old name of '{target}'; give one of them")
-                continue  # a shared old key does not override a model's own setting
-            sub[leaf] = value
     return out
 
 
@@ -122,7 +76,7 @@ def _where(source: str | None) -> str:
 
 
 def merge_config_dicts(cls: type, base: dict, override: dict, *, source: str | None = None) -> dict:
-    """``override`` over ``base`` (both may use old keys): nested configs are merged field by field,
+    """``override`` over ``base``: nested configs are merged field by field,
     so ``{"critic": {"learning_rate": 1e-4}}`` changes the critic's learning rate only."""
     a = canonical_config_dict(cls, base, source=source)
     b = canonical_config_dict(cls, override, source=source)
@@ -155,17 +109,14 @@ def _known_fields(cls: type) -> list[str]:
 def config_from_dict(cls: type, data: dict, *, source: str = "<config>"):
     """Build config ``cls`` from a dict (a JSON object, a checkpoint's ``trainer.json`` config).
 
-    Nested configs are dicts (``{"critic": {"learning_rate": 1e-4}}``); the class's documented old
-    keys (``_aliases``: e.g. ``lora_r`` for ``policy.lora_r``, ``critic_learning_rate`` for
-    ``critic.learning_rate``, ``batch_size`` for the trainer's own ``*_per_batch`` field) are
-    accepted. Unknown fields raise :class:`ConfigError` naming them."""
+    Nested configs are dicts (``{"critic": {"learning_rate": 1e-4}}``). Unknown fields raise
+    :class:`ConfigError` naming them."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: a config must be a JSON object, got {type(data).__name__}")
     data = canonical_config_dict(cls, data, source=source)
     unknown = _unknown_fields(cls, data)
     if unknown:
-        raise ConfigError(f"{source}: unknown field(s) {unknown} for {cls.__name__} (known: {_known_fields(cls)}; "
-                          f"old names accepted: {sorted(getattr(cls, '_aliases', {}))})")
+        raise ConfigError(f"{source}: unknown field(s) {unknown} for {cls.__name__} (known: {_known_fields(cls)})")
     try:
         return cls(**data)
     except ConfigError as e:
@@ -191,7 +142,7 @@ def _nested_config(cls: type, value: Any, name: str):
 @dataclass
 class ModelConfig:
     """One trained model and its optimiser step: the policy of every trainer
-    (:attr:`TrainerConfig.policy`) and SWEET-RL's critic (a :class:`~agents.sweet_rl.CriticConfig`).
+    (:attr:`TrainerConfig.policy`) and SWEET-RL's critic (a :class:`~colbench.agents.sweet_rl.CriticConfig`).
     Names follow TRL's ``ModelConfig`` (``model_name_or_path``, ``lora_*``, ``load_in_4bit``).
 
     Attributes:
@@ -240,15 +191,8 @@ class ModelConfig:
         _check(self.learning_rate > 0, "learning_rate", f"must be > 0, got {self.learning_rate!r}")
 
 
-#: The old flat keys of the policy's settings (before :class:`ModelConfig`), accepted by every trainer.
-POLICY_ALIASES: dict[str, str] = {"model": "policy.model_name_or_path",
-                                  **{k: f"policy.{k}" for k in ("lora_r", "lora_alpha", "lora_dropout",
-                                                                "lora_target_modules", "load_in_4bit", "compute_dtype",
-                                                                "full_finetune", "learning_rate")}}
-
-
 @dataclass
-class TrainerConfig(metaclass=AliasedConfig):
+class TrainerConfig:
     """Fields shared by every trainer. Subclasses add the algorithm's own (among them what one
     micro-batch counts: ``sequences_per_batch``, ``pairs_per_batch`` or ``trajectories_per_batch``).
 
@@ -276,16 +220,9 @@ class TrainerConfig(metaclass=AliasedConfig):
             rate (transformers' ``cosine_with_min_lr``, as the reference's ``train_dpo.py``).
         warmup_ratio: warm-up fraction of the steps (``"cosine"`` only; reference 0.03).
         min_lr_ratio: final learning rate / learning rate (``"cosine"`` only; reference 0.1).
-
-    Old keys (configs and checkpoints written before the nested ``policy``), accepted as aliases by
-    the constructor and :func:`config_from_dict`: ``model`` (``policy.model_name_or_path``),
-    ``lora_r``, ``lora_alpha``, ``lora_dropout``, ``lora_target_modules``, ``load_in_4bit``,
-    ``compute_dtype``, ``full_finetune``, ``learning_rate`` (``policy.<same>``), and ``batch_size``
-    for the trainer's own per-batch count (see each subclass).
     """
 
     _nested: ClassVar[dict[str, type]] = {"policy": ModelConfig}
-    _aliases: ClassVar[dict[str, Any]] = POLICY_ALIASES
 
     policy: ModelConfig = field(default_factory=ModelConfig)
     gradient_checkpointing: bool = False

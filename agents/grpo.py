@@ -1,14 +1,14 @@
 """Multi-turn GRPO (group relative policy optimisation; Shao et al. 2024, DeepSeekMath), the critic-free
 baseline: no value model and no turn-level credit assignment.
 
-For the ``k`` rollouts of each task (a *group*, keyed by :func:`~agents.trainer_base.task_key`):
+For the ``k`` rollouts of each task (a *group*, keyed by :func:`~colbench.agents.trainer_base.task_key`):
 
 * each trajectory's advantage is its final reward minus its group's mean, divided by the group's
-  std (:func:`agents.losses.group_relative_advantages`; ``scale_rewards``);
+  std (:func:`colbench.agents.losses.group_relative_advantages`; ``scale_rewards``);
 * that one advantage is applied to every agent token of the trajectory -- all its turns; the prompt
-  and the human's turns are masked out (:func:`agents.tokenize.tokenize_trajectory`);
+  and the human's turns are masked out (:func:`colbench.agents.tokenize.tokenize_trajectory`);
 * the loss is the clipped surrogate plus ``beta`` x the k3 KL to the reference policy (the base with
-  the LoRA adapter disabled), per token (:func:`agents.losses.grpo_loss`); ``old`` log-probs are the
+  the LoRA adapter disabled), per token (:func:`colbench.agents.losses.grpo_loss`); ``old`` log-probs are the
   policy's at the start of the update (the trajectories carry none), so the first step's ratio is 1;
 * every log-prob (old, new, reference) is of the sampling distribution ``softmax(logits / T)`` at the
   temperature ``T`` the rollouts were drawn with (``rollout_temperature``), as TRL's GRPOTrainer
@@ -37,7 +37,7 @@ __all__ = ["GRPOConfig", "GRPO"]
 
 class GRPO(LMTrainer):
     """Multi-turn GRPO. See the module docstring, :class:`GRPOConfig` and
-    :class:`~agents.trainer_base.LMTrainer`."""
+    :class:`~colbench.agents.trainer_base.LMTrainer`."""
 
     config_class = GRPOConfig
     algorithm = "grpo"
@@ -45,7 +45,7 @@ class GRPO(LMTrainer):
     @classmethod
     def check_data(cls, records: list[dict], config) -> None:
         """Some task's rollouts must differ in reward (else every advantage is 0:
-        :class:`~agents.config.NoTrainingData`)."""
+        :class:`~colbench.agents.config.NoTrainingData`)."""
         super().check_data(records, config)
         rewards: dict[str, set[float]] = {}
         for r in records:

@@ -1,17 +1,16 @@
-"""GRPOConfig: what :class:`agents.grpo.GRPO` is run with (a torch-free module, so it loads without a model)."""
+"""GRPOConfig: what :class:`colbench.agents.grpo.GRPO` is run with (a torch-free module, so it loads without a model)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
-from .config import Removed, TrainerConfig, _check, _check_positive_ints
+from .config import TrainerConfig, _check, _check_positive_ints
 
 __all__ = ["GRPOConfig"]
 
 
 @dataclass
 class GRPOConfig(TrainerConfig):
-    """GRPO settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+    """GRPO settings (plus every :class:`~colbench.agents.trainer_base.TrainerConfig` field).
 
     Attributes:
         beta: weight of the k3 KL penalty to the reference policy (DeepSeekMath: 0.04).
@@ -20,14 +19,13 @@ class GRPOConfig(TrainerConfig):
         scale_rewards: ``"group"`` (divide by the group's std), ``"batch"`` or ``"none"`` (Dr. GRPO).
         loss_type: ``"grpo"`` (per-sequence token mean, then mean) or ``"bnpo"`` (token mean over the batch).
         update_epochs: passes over the rollouts per ``update`` (TRL's ``num_iterations``; GRPO has
-            no ``epochs`` field -- an old config's ``epochs: 1`` is accepted and dropped, any other
-            value is an error).
+            no ``epochs`` field).
         drop_zero_advantage: skip trajectories whose advantage is 0 (every rollout of their task got
             the same reward): they carry no policy gradient, only the KL term (DAPO's dynamic
             sampling filter); saves most of the compute when most groups are all-fail.
         sequences_per_batch: tokenised sequences per minibatch (one per trajectory, or one per
             agent turn of a trajectory longer than ``max_length``; each carries its trajectory's
-            advantage). Old name: ``batch_size``.
+            advantage).
         rollout_temperature: the temperature the rollouts were sampled at; log-probs are taken
             under ``softmax(logits / rollout_temperature)`` (the pipeline sets it to its collection
             temperature).
@@ -42,10 +40,6 @@ class GRPOConfig(TrainerConfig):
     drop_zero_advantage: bool = True
     sequences_per_batch: int = 4
     rollout_temperature: float = 1.0
-
-    _aliases: ClassVar[dict[str, Any]] = {
-        **TrainerConfig._aliases, "batch_size": "sequences_per_batch",
-        "epochs": Removed(1, "GRPO has no 'epochs': its passes over the data are 'update_epochs'")}
 
     def __post_init__(self) -> None:
         super().__post_init__()

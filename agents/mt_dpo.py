@@ -7,14 +7,14 @@ For every task, the best successful rollout (highest reward, at least ``success_
 differ by more than ``min_reward_gap`` form a pair, the higher one chosen.
 A trajectory's log-probability is ``sum_t log pi(a_t | context_t)`` over all its agent turns (one
 packed sequence whose mask covers only the assistant turns; simulator tokens are never in the mask),
-and the loss is DPO (:func:`agents.losses.dpo_loss`) against the reference policy -- the same network
+and the loss is DPO (:func:`colbench.agents.losses.dpo_loss`) against the reference policy -- the same network
 with the LoRA adapter disabled -- plus an optional NLL term on the chosen trajectory.
 
 Why not TRL's ``DPOTrainer``: its examples are ``prompt + completion`` pairs, one completion span per
 sequence, so a trajectory whose trained tokens are several assistant turns interleaved with human
 turns cannot be expressed; and it builds a new ``transformers.Trainer`` (optimiser, scheduler,
 accelerator) per ``train()`` call, which would reset the optimiser between SWEET-RL rounds and bypass
-this package's checkpoints. The DPO step here is the pure :func:`~agents.losses.dpo_loss` on top of
+this package's checkpoints. The DPO step here is the pure :func:`~colbench.agents.losses.dpo_loss` on top of
 accelerate; :func:`train_preference_pairs` is shared with SWEET-RL's step-level policy update.
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ def trajectory_pairs(trajectories: Sequence[dict], *, success_threshold: float =
 
 
 def _by_task(records: Sequence[dict]) -> list[list[dict]]:
-    """The records grouped by task (:func:`~agents.trainer_base.task_key`), in data order."""
+    """The records grouped by task (:func:`~colbench.agents.trainer_base.task_key`), in data order."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for r in records:
         groups[task_key(r["task"])].append(r)
@@ -84,7 +84,7 @@ def _summed_logps(lm: TrainableLM, sides: list[list[TokenizedSequence]], *, refe
 
     With ``whole_sequence = k``, also the NLL (mean negative log-prob) of the first ``k`` sides over
     *every* token of their sequences (context included; all sides are then scored at every token).
-    Either way the log-probs come from :meth:`~agents.trainer_base.TrainableLM.token_logps`, whose
+    Either way the log-probs come from :meth:`~colbench.agents.trainer_base.TrainableLM.token_logps`, whose
     vocabulary projection runs chunk by chunk at the scored positions only (never the full
     ``(B, L, vocab)`` logits)."""
     flat = [s for side in sides for s in side]
@@ -117,7 +117,7 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
     Reference log-probs are computed once, before the first step. The NLL term is the chosen
     side's mean negative log-prob over its action tokens (``nll_scope="action"``) or over every
     token of its sequences, context included (``"sequence"``: the reference SWEET-RL's policy DPO,
-    see :attr:`agents.sweet_rl.SweetRLConfig.nll_scope`).
+    see :attr:`colbench.agents.sweet_rl.SweetRLConfig.nll_scope`).
 
     Returns:
         Means over the last epoch of ``loss``, ``dpo_loss``, ``chosen_reward``, ``rejected_reward``,
@@ -167,7 +167,7 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
 
 
 class MultiTurnDPO(LMTrainer):
-    """Trajectory-level DPO. See :class:`MultiTurnDPOConfig` and :class:`~agents.trainer_base.LMTrainer`."""
+    """Trajectory-level DPO. See :class:`MultiTurnDPOConfig` and :class:`~colbench.agents.trainer_base.LMTrainer`."""
 
     config_class = MultiTurnDPOConfig
     algorithm = "mt-dpo"
@@ -193,7 +193,7 @@ class MultiTurnDPO(LMTrainer):
 
     @classmethod
     def check_data(cls, records: list[dict], config) -> None:
-        """Some task must have a (successful, worse) pair of rollouts (:class:`~agents.config.NoTrainingData`)."""
+        """Some task must have a (successful, worse) pair of rollouts (:class:`~colbench.agents.config.NoTrainingData`)."""
         super().check_data(records, config)
         if not trajectory_pairs(records, success_threshold=config.success_threshold,
                                 min_reward_gap=config.min_reward_gap, pairing=config.pairing):

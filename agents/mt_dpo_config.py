@@ -1,9 +1,8 @@
-"""Multi-turn DPO's settings, beside its trainer :class:`agents.mt_dpo.MultiTurnDPO` (torch-free, as TRL's
+"""Multi-turn DPO's settings, beside its trainer :class:`colbench.agents.mt_dpo.MultiTurnDPO` (torch-free, as TRL's
 ``dpo_config.py``: the command line and the pipeline check a config before any model loads)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 from .config import TrainerConfig, _check, _check_positive_ints
 
@@ -12,21 +11,19 @@ __all__ = ["MultiTurnDPOConfig"]
 
 @dataclass
 class MultiTurnDPOConfig(TrainerConfig):
-    """Multi-turn DPO settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+    """Multi-turn DPO settings (plus every :class:`~colbench.agents.trainer_base.TrainerConfig` field).
 
     Attributes:
         beta: DPO inverse temperature (reference: 0.1).
         nll_coef: weight of the chosen trajectory's per-token NLL added to the DPO loss (0: plain DPO).
         success_threshold: the chosen rollout must reach this reward.
         min_reward_gap: a rejected rollout's reward must be below the chosen one's by more than this.
-        pairing: which rollouts of a task are paired (:func:`agents.mt_dpo.trajectory_pairs`):
+        pairing: which rollouts of a task are paired (:func:`colbench.agents.mt_dpo.trajectory_pairs`):
             ``"best_vs_lower"`` (the best vs each lower one) or ``"all_ordered"`` (every two whose
             rewards differ by more than ``min_reward_gap``: the reference's frontend pairs).
-        pairs_per_batch: (chosen, rejected) trajectory pairs per micro-batch. Old name: ``batch_size``.
+        pairs_per_batch: (chosen, rejected) trajectory pairs per micro-batch.
         epochs: passes over the pairs per ``update``.
     """
-
-    _aliases: ClassVar[dict[str, Any]] = {**TrainerConfig._aliases, "batch_size": "pairs_per_batch"}
 
     beta: float = 0.1
     nll_coef: float = 0.0

@@ -6,7 +6,7 @@ One *action* is one agent turn. For each collected trajectory:
   last token of the turn's context (the token before the action; causal attention makes a packed
   multi-turn sequence give each turn's value from its own context only);
 * rewards are 0 except the terminal reward (the trajectory's ``reward``) after the last turn;
-* advantages come from GAE over the turns (:func:`agents.losses.gae`), are normalised over the batch
+* advantages come from GAE over the turns (:func:`colbench.agents.losses.gae`), are normalised over the batch
   (``norm_adv``) and broadcast to every token of that turn's action;
 * log-probabilities are those of the *sampling* distribution ``softmax(logits / T)`` at the
   temperature ``T`` the trajectories were sampled with (``rollout_temperature``, default the
@@ -17,9 +17,9 @@ One *action* is one agent turn. For each collected trajectory:
   ``pi_1 / pi_T`` from the first step on (off-policy);
 * minibatches are reshuffled every update epoch; the value head is clipped with the LoRA weights
   (one global gradient norm);
-* the policy loss is the token-level clipped surrogate (:func:`agents.losses.ppo_clip_loss`) over the
+* the policy loss is the token-level clipped surrogate (:func:`colbench.agents.losses.ppo_clip_loss`) over the
   agent tokens only, plus ``vf_coef`` x the (clipped) value loss and ``kl_coef`` x a KL penalty to the
-  reference policy (the base with the LoRA adapter disabled; :func:`agents.losses.kl_penalty`).
+  reference policy (the base with the LoRA adapter disabled; :func:`colbench.agents.losses.kl_penalty`).
 
 Logged as CleanRL does: ``approx_kl``, ``clipfrac``, ``explained_variance``, ``pg_loss``,
 ``v_loss``, ``kl``.
@@ -39,7 +39,7 @@ from .trainer_base import LMTrainer, load_trajectories, trajectory_reward
 __all__ = ["PPOConfig", "PPO"]
 
 class PPO(LMTrainer):
-    """Turn-level PPO. See :class:`PPOConfig` and :class:`~agents.trainer_base.LMTrainer`."""
+    """Turn-level PPO. See :class:`PPOConfig` and :class:`~colbench.agents.trainer_base.LMTrainer`."""
 
     config_class = PPOConfig
     algorithm = "ppo"

@@ -1,17 +1,16 @@
-"""PPO's hyperparameters in one dataclass (CleanRL style), for :class:`agents.ppo.PPO`; imports no torch."""
+"""PPO's hyperparameters in one dataclass (CleanRL style), for :class:`colbench.agents.ppo.PPO`; imports no torch."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
-from .config import Removed, TrainerConfig, _check, _check_positive_ints
+from .config import TrainerConfig, _check, _check_positive_ints
 
 __all__ = ["PPOConfig"]
 
 
 @dataclass
 class PPOConfig(TrainerConfig):
-    """PPO settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+    """PPO settings (plus every :class:`~colbench.agents.trainer_base.TrainerConfig` field).
 
     Attributes:
         gamma: discount per agent turn.
@@ -23,12 +22,10 @@ class PPOConfig(TrainerConfig):
         kl_estimator: ``"k3"`` (non-negative) or ``"k1"``.
         norm_adv: normalise advantages over the batch of turns.
         update_epochs: PPO epochs over each batch of trajectories (CleanRL's name; PPO has no
-            ``epochs`` field -- an old config's ``epochs: 1`` is accepted and dropped, any other
-            value is an error).
+            ``epochs`` field).
         target_kl: stop the epochs early when ``approx_kl`` exceeds it (``None``: never).
         value_learning_rate: learning rate of the value head.
-        trajectories_per_batch: trajectories per minibatch (each with all its agent turns). Old name:
-            ``batch_size``.
+        trajectories_per_batch: trajectories per minibatch (each with all its agent turns).
         rollout_temperature: the temperature the trajectories were sampled at (``None``: the
             ``temperature`` field, the one :meth:`PPO.act` samples with). Log-probs (old, new and
             reference) are taken under ``softmax(logits / rollout_temperature)``. Greedy (0)
@@ -48,10 +45,6 @@ class PPOConfig(TrainerConfig):
     value_learning_rate: float = 1e-4
     trajectories_per_batch: int = 4
     rollout_temperature: float | None = None
-
-    _aliases: ClassVar[dict[str, Any]] = {
-        **TrainerConfig._aliases, "batch_size": "trajectories_per_batch",
-        "epochs": Removed(1, "PPO has no 'epochs': its passes over the data are 'update_epochs'")}
 
     def __post_init__(self) -> None:
         super().__post_init__()

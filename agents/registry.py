@@ -10,11 +10,11 @@ __all__ = ["CONFIGS", "TRAINERS", "config_class", "trainer_class"]
 
 #: method name -> (module, class)
 TRAINERS: dict[str, tuple[str, str]] = {
-    "rft": ("agents.rft", "RejectionFineTuning"),
-    "mt-dpo": ("agents.mt_dpo", "MultiTurnDPO"),
-    "ppo": ("agents.ppo", "PPO"),
-    "grpo": ("agents.grpo", "GRPO"),
-    "sweet-rl": ("agents.sweet_rl", "SweetRL"),
+    "rft": ("colbench.agents.rft", "RejectionFineTuning"),
+    "mt-dpo": ("colbench.agents.mt_dpo", "MultiTurnDPO"),
+    "ppo": ("colbench.agents.ppo", "PPO"),
+    "grpo": ("colbench.agents.grpo", "GRPO"),
+    "sweet-rl": ("colbench.agents.sweet_rl", "SweetRL"),
 }
 #: method name -> its config class, in the trainer module's torch-free twin ``<module>_config``
 CONFIGS: dict[str, str] = {"rft": "RFTConfig", "mt-dpo": "MultiTurnDPOConfig", "ppo": "PPOConfig", "grpo": "GRPOConfig",

@@ -28,7 +28,7 @@ def kept_trajectories(trajectories: list[dict], threshold: float = 1.0, selectio
     """The trajectories RFT trains on, in their order (:attr:`RFTConfig.selection`).
 
     ``"threshold"``: every trajectory whose reward is at least ``threshold`` (:func:`successful`).
-    ``"task_best"``: per task (:func:`~agents.trainer_base.task_key`), the trajectories whose reward
+    ``"task_best"``: per task (:func:`~colbench.agents.trainer_base.task_key`), the trajectories whose reward
     equals the task's highest, when that reaches ``threshold`` (ties are all kept: two rollouts
     that wrote the same page render the same and score the same).
     """
@@ -45,7 +45,7 @@ def kept_trajectories(trajectories: list[dict], threshold: float = 1.0, selectio
 
 
 class RejectionFineTuning(LMTrainer):
-    """SFT on the kept (successful, or each task's best) trajectories. See :class:`RFTConfig` and :class:`~agents.trainer_base.LMTrainer`."""
+    """SFT on the kept (successful, or each task's best) trajectories. See :class:`RFTConfig` and :class:`~colbench.agents.trainer_base.LMTrainer`."""
 
     config_class = RFTConfig
     algorithm = "rft"
@@ -68,7 +68,7 @@ class RejectionFineTuning(LMTrainer):
 
     @classmethod
     def check_data(cls, records: list[dict], config) -> None:
-        """Some trajectory must be kept: reach ``success_threshold`` (:class:`~agents.config.NoTrainingData`)."""
+        """Some trajectory must be kept: reach ``success_threshold`` (:class:`~colbench.agents.config.NoTrainingData`)."""
         super().check_data(records, config)
         if not kept_trajectories(records, config.success_threshold, config.selection):
             raise NoTrainingData(f"rft: none of the {len(records)} trajectories reaches reward >= "

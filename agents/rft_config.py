@@ -1,8 +1,7 @@
-"""The settings of rejection fine-tuning (:class:`agents.rft.RejectionFineTuning`); no torch here."""
+"""The settings of rejection fine-tuning (:class:`colbench.agents.rft.RejectionFineTuning`); no torch here."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 from .config import TrainerConfig, _check, _check_positive_ints
 
@@ -11,25 +10,23 @@ __all__ = ["RFTConfig"]
 
 @dataclass
 class RFTConfig(TrainerConfig):
-    """Rejection fine-tuning settings (plus every :class:`~agents.trainer_base.TrainerConfig` field).
+    """Rejection fine-tuning settings (plus every :class:`~colbench.agents.trainer_base.TrainerConfig` field).
 
     Attributes:
         success_threshold: a trajectory is kept when its reward is ``>=`` this (``success`` is used
             when ``reward`` is absent).
-        selection: which trajectories are kept (:func:`agents.rft.kept_trajectories`).
+        selection: which trajectories are kept (:func:`colbench.agents.rft.kept_trajectories`).
             ``"threshold"`` (backend: the successful ones): every trajectory reaching
             ``success_threshold``; ``"task_best"`` (a continuous reward such as the frontend's
             similarity): per task, the rollouts with the task's highest reward, when it reaches
             ``success_threshold``.
         sequences_per_batch: tokenised sequences per micro-batch (one per kept trajectory, or one
-            per agent turn of a trajectory longer than ``max_length``). Old name: ``batch_size``.
+            per agent turn of a trajectory longer than ``max_length``).
         epochs: passes over the kept trajectories per ``update``.
 
     The policy's learning rate (``policy.learning_rate``, default 2e-5) is the reference SFT's with
     LoRA-free 8B models; LoRA tolerates larger.
     """
-
-    _aliases: ClassVar[dict[str, Any]] = {**TrainerConfig._aliases, "batch_size": "sequences_per_batch"}
 
     success_threshold: float = 1.0
     selection: str = "threshold"

@@ -58,7 +58,7 @@ def served_model_name(model: str | os.PathLike, run_dir: str | os.PathLike | Non
 
 def served_policy(base_url: str | Sequence[str], model: str | os.PathLike, *, run_dir: str | os.PathLike | None = None,
                   api_key: str | None = None, timeout_s: float = 600.0, **agent_kwargs: Any) -> LMAgent:
-    """An :class:`~agents.base.LMAgent` whose turns ``model`` generates on the server(s) at
+    """An :class:`~colbench.agents.base.LMAgent` whose turns ``model`` generates on the server(s) at
     ``base_url``, asked for by :func:`served_model_name` ``(model, run_dir)``.
 
     Args:

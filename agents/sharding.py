@@ -1,4 +1,4 @@
-"""Sharded training for :class:`~agents.trainer_base.TrainableLM`: FSDP and DeepSpeed ZeRO-3 under
+"""Sharded training for :class:`~colbench.agents.trainer_base.TrainableLM`: FSDP and DeepSpeed ZeRO-3 under
 ``accelerate launch``, on GPUs and on CPU ranks (gloo), with checkpoints in the one-process format.
 
 What accelerate (1.16) leaves to the training code, and this module does:

@@ -7,7 +7,7 @@ Three stages per :meth:`SweetRL.update`:
    truth (``task["ground_truth"]``; configurable, e.g. ``"hidden_information"``) -- placed before the
    dialogue. The advantage of action ``a_t`` in context ``o_t`` is
    ``A(o_t, a_t, c) = beta * (mean log pi_c(a_t | o_t, c) - mean log pi_ref(a_t | o_t, c))`` (means over
-   the action's tokens, :func:`agents.losses.sweet_advantage`), ``pi_ref`` being the critic's base with
+   the action's tokens, :func:`colbench.agents.losses.sweet_advantage`), ``pi_ref`` being the critic's base with
    the adapter disabled. A trajectory's score is ``sum_t A``; the critic is trained with a
    Bradley-Terry loss on pairs of rollouts of the same task (higher reward = chosen):
    ``-log sigmoid(score_chosen - score_rejected)``.
@@ -17,8 +17,8 @@ Three stages per :meth:`SweetRL.update`:
    log-prob, as the reference implementation does); ``pairs_per_state`` pairs are drawn with the
    chosen action from the top half and the rejected one from the bottom half.
 3. **Policy.** DPO on those step-level pairs plus a small NLL term on the chosen actions
-   (:func:`agents.mt_dpo.train_preference_pairs`; why not TRL's ``DPOTrainer`` is explained in
-   :mod:`agents.mt_dpo`). The policy never sees the training-time information.
+   (:func:`colbench.agents.mt_dpo.train_preference_pairs`; why not TRL's ``DPOTrainer`` is explained in
+   :mod:`colbench.agents.mt_dpo`). The policy never sees the training-time information.
 
 Memory for an 8B critic in 4-bit (``critic.load_in_4bit=True``; QLoRA) -- weights dominate:
 
@@ -32,7 +32,7 @@ Memory for an 8B critic in 4-bit (``critic.load_in_4bit=True``; QLoRA) -- weight
 * So one 80 GB GPU holds the 4-bit critic (~10 GB) next to a bf16 policy with LoRA (~16 GB weights
   + ~1 GB optimiser + activations); with ZeRO-3 over 8 GPUs (``configs/accelerate/deepspeed_zero3.yaml``)
   or FSDP (``configs/accelerate/fsdp.yaml``) the weights are sharded 8 ways (2 GB each), a 4-bit
-  base's too: :class:`~agents.trainer_base.TrainableLM` then stores the 4-bit weights in the compute
+  base's too: :class:`~colbench.agents.trainer_base.TrainableLM` then stores the 4-bit weights in the compute
   dtype (``bnb_4bit_quant_storage``; flat parameters of one dtype) and, under ZeRO-3, loads them
   without a ``device_map`` (transformers refuses one there). Run here on 2 CPU processes under both
   (``tests/test_sharded.py``: the same results as one process with the 4-bit critic).
@@ -104,7 +104,7 @@ def critic_messages(agent_messages: list[dict], info: str | None) -> list[dict]:
 
 
 class SweetRL(LMTrainer):
-    """SWEET-RL. See :class:`SweetRLConfig`, the module docstring and :class:`~agents.trainer_base.LMTrainer`.
+    """SWEET-RL. See :class:`SweetRLConfig`, the module docstring and :class:`~colbench.agents.trainer_base.LMTrainer`.
 
     Extra args:
         critic: base model object/path for the critic (default: ``config.critic.model_name_or_path``, else
@@ -120,7 +120,7 @@ class SweetRL(LMTrainer):
     @classmethod
     def check_data(cls, records: list[dict], config) -> None:
         """The critic needs a pair of rollouts of one task (:attr:`SweetRLConfig.critic_pairs`;
-        :class:`~agents.config.NoTrainingData` otherwise)."""
+        :class:`~colbench.agents.config.NoTrainingData` otherwise)."""
         super().check_data(records, config)
         if not critic_pairs(records, config.min_reward_gap, config.critic_pairs):
             raise NoTrainingData(f"sweet-rl: {_no_critic_pairs(config, len(records))}; {SAMPLED_ROLLOUTS_HINT}")
@@ -156,8 +156,8 @@ class SweetRL(LMTrainer):
         """The critic's token sequences of a trajectory. Longer than ``critic.max_length`` (default
         ``max_length``): one sequence per turn, each keeping the training-time information, the
         problem and the whole action, the dialogue cut in the middle
-        (:func:`~agents.tokenize.tokenize_turn` ``keep_head``);
-        :class:`~agents.tokenize.ContextTooLong` when even that does not fit."""
+        (:func:`~colbench.agents.tokenize.tokenize_turn` ``keep_head``);
+        :class:`~colbench.agents.tokenize.ContextTooLong` when even that does not fit."""
         fmt = self._critic_formatter(rec["task"])
         return tokenize_trajectory(self.critic_tokenizer, rec, formatter=fmt,
                                    max_length=self.config.critic.max_length or self.config.max_length,
@@ -490,7 +490,7 @@ class StageFiles:
     """The resumable stages of one :meth:`SweetRL.update` in a directory.
 
     * ``critic/`` and ``critic.json``: the trained critic (adapter and optimiser, as
-      :meth:`~agents.trainer_base.TrainableLM.save` writes them) and, written after it, its
+      :meth:`~colbench.agents.trainer_base.TrainableLM.save` writes them) and, written after it, its
       training metrics, the micro-batch order counter and the stage signature. Without
       ``critic.json`` the critic is trained again.
     * ``candidates.jsonl``: a header line ``{"header": {"format", "signature", "critic"}}``, then one
@@ -597,7 +597,7 @@ def critic_pairs(records: Sequence[dict], min_gap: float, kind: str = "best_vs_l
     ``"best_vs_lower"`` follows ``scripts/evaluate_code.py`` (facebookresearch/sweet_rl): per task
     whose best reward is >= 1 (a fully successful rollout), the first rollout with that reward
     against every rollout whose reward is lower by more than ``min_gap``; tasks without a success
-    give no pair (multi-turn DPO's :func:`~agents.mt_dpo.trajectory_pairs` at ``success_threshold``
+    give no pair (multi-turn DPO's :func:`~colbench.agents.mt_dpo.trajectory_pairs` at ``success_threshold``
     1). ``"all_ordered"``: :func:`all_ordered_pairs`.
     """
     if kind == "all_ordered":

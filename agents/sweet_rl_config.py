@@ -1,9 +1,9 @@
-"""SWEET-RL's two configs: the trainer's (:class:`SweetRLConfig`, for :class:`agents.sweet_rl.SweetRL`) and
+"""SWEET-RL's two configs: the trainer's (:class:`SweetRLConfig`, for :class:`colbench.agents.sweet_rl.SweetRL`) and
 its critic's model and training (:class:`CriticConfig`). No torch import."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from .config import ModelConfig, TrainerConfig, _check, _check_positive_ints, _nested_config
 
@@ -12,7 +12,7 @@ __all__ = ["CriticConfig", "SweetRLConfig"]
 
 @dataclass
 class CriticConfig(ModelConfig):
-    """SWEET-RL's critic: its model (every :class:`~agents.trainer_base.ModelConfig` field) and its
+    """SWEET-RL's critic: its model (every :class:`~colbench.agents.trainer_base.ModelConfig` field) and its
     Bradley-Terry training.
 
     Attributes:
@@ -39,7 +39,7 @@ class CriticConfig(ModelConfig):
 
 @dataclass
 class SweetRLConfig(TrainerConfig):
-    """SWEET-RL settings (plus every :class:`~agents.trainer_base.TrainerConfig` field, which set the policy).
+    """SWEET-RL settings (plus every :class:`~colbench.agents.trainer_base.TrainerConfig` field, which set the policy).
 
     Attributes:
         beta: scale of the critic's advantage ``beta * (mean log pi_c - mean log pi_ref)`` (reference: 0.1).
@@ -61,7 +61,7 @@ class SweetRLConfig(TrainerConfig):
         critic: the critic's model and its training (:class:`CriticConfig`; a dict of its fields is
             accepted, e.g. ``{"critic": {"learning_rate": 1e-4, "load_in_4bit": true}}``).
         pairs_per_batch: step-level (chosen, rejected) action pairs per policy DPO micro-batch (also
-            the candidate actions scored per critic forward pass). Old name: ``batch_size``.
+            the candidate actions scored per critic forward pass).
         epochs: policy DPO passes over the step-level pairs per ``update``.
         min_reward_gap: a pair's rewards must differ by more than this.
         train_policy: ``False`` trains only the critic in ``update``.
@@ -84,25 +84,9 @@ class SweetRLConfig(TrainerConfig):
             whole context + action and has no prompt part): mean negative log-likelihood over every
             token of the chosen sequence, context included; ``"action"``: over the chosen action's
             tokens only.
-
-    Old keys (before the nested ``critic``), accepted as aliases: ``critic_model``
-    (``critic.model_name_or_path``), ``critic_load_in_4bit``, ``critic_lora_r``,
-    ``critic_lora_alpha``, ``critic_learning_rate``, ``critic_full_finetune``, ``critic_epochs``,
-    ``critic_max_length`` (``critic.<name>``), ``critic_batch_size`` (``critic.pairs_per_batch``),
-    ``batch_size`` (``pairs_per_batch``, the policy's only); ``lora_dropout``,
-    ``lora_target_modules`` and ``compute_dtype``, which the two models shared, set both (a model's
-    own setting in ``policy`` / ``critic`` wins); the other :class:`TrainerConfig` aliases set the
-    policy only.
     """
 
     _nested: ClassVar[dict[str, type]] = {"policy": ModelConfig, "critic": CriticConfig}
-    _aliases: ClassVar[dict[str, Any]] = {
-        **TrainerConfig._aliases,
-        **{k: (f"policy.{k}", f"critic.{k}") for k in ("lora_dropout", "lora_target_modules", "compute_dtype")},
-        "batch_size": "pairs_per_batch", "critic_model": "critic.model_name_or_path",
-        "critic_batch_size": "critic.pairs_per_batch",
-        **{f"critic_{k}": f"critic.{k}" for k in ("load_in_4bit", "lora_r", "lora_alpha", "learning_rate",
-                                                   "full_finetune", "epochs", "max_length")}}
 
     beta: float = 0.1
     dpo_beta: float = 0.1

@@ -287,7 +287,7 @@ def collate(sequences: Sequence[TokenizedSequence], pad_id: int) -> dict[str, to
 
     Returns:
         ``input_ids``, ``attention_mask`` ``(B, L)`` and ``loss_mask`` ``(B, L - 1)`` aligned with
-        :func:`agents.losses.token_logprobs` (entry ``i`` marks label token ``i + 1``).
+        :func:`colbench.agents.losses.token_logprobs` (entry ``i`` marks label token ``i + 1``).
     """
     if not sequences:
         raise ValueError("collate: no sequences")

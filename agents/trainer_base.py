@@ -7,9 +7,9 @@
   :class:`~accelerate.Accelerator` that places it (CPU, one GPU, DDP, FSDP or DeepSpeed by the
   ``accelerate launch`` config -- no code change). The *reference* model is the same network with the
   adapter disabled (``with model.disable_adapter():``), so no second copy is held in memory.
-* :class:`LMTrainer` -- the base of :class:`~agents.rft.RejectionFineTuning`,
-  :class:`~agents.mt_dpo.MultiTurnDPO`, :class:`~agents.ppo.PPO`, :class:`~agents.grpo.GRPO` and
-  :class:`~agents.sweet_rl.SweetRL`:
+* :class:`LMTrainer` -- the base of :class:`~colbench.agents.rft.RejectionFineTuning`,
+  :class:`~colbench.agents.mt_dpo.MultiTurnDPO`, :class:`~colbench.agents.ppo.PPO`, :class:`~colbench.agents.grpo.GRPO` and
+  :class:`~colbench.agents.sweet_rl.SweetRL`:
   ``collect(env, policy, n_episodes)``, ``update(trajectories) -> metrics``, ``act(observation) -> str``,
   ``save(dir)``, ``load(dir)`` (a classmethod; resuming continues the optimiser and update count).
 
@@ -20,7 +20,7 @@ Checkpoint layout (``save(dir)``)::
     dir/<name>/optimizer.pt   optimiser state
     dir/rng.pt                torch RNG state
 
-A sharded run (FSDP, ZeRO-3; :mod:`agents.sharding`) writes the same files, gathered from its
+A sharded run (FSDP, ZeRO-3; :mod:`colbench.agents.sharding`) writes the same files, gathered from its
 processes, and loads any of them: a checkpoint moves between one process and several.
 """
 from __future__ import annotations
@@ -41,9 +41,9 @@ from colbench_env.lm.heap import limit_heap_retention
 from colbench_env.lm.quantization import keep_4bit_differentiable, prepare_4bit_for_training
 
 from . import sharding
-from .config import (CONTEXT_SETTINGS, POLICY_ALIASES, ConfigError, ModelConfig, NoTrainingData,  # noqa: F401
-                     Removed, TrainerConfig, _check, _check_positive_ints, _nested_config, canonical_config_dict,
-                     config_from_dict, context_conflicts, merge_config_dicts, recorded_context)
+from .config import (CONTEXT_SETTINGS, ConfigError, ModelConfig, NoTrainingData,  # noqa: F401
+                     TrainerConfig, canonical_config_dict, config_from_dict, context_conflicts, merge_config_dicts,
+                     recorded_context)
 from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate
 
@@ -88,7 +88,7 @@ class TrainableLM:
         import peft
 
         self.accelerator = accelerator
-        #: ``"fsdp"``, ``"deepspeed"`` (ZeRO-3) or ``None`` (one process, DDP): :mod:`agents.sharding`
+        #: ``"fsdp"``, ``"deepspeed"`` (ZeRO-3) or ``None`` (one process, DDP): :mod:`colbench.agents.sharding`
         self.sharding = sharding.sharding_kind(accelerator)
         if self.sharding == "deepspeed":  # before any engine (a full fine-tune's reference is one)
             sharding.configure_deepspeed(accelerator)
@@ -296,7 +296,7 @@ class TrainableLM:
         """Per-token log-probs ``(B, L-1)`` (zero outside ``loss_mask``) and the last hidden states ``(B, L, H)``.
 
         ``temperature``: log-probs of ``softmax(logits / temperature)`` (PPO's sampling distribution,
-        :attr:`agents.ppo.PPOConfig.rollout_temperature`). ``reference``: the frozen reference (the
+        :attr:`colbench.agents.ppo.PPOConfig.rollout_temperature`). ``reference``: the frozen reference (the
         adapter disabled; the frozen copy with ``full_finetune``).
 
         Memory: the full ``(B, L, vocab)`` logits are never built. The network runs to its last
@@ -423,7 +423,7 @@ class TrainableLM:
 
     def flush(self) -> None:
         """Apply pending gradients: average those outside the model over processes, clip the norm of
-        all (:attr:`max_grad_norm`; sharded: the global norm, :func:`agents.sharding.clip_sharded`),
+        all (:attr:`max_grad_norm`; sharded: the global norm, :func:`colbench.agents.sharding.clip_sharded`),
         step both optimisers and their schedules, zero."""
         if self._pending == 0:
             return
@@ -485,7 +485,7 @@ class TrainableLM:
 
         Sharded, every process must call it alike (each generates the same completions: the same
         weights, prompt and random state): the model runs with its parameters gathered
-        (:func:`agents.sharding.generation_model`)."""
+        (:func:`colbench.agents.sharding.generation_model`)."""
         tok = self.tokenizer
         ids = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True, return_dict=True,
                                       return_tensors="pt")
@@ -774,7 +774,7 @@ class LMTrainer(abc.ABC):
 
     def check_context(self, records: list[dict]) -> None:
         """Refuse trajectories whose agent turns were made with other prompt settings than this
-        config's (their ``agent_prompt`` field; :func:`agents.config.recorded_context`): the policy
+        config's (their ``agent_prompt`` field; :func:`colbench.agents.config.recorded_context`): the policy
         would be trained on contexts it never saw. Trajectories that record no settings, and trainers
         given their own ``formatter``, are not checked."""
         if not self.default_formatter:
@@ -792,7 +792,7 @@ class LMTrainer(abc.ABC):
 
     @classmethod
     def check_data(cls, records: list[dict], config) -> None:
-        """Raise :class:`~agents.config.NoTrainingData` when ``records`` give this algorithm nothing to
+        """Raise :class:`~colbench.agents.config.NoTrainingData` when ``records`` give this algorithm nothing to
         learn from (needs no model: ``colbench train`` calls it before loading one). Here: no agent
         turn at all; pair- and group-based trainers also need their pairs."""
         if not any(isinstance(m, dict) and m.get("role") == "assistant"
@@ -825,7 +825,7 @@ class LMTrainer(abc.ABC):
 
         Args:
             env: a Gymnasium ColBench env, or a zero-argument factory returning one.
-            policy: ``observation -> action text`` (an :class:`~agents.base.Agent`, or any callable);
+            policy: ``observation -> action text`` (an :class:`~colbench.agents.base.Agent`, or any callable);
                 default: this trainer's current policy (:meth:`act`).
         """
         from colbench_env.rollout import run_episodes
@@ -864,10 +864,7 @@ class LMTrainer(abc.ABC):
         Args:
             model: base model object or path when the saved config has no ``model`` path.
             overrides: config fields to change on resume (e.g. ``{"policy": {"learning_rate": 1e-5}}``;
-                merged into the nested configs field by field, old keys accepted).
-
-        A ``trainer.json`` written before the nested configs (flat ``lora_r``, ``critic_*``,
-        ``batch_size``, ...) loads through the same aliases as :func:`config_from_dict`.
+                merged into the nested configs field by field).
         """
         d = Path(directory)
         meta_path = d / "trainer.json"
@@ -876,7 +873,6 @@ class LMTrainer(abc.ABC):
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         if meta.get("algorithm") != cls.algorithm:
             raise ValueError(f"{meta_path}: checkpoint of algorithm {meta.get('algorithm')!r}, not {cls.algorithm!r}")
-        # a checkpoint written before the nested configs has the old flat keys: aliases
         data = merge_config_dicts(cls.config_class, meta["config"], overrides or {}, source=str(meta_path))
         config = config_from_dict(cls.config_class, data, source=str(meta_path))
         trainer = cls(config, model=model, tokenizer=tokenizer, **kwargs)

@@ -14,19 +14,19 @@ __all__ = ["BENCHES", "run_benchmarks"]
 
 #: name -> (module or "module:function" returning a dict, key of the headline number, goal text)
 BENCHES = {
-    "env": ("benchmarks.bench_env", "env_steps_per_s", ">= 1000 steps/s"),
-    "evaluator": ("benchmarks.bench_evaluator", "evaluator_ratio_vs_inprocess", ">= 1.0x"),
-    "render": ("benchmarks.bench_render", "render_pool_ratio", ">= 2x"),
-    "generation": ("benchmarks.bench_generation", "batched_generation_ratio", ">= 3x"),
-    "critic": ("benchmarks.bench_critic_memory", "critic_4bit_peak_memory_ratio", "<= 0.35x (1B random Llama)"),
-    "rollout": ("benchmarks.bench_rollout", "rollout_batched_ratio", ">= 2.0x episodes/min batched vs one at a time"),
-    "serving": ("benchmarks.bench_rollout:run_serving", "rollout_serving_efficiency",
+    "env": ("colbench.benchmarks.bench_env", "env_steps_per_s", ">= 1000 steps/s"),
+    "evaluator": ("colbench.benchmarks.bench_evaluator", "evaluator_ratio_vs_inprocess", ">= 1.0x"),
+    "render": ("colbench.benchmarks.bench_render", "render_pool_ratio", ">= 2x"),
+    "generation": ("colbench.benchmarks.bench_generation", "batched_generation_ratio", ">= 3x"),
+    "critic": ("colbench.benchmarks.bench_critic_memory", "critic_4bit_peak_memory_ratio", "<= 0.35x (1B random Llama)"),
+    "rollout": ("colbench.benchmarks.bench_rollout", "rollout_batched_ratio", ">= 2.0x episodes/min batched vs one at a time"),
+    "serving": ("colbench.benchmarks.bench_rollout:run_serving", "rollout_serving_efficiency",
                 ">= 0.8 of sum(reply times) / 32 (lockstep runner beside it)"),
-    "sharded": ("benchmarks.bench_sharded_memory", "sharded_fsdp_held_ratio",
+    "sharded": ("colbench.benchmarks.bench_sharded_memory", "sharded_fsdp_held_ratio",
                 "~0.5 (2-process FSDP process / one process, memory after a full fine-tune update)"),
-    "serve": ("benchmarks.bench_serve", "serve_backend_episodes_per_s",
+    "serve": ("colbench.benchmarks.bench_serve", "serve_backend_episodes_per_s",
               "errors 0; alive after abrupt disconnects 0; non-final step p99 with scoring <= 2x without"),
-    "view": ("benchmarks.bench_view", "view_load_interactive_s",
+    "view": ("colbench.benchmarks.bench_view", "view_load_interactive_s",
              "<= 3 s to interactive, 1,000 backend episodes; file <= 25 MB (view_file_mb)"),
 }
 

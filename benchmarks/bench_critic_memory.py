@@ -24,8 +24,8 @@ Two critics:
 * ``critic_4bit_peak_memory_ratio_smollm2``: the real SmolLM2-135M (float32), where activations
   and the unquantised embeddings weigh as much as the weights.
 
-Run: ``python -m benchmarks.bench_critic_memory`` (prints both peaks and the ratio) or
-``colbench bench --only critic``; ``python -m benchmarks.bench_critic_memory --smollm2-only [--out FILE]``
+Run: ``python -m colbench.benchmarks.bench_critic_memory`` (prints both peaks and the ratio) or
+``colbench bench --only critic``; ``python -m colbench.benchmarks.bench_critic_memory --smollm2-only [--out FILE]``
 measures the SmolLM2 pair alone, ``--1b-only [DTYPE] [--out FILE]`` the 1B pair alone (``bfloat16`` on a CPU: hours). On CPUs whose bfloat16 matmuls fall back to torch's slow
 reference kernel (here, torch 2.13: a ``grad @ W`` product of the backward pass runs ~22x slower
 than the transposed product of the forward pass, ~56x slower than float32) the 1B step takes hours.
@@ -127,11 +127,11 @@ def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None, dtype: s
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     from accelerate import Accelerator
 
-    from agents.losses import bradley_terry_loss, masked_mean
+    from colbench.agents.losses import bradley_terry_loss, masked_mean
     from colbench_env.prompting import record_messages
-    from agents.sweet_rl import critic_messages
-    from agents.tokenize import tokenize_trajectory, turn_masks
-    from agents.trainer_base import TrainableLM
+    from colbench.agents.sweet_rl import critic_messages
+    from colbench.agents.tokenize import tokenize_trajectory, turn_masks
+    from colbench.agents.trainer_base import TrainableLM
     from colbench_env.lm.smollm2 import smollm2_path
 
     import bitsandbytes  # noqa: F401  (imported before the baseline: libraries are not the critic's memory)
@@ -206,7 +206,7 @@ def _spawn(mode: str, model_dir: str | None = None, dtype: str | None = None) ->
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    cmd = [sys.executable, "-m", "benchmarks.bench_critic_memory", "--child", mode] + ([model_dir] if model_dir else [])
+    cmd = [sys.executable, "-m", "colbench.benchmarks.bench_critic_memory", "--child", mode] + ([model_dir] if model_dir else [])
     cmd += [dtype] if model_dir and dtype else []
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root)
     if proc.returncode != 0:
@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_critic_memory", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m colbench.benchmarks.bench_critic_memory", description=__doc__.splitlines()[0])
     g = p.add_mutually_exclusive_group()
     g.add_argument("--smollm2-only", action="store_true", help="measure the SmolLM2-135M pair alone")
     g.add_argument("--1b-only", nargs="?", const="", default=None, metavar="DTYPE", dest="only_1b",

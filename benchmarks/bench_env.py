@@ -14,7 +14,7 @@ def run(seconds: float = 5.0, workers: int = 1) -> dict:
     import gymnasium as gym
 
     import colbench_env  # noqa: F401
-    from agents.base import ScriptedAgent
+    from colbench.agents.base import ScriptedAgent
     from colbench_env.evaluation.backend import BackendEvaluator
 
     agent = ScriptedAgent(["OUTPUT: What are your rules?", "OUTPUT: Any thresholds?", "OUTPUT: How should I round?",

@@ -34,7 +34,7 @@ scoring and comparison) and ``zygote_other`` (the zygote's loop and everything n
 fault, a 4 KiB copy and, at exit, a free -- the main cost of a fresh process per program).
 Run::
 
-    python -m benchmarks.bench_evaluator [--tasks N] [--rl-tasks N] [--workers W] [--json]
+    python -m colbench.benchmarks.bench_evaluator [--tasks N] [--rl-tasks N] [--workers W] [--json]
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """SmolLM2-135M-Instruct generation throughput: one conversation at a time vs one batch, side by side.
 
-Run: ``python -m benchmarks.bench_generation [--batch 8] [--max-new-tokens 32]``.
+Run: ``python -m colbench.benchmarks.bench_generation [--batch 8] [--max-new-tokens 32]``.
 
 Both runs use the same :class:`~colbench_env.lm.hf.HFBackend`, the same ``batch`` prompts
 (of different lengths, so the batch is really padded) and greedy decoding; throughput counts the

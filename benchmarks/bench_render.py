@@ -1,6 +1,6 @@
 """Renderer throughput: the driver pool vs one sequential driver, on the same pages, in one run.
 
-``python -m benchmarks.bench_render [--pages N] [--pool-size K] [--rounds R]`` prints pages/s of
+``python -m colbench.benchmarks.bench_render [--pages N] [--pool-size K] [--rounds R]`` prints pages/s of
 ``Renderer(pool_size=K).render_many(pages)`` and of ``Renderer(pool_size=1)`` rendering the same pages
 one after the other, and their ratio ``render_pool_ratio`` (goal: >= 2 with 2 drivers). Driver start-up
 is timed separately and excluded from both rates (drivers are long-lived); each renderer renders one
@@ -129,7 +129,7 @@ def run(n_pages: int = 24, pool_size: int = 2, rounds: int = 2, page_load_timeou
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_render", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m colbench.benchmarks.bench_render", description=__doc__.splitlines()[0])
     p.add_argument("--pages", type=int, default=24)
     p.add_argument("--pool-size", type=int, default=2)
     p.add_argument("--rounds", type=int, default=2)

@@ -4,7 +4,7 @@
   the scripted human, one episode at a time vs ``batch`` episodes in flight (the batching queue),
   on the same episodes in one run. The trajectories of both runs must be identical.
 * :func:`run_serving` -- serving efficiency: agent and human behind an OpenAI-compatible server
-  whose reply times are lognormal (:mod:`benchmarks.stand_in_server`), ``episodes`` episodes with
+  whose reply times are lognormal (:mod:`colbench.benchmarks.stand_in_server`), ``episodes`` episodes with
   ``in_flight`` of them in flight. No scheduler can finish before ``bound = sum of the reply times
   / in_flight``; ``rollout_serving_efficiency = bound / wall``. The lockstep runner (every round
   waits for all live episodes' agent replies, then for all their human replies; the runner before
@@ -34,7 +34,7 @@ def run(episodes: int = 8, batch: int = 8, max_turns: int = 2, max_new_tokens: i
     import torch
 
     import colbench_env  # noqa: F401
-    from agents.base import LMAgent
+    from colbench.agents.base import LMAgent
     from colbench_env.lm.base import SamplingParams
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.rollout import episode_specs, run_episodes
@@ -114,7 +114,7 @@ def episode_reply_times(records: list[dict], tasks: list, agent: Any, simulator:
     """``{episode_id: the time its replies took on the stand-in server}``, recomputed from the
     trajectories: each agent turn's request is ``agent.messages(observation)`` (the observation
     rebuilt from the dialogue as the env shows it), each human reply's ``simulator.build_messages``."""
-    from benchmarks.stand_in_server import reply_time
+    from colbench.benchmarks.stand_in_server import reply_time
 
     by_task = {t.task_id: t for t in tasks}
     out = {}
@@ -153,13 +153,13 @@ def run_serving(episodes: int = 96, in_flight: int = 32, median_s: float = 0.05,
     import gymnasium as gym
 
     import colbench_env  # noqa: F401
-    from agents.base import LMAgent
-    from benchmarks.stand_in_server import StandInServer
+    from colbench.agents.base import LMAgent
+    from colbench.benchmarks.stand_in_server import StandInServer
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.lm.base import SamplingParams
     from colbench_env.rollout import episode_specs, run_episodes
     from colbench_env.simulators import make_simulator
-    from wrappers import TrajectoryRecorder
+    from colbench.wrappers import TrajectoryRecorder
 
     tasks = colbench_env.default_tasks("backend")
     specs = episode_specs(episodes, n_tasks=len(tasks))

@@ -23,7 +23,7 @@ defaults keep up to 1e9 gathered parameters live and reuse them, so on a 135M mo
 ends up holding the whole model); the same with ``RELEASED`` (every gathered parameter released
 after use, no prefetch: ZeRO-3's minimum).
 
-Run: ``python -m benchmarks.bench_sharded_memory [--only fsdp,deepspeed] [--out FILE]`` (each
+Run: ``python -m colbench.benchmarks.bench_sharded_memory [--only fsdp,deepspeed] [--out FILE]`` (each
 launch of each training, sequentially: ~20 minutes on 2 busy cores); headline ``sharded_fsdp_held_ratio``: a
 2-process FSDP process's memory after the update over one process's, full fine-tune (ideal 0.5).
 """
@@ -111,11 +111,11 @@ def worker(training: str, out: str, launch: str) -> None:
     import transformers  # noqa: F401
     import trl  # noqa: F401
 
-    from agents.registry import trainer_class
+    from colbench.agents.registry import trainer_class
     from colbench_env.lm.smollm2 import smollm2_path
 
     if launch == "deepspeed_released":  # the launch's DeepSpeed plugin, which the trainer's Accelerator reuses
-        from agents.sharding import make_accelerator
+        from colbench.agents.sharding import make_accelerator
 
         make_accelerator().state.deepspeed_plugin.deepspeed_config["zero_optimization"].update(RELEASED)
     probe = _Peak()
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["--worker"]:  # one launched process (internal)
         worker(*argv[1:4])
         return 0
-    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_sharded_memory",
+    p = argparse.ArgumentParser(prog="python -m colbench.benchmarks.bench_sharded_memory",
                                 description="Memory per process of sharded training (module docstring).")
     p.add_argument("--only", default=None, help="comma-separated launches besides one process: "
                    + ",".join(k for k in LAUNCHES if k != "one"))

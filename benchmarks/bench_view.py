@@ -1,7 +1,7 @@
 """``colbench view`` at scale: a report of 1,000 backend episodes, its size and how fast a headless
 Chromium makes it interactive (goals: <= 3 s, <= 25 MB).
 
-``python -m benchmarks.bench_view [--episodes 1000] [--rounds 3] [--json]``
+``python -m colbench.benchmarks.bench_view [--episodes 1000] [--rounds 3] [--json]``
 
 The episodes are real committed ones: the evaluation episodes of the warm-start pipeline
 (``studies/ask_family/warm_start/pipeline/seed-*/eval/*.jsonl``: 3 seeds x 6 methods,

@@ -1,4 +1,4 @@
-"""A stand-in OpenAI-compatible server for the serving benchmark (``benchmarks.bench_rollout``), on
+"""A stand-in OpenAI-compatible server for the serving benchmark (``colbench.benchmarks.bench_rollout``), on
 127.0.0.1, in a process of its own.
 
 Each reply takes a lognormal time -- ``min(cap, median * exp(sigma * z))``, ``z`` a standard normal
@@ -11,7 +11,7 @@ on the ``model`` asked for:
 * anything else (the human): ``"I don't know about that."``.
 
 ``GET /stats`` answers ``{"requests": n, "reply_s": total time the replies took}``; ``POST
-/stats`` resets both. Run it with ``python -m benchmarks.stand_in_server [--port N] [--median-s S]
+/stats`` resets both. Run it with ``python -m colbench.benchmarks.stand_in_server [--port N] [--median-s S]
 [--sigma X] [--cap-s S]`` (prints its URL), or use :class:`StandInServer` from Python.
 """
 from __future__ import annotations
@@ -110,7 +110,7 @@ class StandInServer:
         self.url = ""
 
     def __enter__(self) -> "StandInServer":
-        self.proc = subprocess.Popen([sys.executable, "-m", "benchmarks.stand_in_server", *self.args],
+        self.proc = subprocess.Popen([sys.executable, "-m", "colbench.benchmarks.stand_in_server", *self.args],
                                      stdout=subprocess.PIPE, text=True)
         self.url = self.proc.stdout.readline().strip()
         if not self.url.startswith("http://127.0.0.1:"):

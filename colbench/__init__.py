@@ -1,13 +1,23 @@
-"""colbench: the ``colbench`` command, the SWEET-RL pipeline and the package's version (its single source).
+"""colbench: ColBench's agents, trainers, pipeline and the ``colbench`` command; the package's version
+(its single source).
 
-The environments are :mod:`colbench_env`, with :mod:`wrappers` and :mod:`agents` (LM agents,
-trainers); this package sits above them: :mod:`colbench.pipeline` (rollouts -> every trainer ->
-evaluation -> report and statistics), :mod:`colbench.critics` (critic analyses a user runs on their
-own critics), :mod:`colbench.cli` (one module per command: each parses its options and calls a typed
-function, e.g. :func:`colbench.cli.run.run`, :func:`colbench.pipeline.run_pipeline`),
-:mod:`colbench.plugins` (user agents and simulators: ``module:Name``, ``path/to/file.py:Name``, entry
-points), :mod:`colbench.provenance` and :mod:`colbench.resume` (which code and which settings made a
-run's files), :mod:`colbench.report` (result tables).
+The environments are :mod:`colbench_env` (installed beside this package, importing nothing of it).
+This package, bottom to top (each part imports only those before it; ``tests/test_layout.py``):
+
+* :mod:`colbench.wrappers` (hidden-information access, trajectory recording) and :mod:`colbench.agents`
+  (Agent, LMAgent, the trainers RFT, multi-turn DPO, PPO, GRPO, SWEET-RL): in the repository the
+  folders ``wrappers/`` and ``agents/`` (pyproject.toml's package-dir), importing only colbench_env;
+* the shared modules: :mod:`colbench.errors`, :mod:`colbench.stats` (bootstrap), :mod:`colbench.report`
+  (result tables), :mod:`colbench.resume`, :mod:`colbench.plugins` (user agents and simulators:
+  ``module:Name``, ``path/to/file.py:Name``, entry points), :mod:`colbench.provenance`;
+* :mod:`colbench.runs`: episodes into a resumed trajectory file (the service of ``colbench run``);
+* :mod:`colbench.table`, :mod:`colbench.viewer`, :mod:`colbench.integrations` (TRL, verifiers),
+  :mod:`colbench.critics` (critic analyses a user runs on their own critics);
+* :mod:`colbench.pipeline` (rollouts -> every trainer -> evaluation -> report and statistics);
+* :mod:`colbench.benchmarks` (``colbench bench``; the folder ``benchmarks/``);
+* :mod:`colbench.cli`: one module per command, each parsing its options and calling a typed function
+  (:func:`colbench.runs.run`, :func:`colbench.pipeline.run_pipeline`, ...); nothing imports it but the
+  ``__main__`` modules.
 """
 __version__ = "0.1.0"
 #: ``colbench`` is also ColBench's verifiers plug-in id (``vf-eval colbench ...``): verifiers imports the

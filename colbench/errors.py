@@ -4,14 +4,21 @@ A :class:`UsageError` is bad input from the user (a file, an option, a plug-in s
 line prints it as one line ``colbench <command>: error: <message>`` and exits with status 2, never
 with a traceback; the message names the file, line and field where there is one. Library code
 raises its own exceptions (:class:`~colbench_env.tasks.TaskFormatError`, ...); the command line maps
-those that are user errors (:func:`user_error_types`).
+those that are user errors (:func:`user_error_types`). A :class:`StageFailed` is a resumable
+stage (the pipeline's, critic-ranking's) whose episodes a server failed: the commands say so in one
+line and exit 1, the work done kept for a rerun.
 """
 from __future__ import annotations
 
-__all__ = ["UsageError", "user_error_types"]
+__all__ = ["StageFailed", "UsageError", "user_error_types"]
 
 
 from colbench_env.errors import UsageError
+
+
+class StageFailed(RuntimeError):
+    """Episodes of a stage ended with an error (a server failed); their records are kept in the
+    stage's file and the episodes are run again when the stage resumes."""
 
 
 def user_error_types() -> tuple[type[BaseException], ...]:
@@ -22,7 +29,7 @@ def user_error_types() -> tuple[type[BaseException], ...]:
     from colbench_env.trajectories import TrajectoryFormatError
 
     types: tuple = (UsageError, TaskFormatError, TrajectoryFormatError)
-    if "agents.config" in sys.modules:  # a bad trainer config, trajectories with nothing to learn from
-        config = sys.modules["agents.config"]  # (never import the trainers just for this)
+    if "colbench.agents.config" in sys.modules:  # a bad trainer config, trajectories with nothing to learn from
+        config = sys.modules["colbench.agents.config"]  # (never import the trainers just for this)
         types += (config.ConfigError, config.NoTrainingData)
     return types

@@ -17,7 +17,7 @@ What the spec names is turned into the object by :func:`build`:
   called with them (they must cover its required parameters);
 * a function with one required positional parameter and no keyword arguments is the agent itself
   (``observation -> str``);
-* any other object (an :class:`agents.Agent` or :class:`~colbench_env.simulators.Simulator`
+* any other object (an :class:`colbench.agents.Agent` or :class:`~colbench_env.simulators.Simulator`
   instance) is used as is, and takes no keyword arguments either.
 
 Classes and factories also receive ``kind`` (``"backend"``/``"frontend"``) and ``max_turns`` when

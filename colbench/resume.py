@@ -2,7 +2,7 @@
 output was made with are kept beside it as a JSON object (``colbench run``: ``<out>.run.json``;
 ``colbench pipeline`` and ``colbench critic-ranking``: ``config.json`` in the out-dir); a resume reads
 them back (:func:`read_json_object`) and lists the fields it would change (:func:`changed_fields`).
-Each command decides which fields matter and words its refusal (:func:`colbench.cli.run.check_resume`,
+Each command decides which fields matter and words its refusal (:func:`colbench.runs.check_resume`,
 :func:`colbench.pipeline.check_resume`, :func:`colbench.critics.ranking.check_resume`)."""
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ class ColBenchEnv(gym.Env):
 
     ``info``: ``task_id``, ``turn`` (agent turns taken: 0 after ``reset``); at the end also
     ``answer``, ``reward``, ``success`` (backend only) and the scorer's details (backend: ``tests_passed``, ``tests_total``, ``eval_reason``). Wrap the env in
-    :class:`wrappers.HiddenInfoWrapper` to add the training-time information.
+    :class:`colbench.wrappers.HiddenInfoWrapper` to add the training-time information.
 
     ## Arguments
 

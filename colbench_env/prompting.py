@@ -220,7 +220,7 @@ AGENT_PROMPT_FIELD = "agent_prompt"
 
 def agent_prompt_settings(agent) -> dict | None:
     """``{"kind", "max_turns", "prompt_style"}`` of an agent whose contexts this module builds from
-    those settings (it has the three attributes, as :class:`agents.LMAgent`), else ``None`` (an agent
+    those settings (it has the three attributes, as :class:`colbench.agents.LMAgent`), else ``None`` (an agent
     with a prompt of its own, or none)."""
     try:
         kind, max_turns, style = agent.kind, agent.max_turns, agent.prompt_style

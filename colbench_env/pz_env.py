@@ -54,7 +54,7 @@ class ColBenchAECEnv(AECEnv):
     ``OUTPUT:`` as the reference records it. The agent never observes training-time information.
     Trajectory records (:meth:`trajectory_record`) also carry ``finish_reason`` on an agent entry when the
     action said why it ended (:class:`~colbench_env.lm.base.GeneratedText` from
-    :class:`~agents.base.LMAgent`): ``"length"`` marks a generation cut at ``max_new_tokens``.
+    :class:`~colbench.agents.base.LMAgent`): ``"length"`` marks a generation cut at ``max_new_tokens``.
 
     ## Action Space
 

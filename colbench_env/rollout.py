@@ -11,10 +11,10 @@ episode in flight everything runs in the calling thread, a plain loop of steps.
 
 Each says how through an attribute ``batched`` (absent: true):
 
-* ``batched`` false -- a client of an HTTP server (:class:`~agents.LMAgent` /
+* ``batched`` false -- a client of an HTTP server (:class:`~colbench.agents.LMAgent` /
   :class:`~colbench_env.simulators.llm.LLMSimulator` on an
   :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend`), the scripted human,
-  :class:`~agents.ScriptedAgent`: called for one episode at a time from that episode's thread,
+  :class:`~colbench.agents.ScriptedAgent`: called for one episode at a time from that episode's thread,
   concurrently, so it must be thread-safe (``act_batch([obs])``, else ``act(obs)``, else
   ``policy(obs)``; ``simulator.reply(task, dialogue, renders)``). A server thus has at most one
   request per episode in flight: ``episodes_in_flight`` in all.
@@ -37,7 +37,7 @@ Each says how through an attribute ``batched`` (absent: true):
   and options and its env, policy call and human reply see only its own state. Only the order in
   which episodes finish varies.
 * Wrappers: the envs are driven through their wrappers: ``reset`` through the whole stack (with
-  ``options["episode_id"]``, which :class:`wrappers.TrajectoryRecorder` records), the step through
+  ``options["episode_id"]``, which :class:`colbench.wrappers.TrajectoryRecorder` records), the step through
   the phased-step protocol of :mod:`colbench_env.phased`, which ColBench wrappers forward, so
   ``HiddenInfoWrapper`` and ``TrajectoryRecorder`` see every step as in a loop of ``env.step``.
 * Records: the end of each step (``transition``, where a recorder appends the finished episode)
@@ -55,7 +55,7 @@ Each says how through an attribute ``batched`` (absent: true):
 
 ## Policies
 
-Duck-typed (``colbench_env`` does not import ``agents``): an object with
+Duck-typed (``colbench_env`` does not import ``colbench.agents``): an object with
 ``act_batch(observations) -> list[str]``, or ``act(observation) -> str``, or a plain callable; it
 decides from the observation (no per-episode state), except that with ``episodes_in_flight=1`` an
 object's ``reset()`` is called before each episode. A sampled policy called in batches draws its
@@ -65,7 +65,6 @@ timing: sampled rollouts repeat exactly with one episode in flight only.
 from __future__ import annotations
 
 import threading
-import warnings
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -376,8 +375,7 @@ def run_episodes(
     policy: Any,
     episodes: Sequence[EpisodeSpec] | int,
     *,
-    episodes_in_flight: int | None = None,
-    batch_size: int | None = None,
+    episodes_in_flight: int = 1,
     on_episode: Callable[[dict], None] | None = None,
     progress: Any = None,
 ) -> list[dict]:
@@ -393,18 +391,11 @@ def run_episodes(
         policy: see the module docstring.
         episodes: specs, or a number ``n`` (ids ``"0".."n-1"``, seeds ``0..n-1``).
         episodes_in_flight: episodes advancing at once (default 1).
-        batch_size: the former name of ``episodes_in_flight`` (deprecated: a ``DeprecationWarning``).
         on_episode: called with each finished record as soon as it is finished (to write records
-            to a file, wrap the env in :class:`wrappers.TrajectoryRecorder` instead).
+            to a file, wrap the env in :class:`colbench.wrappers.TrajectoryRecorder` instead).
         progress: a tqdm-like object (``update(1)``) or ``None``.
     """
-    if batch_size is not None:
-        warnings.warn("run_episodes(batch_size=...) is deprecated: it is episodes_in_flight=...", DeprecationWarning,
-                      stacklevel=2)
-    if batch_size is not None and episodes_in_flight is not None and batch_size != episodes_in_flight:
-        raise TypeError(f"run_episodes got episodes_in_flight={episodes_in_flight} and its former name "
-                        f"batch_size={batch_size} (batch_size is the old name of episodes_in_flight); pass one")
-    in_flight = episodes_in_flight if episodes_in_flight is not None else batch_size if batch_size is not None else 1
+    in_flight = episodes_in_flight
     if isinstance(in_flight, bool) or not isinstance(in_flight, int) or in_flight < 1:
         raise ValueError(f"episodes_in_flight must be an int >= 1, got {in_flight!r}")
     if isinstance(episodes, int):

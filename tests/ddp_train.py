@@ -15,8 +15,8 @@ import sys
 
 def main() -> int:
     algorithm, data, model, out, config = sys.argv[1:6]
-    from agents.registry import trainer_class
-    from agents.trainer_base import config_from_dict, load_trajectories
+    from colbench.agents.registry import trainer_class
+    from colbench.agents.trainer_base import config_from_dict, load_trajectories
 
     cls = trainer_class(algorithm)
     records = load_trajectories(data)

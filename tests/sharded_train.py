@@ -43,7 +43,7 @@ def main() -> int:
     from accelerate.state import PartialState
 
     from colbench.cli import train as cli
-    from agents.trainer_base import LMTrainer, TrainableLM
+    from colbench.agents.trainer_base import LMTrainer, TrainableLM
 
     try:  # DeepSpeed's CPU all-reduce kernel compiles on first use (minutes); ZeRO-3's gathers do not use it
         import deepspeed.ops

@@ -7,13 +7,16 @@ import os
 from pathlib import Path
 
 
-def imported_modules(path: str | os.PathLike, root: str | os.PathLike) -> set[str]:
+def imported_modules(path: str | os.PathLike, root: str | os.PathLike, folders: dict[str, str] | None = None) -> set[str]:
     """Absolute names of every module an import statement of ``path`` names, at module level and
     inside functions alike (``from m import x`` names ``m`` and ``m.x``); relative imports are
     resolved against the file's package, whose dotted name is its path below ``root`` (the folder
-    holding the top-level packages)."""
+    holding the top-level packages), its first folder named as ``folders`` maps it (pyproject.toml's
+    package-dir the other way round: ``{"agents": "colbench.agents"}``)."""
     rel = Path(os.path.relpath(path, root)).with_suffix("")
     package = list(rel.parts[:-1])  # a module's package; an __init__'s package is its own folder
+    if package and folders and package[0] in folders:
+        package = folders[package[0]].split(".") + package[1:]
     names = set()
     for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.ImportFrom):

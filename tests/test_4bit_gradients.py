@@ -18,8 +18,8 @@ import torch
 from samples import short_formatter
 from tiny_models import save_tiny_llama, smollm2_tokenizer, tiny_llama
 
-from agents.sweet_rl import SweetRL, SweetRLConfig
-from agents.tokenize import tokenize_trajectory
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+from colbench.agents.tokenize import tokenize_trajectory
 
 pytestmark = pytest.mark.slow
 
@@ -102,13 +102,13 @@ def compare(got: dict, want: dict) -> tuple[float, float, str]:
 @pytest.fixture(scope="module")
 def critics(tok, model_dir):
     """Two SWEET-RL trainers whose critics differ only in the base: NF4 4-bit vs its fp32 dequantization
-    (same LoRA weights). The 4-bit one is loaded by the trainer itself (``critic_load_in_4bit``)."""
-    common = dict(beta=1.0, critic_lora_r=4, critic_lora_alpha=8, lora_r=4, lora_alpha=8, critic_batch_size=8,
-                  critic_epochs=1, train_policy=False, seed=0, max_grad_norm=None)
-    q = SweetRL(SweetRLConfig(critic_load_in_4bit=True, **common), model=tiny_llama(tok), tokenizer=tok,
+    (same LoRA weights). The 4-bit one is loaded by the trainer itself (``critic.load_in_4bit``)."""
+    critic = {"lora_r": 4, "lora_alpha": 8, "pairs_per_batch": 8, "epochs": 1}
+    common = dict(beta=1.0, policy={"lora_r": 4, "lora_alpha": 8}, train_policy=False, seed=0, max_grad_norm=None)
+    q = SweetRL(SweetRLConfig(critic={**critic, "load_in_4bit": True}, **common), model=tiny_llama(tok), tokenizer=tok,
                 critic=model_dir, formatter=short_formatter)
     assert sum(isinstance(m, __import__("bitsandbytes").nn.Linear4bit) for m in q.critic.peft_model.modules()) >= 14
-    f = SweetRL(SweetRLConfig(**common), model=tiny_llama(tok), tokenizer=tok,
+    f = SweetRL(SweetRLConfig(critic=critic, **common), model=tiny_llama(tok), tokenizer=tok,
                 critic=dequantized_twin(q.critic.peft_model, model_dir), critic_tokenizer=tok, formatter=short_formatter)
     return q, f
 

@@ -8,7 +8,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import Agent, CallableAgent, ScriptedAgent, as_agent
+from colbench.agents import Agent, CallableAgent, ScriptedAgent, as_agent
 from colbench_env.evaluation.backend import BackendEvaluator
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
@@ -66,7 +66,7 @@ def test_every_trainer_runs_under_accelerate_launch(tmp_path, tiny_dir, algorith
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "1", "--num_machines", "1",
            "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "colbench", "train", algorithm,
            "--trajectories", str(data), "--model", tiny_dir, "--out", str(out),
-           "--config-json", json.dumps(dict(config, max_length=512, lora_r=4))]
+           "--config-json", json.dumps(dict(config, max_length=512, policy={"lora_r": 4}))]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     meta = json.loads((out / "trainer.json").read_text())

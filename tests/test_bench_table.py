@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from colbench.cli.table import parse_agent_spec
+from colbench.table import parse_agent_spec
 
 
 def colbench(*args, timeout=600):
@@ -32,7 +32,7 @@ def test_table_backend_and_frontend(tmp_path):
     assert float(rows[0]["tests_passed_pct"]) == 0.0
     # the scripted agent's frontend answer is the plain page written from the request (a lower bound):
     # its similarity, rendered and compared here, averaged over the two episodes' targets
-    from agents import ScriptedAgent
+    from colbench.agents import ScriptedAgent
     from colbench_env.evaluation.similarity import similarity
     from colbench_env.evaluation.render import Renderer
 
@@ -76,7 +76,7 @@ def test_table_with_a_served_lm_agent_and_the_compact_prompt(tmp_path):
 def test_bench_serving_runs_both_runners_on_one_stand_in_server():
     """The serving benchmark, small: both runners give the same trajectories; the reply times it
     recomputes from them add up to the server's own total (else it raises); the numbers hang together."""
-    from benchmarks.bench_rollout import run_serving
+    from colbench.benchmarks.bench_rollout import run_serving
 
     r = run_serving(episodes=12, in_flight=4)
     assert r["serving_same_trajectories"] and r["serving_independent_errors"] == 0
@@ -93,7 +93,7 @@ def test_bench_serving_runs_both_runners_on_one_stand_in_server():
 
 
 def test_fifo_makespan_by_hand():
-    from benchmarks.bench_rollout import fifo_makespan
+    from colbench.benchmarks.bench_rollout import fifo_makespan
 
     # 2 slots: 3 | 1 -> the 2nd slot frees at 1: +2 -> 3; the first slot frees at 3: +4 -> 7
     assert fifo_makespan([3, 1, 2, 4], 2) == 7

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import assert_user_error, colbench, colbench_exe, last_json
-from colbench.cli.run import config_path
+from colbench.runs import config_path
 from colbench_env.trajectories import read_trajectories
 from interrupting import interrupt_after_lines, terminal_like
 
@@ -25,7 +25,7 @@ FRONTEND_FILE = HERE.parent / "colbench_env" / "data" / "frontend" / "tasks.json
 
 # ------------------------------------------------------------------------------------------ plug-ins
 PLUGIN = '''
-from agents import Agent
+from colbench.agents import Agent
 from colbench_env.simulators import Simulator
 
 ORACLE_SOURCE = {}
@@ -82,7 +82,7 @@ def test_plugin_agent_as_file_class_with_kwargs(tmp_path, plugin_dir):
     out = tmp_path / "oracle.jsonl"
     p = colbench("run", "--agent", f"{plugin_dir / 'my_colbench_plugin.py'}:OracleAgent",
                  "--agent-kwargs", json.dumps({"tasks_file": str(BACKEND_FILE)}), "--tasks", BACKEND_FILE,
-                 "--episodes", 3, "--batch-size", 3, "--out", out, "--json")
+                 "--episodes", 3, "--episodes-in-flight", 3, "--out", out, "--json")
     m = last_json(p)
     assert m["count"] == 3 and m["success_rate"] == 1.0 and m["tests_passed_pct"] == 100.0
     recs = read_trajectories(out)
@@ -211,7 +211,7 @@ def test_run_semantics_reaches_the_evaluator_and_the_resume_identity(tmp_path):
     oracle = tmp_path / "same_line.py"
     oracle.write_text(SAME_LINE_ORACLE % str(BACKEND_FILE))
     agent = f"{oracle}:same_line"
-    common = ("run", "--agent", agent, "--tasks", BACKEND_FILE, "--episodes", 3, "--batch-size", 3)
+    common = ("run", "--agent", agent, "--tasks", BACKEND_FILE, "--episodes", 3, "--episodes-in-flight", 3)
     py, ref = tmp_path / "py.jsonl", tmp_path / "ref.jsonl"
     m = last_json(colbench(*common, "--semantics", "python", "--out", py, "--json"))
     assert (m["count"], m["tests_passed_pct"], m["success_rate"]) == (3, 100.0, 1.0)
@@ -258,7 +258,7 @@ def test_resume_refuses_episodes_of_another_version_of_the_scripted_human(tmp_pa
     config_path(out).write_text(json.dumps({**cfg, "human_version": VERSION}))
     assert last_json(colbench(*common, "--episodes", 2, "--json"))["count"] == 2
     # the version is the backend human's: a frontend run or an LLM human has none
-    from colbench.cli.run import RunConfig, _stored_defaults, load_run_tasks, run_signature
+    from colbench.runs import RunConfig, _stored_defaults, load_run_tasks, run_signature
 
     front = RunConfig(out=str(tmp_path / "f.jsonl"), env="ColBench-Frontend-v0")
     front_sig = run_signature(front, load_run_tasks("default", kind="frontend", split=None))
@@ -284,7 +284,7 @@ def test_ctrl_c_says_what_is_saved_and_how_to_resume(tmp_path, plugin_dir):
                     "    time.sleep(0.4 if calls <= 3 else 10)\n"
                     "    return 'OUTPUT: I WANT TO ANSWER: def f():\\n    return None'\n")
     out = tmp_path / "slow.jsonl"
-    proc = subprocess.Popen([colbench_exe(), "run", "--agent", f"{slow}:slow", "--episodes", "40", "--batch-size", "1",
+    proc = subprocess.Popen([colbench_exe(), "run", "--agent", f"{slow}:slow", "--episodes", "40", "--episodes-in-flight", "1",
                              "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=terminal_like)  # what a terminal gives the command (tests/interrupting.py)
     err = interrupt_after_lines(proc, out, 2)
@@ -313,7 +313,7 @@ def test_user_errors_one_line_exit_2(tmp_path):
          [f"{BACKEND_FILE}:1", "field 'test_cases'", "backend task, not a frontend one"]),
         (["--tasks", FRONTEND_FILE], [f"{FRONTEND_FILE}:1", "field 'test_cases' is missing", "frontend task?"]),
         (["--episodes", 0], ["--episodes must be >= 1, got 0"]),
-        (["--batch-size", 0], ["--episodes-in-flight must be >= 1, got 0"]),  # the old name maps to the new
+        (["--episodes-in-flight", 0], ["--episodes-in-flight must be >= 1, got 0"]),
         (["--env", "CartPole-v1"], ["--env CartPole-v1: unknown env id", "ColBench-Backend-v0"]),
         (["--agent-kwargs", "[1]"], ["--agent-kwargs", "must be a JSON object"]),
     ]
@@ -362,17 +362,14 @@ def test_other_commands_share_the_error_style(tmp_path):
 
 def test_version_and_help_show_defaults():
     from colbench import __version__
-    from colbench.cli.run import RunConfig
-
-    assert RunConfig(out="o.jsonl", batch_size=3).episodes_in_flight == 3  # the old field name is an alias
     p = colbench("--version")
     assert p.returncode == 0 and p.stdout.strip() == f"colbench {__version__}"
     for cmd in ("run", "table"):
         p = colbench(cmd, "--help")
         assert p.returncode == 0
         text = " ".join(p.stdout.split())
-        assert ("--episodes-in-flight EPISODES_IN_FLIGHT, --batch-size EPISODES_IN_FLIGHT episodes in flight, each "
-                "advancing on its own; a local model batches their turns (--batch-size: old name) (default: 4)") in text
+        assert ("--episodes-in-flight EPISODES_IN_FLIGHT episodes in flight, each "
+                "advancing on its own; a local model batches their turns (default: 4)") in text
         assert "--max-turns MAX_TURNS agent turns per episode (the last one is taken as the answer) (default: 10)" in text
 
 

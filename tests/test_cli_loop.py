@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import assert_user_error, colbench, last_json
-from colbench.cli.run import config_path, invocations_path
+from colbench.runs import config_path, invocations_path
 from colbench_env.trajectories import read_trajectories
 from samples import BAD, GOOD, MID
 
@@ -93,10 +93,9 @@ def test_model_names_lead_where_the_docstring_says(tmp_path, model_dir):
     src = resolve_model(str(ck))
     assert (src.kind, src.path, src.tokenizer, src.adapter, src.dtype) == (
         "checkpoint", smollm2_path(), smollm2_path(), str(ck / "policy"), "float32")
-    # a checkpoint written before the nested configs names its base with the flat key "model"
-    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"model": model_dir}}))
+    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"policy": {"model_name_or_path": model_dir}}}))
     assert resolve_model(str(ck)).path == model_dir
-    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"model": str(ck)}}))
+    (ck / "trainer.json").write_text(json.dumps({"algorithm": "rft", "config": {"policy": {"model_name_or_path": str(ck)}}}))
     with pytest.raises(ModelNotFoundError, match="leads back to itself"):
         resolve_model(str(ck))
 
@@ -146,7 +145,7 @@ def test_training_refuses_other_prompt_settings_than_the_trajectories(tmp_path, 
     assert sorted(p.name for p in ck.iterdir()) == ["trainer.json"]
 
     # the Python trainers refuse them too (their config's defaults would train other contexts)
-    from agents import MultiTurnDPO
+    from colbench.agents import MultiTurnDPO
     from colbench_env.errors import UsageError
 
     compact = [dict(r, agent_prompt={"kind": "backend", "max_turns": 2, "prompt_style": "compact"}) for r in (GOOD, BAD)]
@@ -161,7 +160,7 @@ def test_the_trainer_generates_as_long_as_the_collection_did(tmp_path, model_dir
     """``colbench train``'s ``max_new_tokens`` (SWEET-RL's candidates, the trained agent's ``act``) is
     the collection's when a built-in LM agent made it (its ``OUT.run.json``); ``--config-json`` wins;
     a plug-in's run says nothing about it (its own sampling), so the config's default stays."""
-    from agents.rft_config import RFTConfig
+    from colbench.agents.rft_config import RFTConfig
 
     def trained(run: dict, *extra) -> tuple[int, str]:
         traj = write_jsonl(tmp_path / "t.jsonl", [GOOD, BAD])
@@ -182,7 +181,7 @@ def test_the_trainer_generates_as_long_as_the_collection_did(tmp_path, model_dir
 # --------------------------------------------------------------------------- colbench run
 def test_a_run_failing_before_its_first_episode_writes_nothing(tmp_path):
     plugin = tmp_path / "plain.py"
-    plugin.write_text("from agents import Agent\n\nclass Plain(Agent):\n    def act(self, obs):\n"
+    plugin.write_text("from colbench.agents import Agent\n\nclass Plain(Agent):\n    def act(self, obs):\n"
                       "        return 'OUTPUT: I WANT TO ANSWER: def f(): return 1'\n")
     out = tmp_path / "o.jsonl"
     assert_user_error(colbench("run", "--agent", f"{plugin}:Plain", "--agent-kwargs", '{"nope": 1}', "--out", out),
@@ -196,7 +195,7 @@ def test_a_plugin_whose_code_changed_is_refused_on_resume_naming_it(tmp_path):
     mod = tmp_path / "plugdir"
     mod.mkdir()
     agent_file = mod / "my_agent.py"
-    agent_file.write_text("from agents import Agent\n\nclass AskOnceAgent(Agent):\n    def act(self, obs):\n"
+    agent_file.write_text("from colbench.agents import Agent\n\nclass AskOnceAgent(Agent):\n    def act(self, obs):\n"
                           "        if obs['dialogue'] == '[]':\n            return 'OUTPUT: What do you need?'\n"
                           "        return 'OUTPUT: I WANT TO ANSWER: def f(x): return None'\n")
     human_file = mod / "my_human.py"
@@ -248,7 +247,7 @@ def test_rollouts_per_task_runs_each_task_k_times_in_a_row(tmp_path):
 def test_compare_works_on_backend_files(tmp_path):
     tasks = two_tasks(tmp_path)
     oracle = tmp_path / "oracle.py"
-    oracle.write_text("import json\nfrom agents import Agent\n\nclass Oracle(Agent):\n"
+    oracle.write_text("import json\nfrom colbench.agents import Agent\n\nclass Oracle(Agent):\n"
                       "    def __init__(self, tasks_file):\n"
                       "        self.truth = {json.loads(l)['problem_description']: json.loads(l)['ground_truth']\n"
                       "                      for l in open(tasks_file) if l.strip()}\n"
@@ -272,7 +271,7 @@ def test_compare_works_on_backend_files(tmp_path):
 def test_the_scripted_agent_on_the_frontend_is_a_lower_bound_from_the_command(tmp_path):
     """``colbench run --agent scripted --env ColBench-Frontend-v0``: design questions, then a plain page;
     its reward is that page's similarity to the target, rendered and compared here independently."""
-    from agents import ScriptedAgent
+    from colbench.agents import ScriptedAgent
     from colbench_env.evaluation.render import Renderer
     from colbench_env.evaluation.similarity import similarity
 
@@ -380,7 +379,7 @@ def test_a_checkpoint_and_its_export_run_with_the_same_greedy_texts(tmp_path, to
 # ------------------------------------------------------------------------- the real loop (SmolLM2)
 CAPTURE = '''
 import json
-from agents import LMAgent
+from colbench.agents import LMAgent
 
 
 class CapturingSmolLM2(LMAgent):
@@ -420,8 +419,8 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
     config = json.loads((ck / "trainer.json").read_text())["config"]
     assert (config["prompt_style"], config["max_turns"]) == ("compact", 2)
 
-    from agents import PPO
-    from agents.tokenize import tokenize_trajectory
+    from colbench.agents import PPO
+    from colbench.agents.tokenize import tokenize_trajectory
 
     trainer = PPO.load(ck)
     seen = {}  # output -> the contexts it was generated from (a greedy policy may repeat itself)

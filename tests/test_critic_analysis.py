@@ -51,7 +51,7 @@ def test_value_head_trains():
     """The value head's LoRA and head parameters move under the Bradley-Terry loss."""
     from transformers import AutoTokenizer
 
-    from agents.sweet_rl import all_ordered_pairs
+    from colbench.agents.sweet_rl import all_ordered_pairs
     from colbench_env.lm.smollm2 import smollm2_path
 
     torch.set_num_threads(1)

@@ -12,7 +12,7 @@ import pytest
 
 from colbench.cli import critic_ranking as cr_cli
 from colbench.critics import ranking as cr
-from colbench.pipeline.stats import bootstrap_mean, paired_bootstrap
+from colbench.stats import bootstrap_mean, paired_bootstrap
 
 
 # ---- pure measures -----------------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def test_continuations_play_the_candidate_then_the_served_policy_and_retry_faile
     the policy by its path."""
     from openai_test_server import OpenAITestServer
 
-    from colbench.pipeline import StageFailed
+    from colbench.errors import StageFailed
     from colbench_env.tasks import generated_spec, load_tasks
 
     tasks = load_tasks(generated_spec(2, 1, "rate"), kind="backend", split="test")
@@ -140,12 +140,11 @@ def test_continuations_play_the_candidate_then_the_served_policy_and_retry_faile
 
 
 def test_ranking_config_names_episodes_in_flight_and_refuses_a_switch_of_policy_server(tmp_path, capsys):
-    assert cr.RankingConfig(batch_size=3).episodes_in_flight == 3  # the old name, an alias
     p = argparse.ArgumentParser()
     cr_cli.add_arguments(p)
-    args = p.parse_args(["--batch-size", "5", "--policy-base-url", "http://127.0.0.1:9/v1",
+    args = p.parse_args(["--episodes-in-flight", "5", "--policy-base-url", "http://127.0.0.1:9/v1",
                          "--policy-base-url", "http://127.0.0.1:10/v1/"])
-    assert args.episodes_in_flight == 5 and p.parse_args(["--episodes-in-flight", "6"]).episodes_in_flight == 6
+    assert args.episodes_in_flight == 5
     assert cr.RankingConfig(policy_base_url=args.policy_base_url).policy_base_url == \
         "http://127.0.0.1:9/v1,http://127.0.0.1:10/v1"
     with pytest.raises(ValueError, match="policy_base_url: base_url must be an http"):

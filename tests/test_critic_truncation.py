@@ -7,8 +7,8 @@ import torch
 from samples import short_formatter
 from tiny_models import tiny_llama
 
-from agents.sweet_rl import INFO_HEADER, SweetRL, SweetRLConfig
-from agents.tokenize import ContextTooLong, tokenize_turn
+from colbench.agents.sweet_rl import INFO_HEADER, SweetRL, SweetRLConfig
+from colbench.agents.tokenize import ContextTooLong, tokenize_turn
 
 SECRET = "def f(x):\n    return x * 41 + 1234567"
 TASK = {"task_id": "t0", "problem_description": "Write f(x) that computes my special number.",
@@ -85,7 +85,7 @@ def test_a_prompt_with_a_worked_example_keeps_it_and_the_problem_when_cut(tok):
     the critic's truncation keeps every message before the dialogue (critic_keep_head)."""
     from functools import partial
 
-    from agents.sweet_rl import critic_keep_head
+    from colbench.agents.sweet_rl import critic_keep_head
     from colbench_env.prompting import COMPACT_FRONTEND_EXAMPLE, record_messages
 
     page = '<html><body><h1 class="text-4xl">My own words</h1></body></html>'

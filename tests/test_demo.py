@@ -3,12 +3,12 @@ recorded dialogue prints turn by turn with its score (the SmolLM2 row itself is 
 from __future__ import annotations
 
 from colbench.cli.demo import HiddenInfoOracle, demo_tasks, print_dialogue
-from colbench.cli.run import RunConfig, run
+from colbench.runs import RunConfig, run
 from colbench_env.trajectories import atomic_write_jsonl, read_trajectories
 
 
 def test_bounds_and_dialogue(tmp_path, capsys):
-    from agents.base import ScriptedAgent
+    from colbench.agents.base import ScriptedAgent
 
     tasks = demo_tasks(7)
     assert len({t.problem_description for t in tasks}) == 7

@@ -6,7 +6,7 @@ The launch is ``accelerate launch --config_file colbench/configs/accelerate/ddp_
 multi-GPU launcher (torchrun) with 2 processes: accelerate's ``--cpu`` launcher starts several
 processes only through ``mpirun`` (without it, ``--cpu --num_processes 2`` runs ONE process). On a
 machine without a GPU the trainers make each process a gloo CPU rank (``DistributedType.MULTI_CPU``,
-:func:`agents.sharding.make_accelerator`), what ``ACCELERATE_USE_CPU=1`` does for any script."""
+:func:`colbench.agents.sharding.make_accelerator`), what ``ACCELERATE_USE_CPU=1`` does for any script."""
 from __future__ import annotations
 
 import json
@@ -21,7 +21,7 @@ from safetensors.torch import load_file
 from samples import BAD, GOOD, MID, TASK, traj
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
-from agents.registry import TRAINERS, trainer_class
+from colbench.agents.registry import TRAINERS, trainer_class
 from colbench import configs_dir
 
 HERE = Path(__file__).resolve().parent

@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, parallel_api_test
 import colbench_env
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.tasks import default_tasks
-from wrappers import HiddenInfoWrapper
+from colbench.wrappers import HiddenInfoWrapper
 
 RECS = [
     {"task_id": "ship", "problem_description": "Shipping cost. The signature of the function is: def ship(total)",
@@ -184,7 +184,7 @@ def test_a_simulator_plays_the_human_of_the_aec_env(evaluator):
     """``aec_env(simulator=...)``: the AEC loop stepping the human with ``human_action()`` gives the
     episode the Gymnasium env (whose simulator replies inside ``step``) gives, for a named simulator
     and for a Simulator object alike; without one, ``human_action()`` says how to get one."""
-    from agents import ScriptedAgent
+    from colbench.agents import ScriptedAgent
     from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator
 
     agent = ScriptedAgent()
@@ -223,7 +223,7 @@ def test_the_readme_use_block_runs_as_written(readme_block):
     """README.md's "Use" block, run as written with the user's ``my_agent`` (the scripted agent): the
     Gymnasium lines step, and its AEC loop -- embedded task 3, the scripted human stepped by
     ``human_action()`` -- plays the episode the Gymnasium env plays on that task with that agent."""
-    from agents import ScriptedAgent
+    from colbench.agents import ScriptedAgent
 
     scope = {"my_agent": ScriptedAgent()}
     exec(readme_block("use"), scope)

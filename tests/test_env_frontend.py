@@ -84,7 +84,7 @@ def test_the_scripted_agent_is_a_frontend_lower_bound(renderer):
     """On the frontend env the scripted agent asks about style and sections, then answers with a
     plain page whatever it was told: its reward is that page's similarity to the target, scored here
     independently (render both, compare), above 0 and below a page that follows the target."""
-    from agents import ScriptedAgent
+    from colbench.agents import ScriptedAgent
     from colbench_env.evaluation.similarity import similarity
     from colbench_env.protocol import extract_html
 

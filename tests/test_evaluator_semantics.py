@@ -189,7 +189,7 @@ def test_minimal_isolation_mode_still_scores_and_times_out():
 
 
 def test_benchmark_run_is_callable_and_agrees_with_reference():
-    from benchmarks.bench_evaluator import run
+    from colbench.benchmarks.bench_evaluator import run
 
     r = run(n_tasks=6, rl_tasks=2, workers=1)
     assert r["evaluator_same_rewards"] is True

@@ -450,7 +450,7 @@ def test_gym_episode_end_to_end_with_the_scripted_agent(renderer):
     import gymnasium as gym
 
     import colbench_env  # noqa: F401  (registers the envs)
-    from agents import ScriptedAgent
+    from colbench.agents import ScriptedAgent
     from colbench_env.evaluation.similarity import VisualSimilarity
 
     env = gym.make("ColBench-Frontend-v0", tasks="generated-frontend:4:2", renderer=renderer)

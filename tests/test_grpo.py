@@ -10,8 +10,8 @@ import torch
 from samples import TASK, traj
 from tiny_models import smollm2_tokenizer, tiny_llama
 
-from agents.grpo import GRPO, GRPOConfig
-from agents.trainer_base import ConfigError
+from colbench.agents.grpo import GRPO, GRPOConfig
+from colbench.agents.trainer_base import ConfigError
 
 OTHER = dict(TASK, task_id="t1")
 
@@ -62,7 +62,7 @@ def test_grpo_every_turn_of_a_winning_dialogue_gains(model_dir):
 
 
 def test_grpo_without_any_reward_difference_refuses(model_dir):
-    trainer = GRPO(GRPOConfig(model=model_dir))
+    trainer = GRPO(GRPOConfig(policy={"model_name_or_path": model_dir}))
     with pytest.raises(ValueError, match=r"grpo: no task among the 3 trajectories has rollouts with different rewards, "
                                          r"so every group-relative advantage is 0; sampled rollouts give them"):
         trainer.update([FLAT, dict(FLAT), WIN])  # WIN is alone in its group: no baseline, advantage 0
@@ -86,7 +86,7 @@ def test_cli_train_grpo_and_resume(model_dir, tmp_path, capsys):
     path.write_text("\n".join(json.dumps(r) for r in (WIN, LOSE, WIN, LOSE)) + "\n")
     out = tmp_path / "grpo"
     assert main(["train", "grpo", "--trajectories", str(path), "--model", model_dir, "--out", str(out),
-                 "--config-json", '{"learning_rate": 0.001, "lora_r": 4}']) == 0
+                 "--config-json", '{"policy": {"learning_rate": 0.001, "lora_r": 4}}']) == 0
     meta = json.loads((out / "trainer.json").read_text())
     assert meta["algorithm"] == "grpo" and meta["updates"] == 1
     assert main(["train", "grpo", "--trajectories", str(path), "--out", str(out)]) == 0
@@ -97,10 +97,10 @@ def test_grpo_log_probs_are_the_sampling_distribution_at_the_rollout_temperature
     """Rollouts drawn at T != 1: old, new and reference log-probs are log softmax(logits / T), as TRL's
     GRPOTrainer divides its logits by the generation temperature; the first minibatch's ratio is 1."""
     T = 0.4
-    trainer = GRPO(GRPOConfig(model=model_dir, rollout_temperature=T, lora_dropout=0.0))
+    trainer = GRPO(GRPOConfig(policy={"model_name_or_path": model_dir, "lora_dropout": 0.0}, rollout_temperature=T))
     records = [WIN, LOSE]
     items = trainer._items(records, trainer.advantages(records))
-    from agents.tokenize import tokenize_trajectory
+    from colbench.agents.tokenize import tokenize_trajectory
 
     net = trainer.policy.peft_model
     for it in items:

@@ -1,117 +1,216 @@
-"""The layout: which package may import which, the deprecated aliases of moved modules, and every
+"""The layout: which package and sub-package may import which (layers, no import circle), and every
 command the README writes still parsing (``--help`` exits 0), so that README commands cannot rot."""
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import re
 import subprocess
 import sys
-import warnings
+import tomllib
 from pathlib import Path
 
-import pytest
 from source_imports import imported_modules
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("colbench_env", "wrappers", "agents", "colbench", "benchmarks", "studies")
+#: folder -> the package it is installed as (pyproject.toml's package-dir: agents/ is colbench.agents)
+PACKAGE_DIR = {folder: name for name, folder in
+               tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].items()}
+#: repository folder -> the import name of its package (the installed packages, then the studies)
+FOLDERS = {"colbench_env": "colbench_env", "colbench": "colbench", **PACKAGE_DIR, "studies": "studies"}
+INSTALLED = ("colbench_env", "colbench", *PACKAGE_DIR)
+
+#: The installed code's units (a top-level package, a sub-package of colbench or a module directly in
+#: colbench), bottom to top: a unit imports only units of earlier rows (and itself); units of one row
+#: are independent of each other. ``__main__`` modules stand outside: they may import anything and
+#: nothing imports them. colbench.cli is the top: nothing else imports it.
+LAYERS = [
+    ("colbench_env",),
+    ("colbench.wrappers",),
+    ("colbench.agents",),
+    ("colbench",),  # the package itself: __version__, configs_dir (it imports nothing)
+    ("colbench.errors", "colbench.stats", "colbench.report", "colbench.resume"),
+    ("colbench.plugins", "colbench.provenance"),
+    ("colbench.runs",),  # episodes into a resumed trajectory file (colbench run's service)
+    ("colbench.table", "colbench.viewer", "colbench.integrations", "colbench.critics"),
+    ("colbench.pipeline",),
+    ("colbench.benchmarks",),
+    ("colbench.cli",),
+]
+RANK = {unit: i for i, row in enumerate(LAYERS) for unit in row}
 
 
 def _imports(path: Path) -> set[str]:
-    return imported_modules(path, ROOT)
+    return imported_modules(path, ROOT, FOLDERS)
 
 
-def _files(package: str) -> list[Path]:
-    return sorted(p for p in (ROOT / package).rglob("*.py") if "__pycache__" not in p.parts)
+def _modules(folders=tuple(FOLDERS)) -> dict[str, Path]:
+    """Import name -> file of every module under ``folders`` (a package is its ``__init__``), the
+    task-authoring scripts left out (not installed)."""
+    out = {}
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "__pycache__" in path.parts or "authoring" in path.parts:
+                continue
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join([FOLDERS[folder], *parts])] = path
+    return out
 
 
-def _top(name: str) -> str:
-    return name.split(".")[0]
+def _name(imported: str, modules: dict) -> str | None:
+    """The project module an import names (``from m import f`` names ``m.f``: its longest prefix that
+    is a module), or None for anything outside the project. Imports written with the folder's name
+    (``agents.x``, meaning ``colbench.agents.x``) count as the module they mean, so they are checked too."""
+    top, _, rest = imported.partition(".")
+    if top in FOLDERS and FOLDERS[top] != top:
+        imported = FOLDERS[top] + ("." + rest if rest else "")
+    while imported and imported not in modules:
+        imported = imported.rpartition(".")[0]
+    return imported or None
+
+
+def _graph(folders=tuple(FOLDERS)) -> dict[str, set[str]]:
+    """Module -> the project modules it imports, at module level and inside functions alike."""
+    modules = _modules(folders)
+    return {m: {d for d in (_name(n, modules) for n in _imports(p)) if d and d != m} for m, p in modules.items()}
+
+
+def _entry_point(module: str) -> bool:
+    return module.rpartition(".")[2] == "__main__"
+
+
+def _unit(module: str) -> str:
+    """A module's unit in :data:`LAYERS`: colbench's sub-package or module (``colbench.pipeline``,
+    ``colbench.runs``, ``colbench.agents``), the top-level package otherwise (``colbench_env``)."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "colbench" else parts[0]
 
 
 def test_each_layer_imports_only_the_layers_below_it():
-    """colbench_env imports no other package of the project; wrappers only colbench_env; agents
-    colbench_env and wrappers; colbench and benchmarks anything but the studies; nothing in the
-    installed packages imports studies/ (it is not installed)."""
-    allowed = {"colbench_env": {"colbench_env"}, "wrappers": {"colbench_env", "wrappers"},
-               "agents": {"colbench_env", "wrappers", "agents"},
-               "colbench": {"colbench_env", "wrappers", "agents", "colbench", "benchmarks"},
-               "benchmarks": {"colbench_env", "wrappers", "agents", "colbench", "benchmarks"}}
+    """Every installed module belongs to a unit of :data:`LAYERS` and imports only units of lower rows
+    (its own unit aside); nothing imports colbench.cli but the ``__main__`` modules; nothing installed
+    imports the studies (they are not installed)."""
+    graph = _graph(INSTALLED)
+    unplaced = sorted({_unit(m) for m in graph if not _entry_point(m)} - set(RANK))
+    assert not unplaced, f"place these in LAYERS: {unplaced}"
     bad = []
-    for package, ok in allowed.items():
-        for path in _files(package):
-            if package == "colbench_env" and "authoring" in path.parts:
-                continue  # the task-authoring scripts are not installed either
-            for name in _imports(path):
-                if _top(name) in PACKAGES and _top(name) not in ok:
-                    bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    for module, deps in graph.items():
+        for dep in deps:
+            a, b = _unit(module), _unit(dep)
+            if _entry_point(dep) or (not _entry_point(module) and a != b and RANK[b] >= RANK[a]):
+                bad.append(f"{module} imports {dep}")
+    assert not bad, bad
+    studies = [f"{p.relative_to(ROOT)} imports {n}" for p in _modules(INSTALLED).values() for n in _imports(p)
+               if n.split(".")[0] == "studies"]
+    assert not studies, studies
+
+
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` (a path that ends where it starts), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(v: str) -> list[str] | None:
+        state[v] = 1
+        path.append(v)
+        for w in sorted(graph.get(v, ())):
+            if state.get(w) == 1:
+                return path[path.index(w):] + [w]
+            if w not in state and (found := visit(w)):
+                return found
+        state[v] = 2
+        path.pop()
+        return None
+
+    for v in sorted(graph):
+        if v not in state and (found := visit(v)):
+            return found
+    return None
+
+
+def test_the_circle_finder_finds_circles():
+    assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert _circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_no_import_circle_between_modules_or_sub_packages():
+    """No module of the project (installed packages and studies) imports one that, directly or not,
+    imports it back; nor does any sub-package (every module below ``top.sub`` counted as ``top.sub``;
+    a ``__main__`` module, which nothing imports, stands alone)."""
+    graph = _graph()
+    circle = _circle(graph)
+    assert not circle, " -> ".join(circle)
+
+    def sub(m: str) -> str:
+        return m if _entry_point(m) else ".".join(m.split(".")[:2])
+
+    packages: dict[str, set[str]] = {}
+    for m, deps in graph.items():
+        packages.setdefault(sub(m), set()).update(sub(d) for d in deps if sub(d) != sub(m))
+    circle = _circle(packages)
+    assert not circle, " -> ".join(circle)
+
+
+def _repository_python_files() -> list[Path]:
+    skip = {".venv", ".git", "build", "__pycache__", "assets", ".pytest_cache"}
+    return sorted(p for p in ROOT.rglob("*.py") if not skip & set(p.relative_to(ROOT).parts)
+                  and not any(part.endswith(".egg-info") or part.startswith(".venv") for part in p.parts))
+
+
+def test_nothing_imports_the_folder_names():
+    """agents/, wrappers/ and benchmarks/ are installed as colbench.agents, colbench.wrappers and
+    colbench.benchmarks only (``agents`` is openai-agents' import package too): no file of the
+    repository -- library, tests, studies, benchmarks, docs -- imports them by the folder's name, nor
+    names such a module in a string (a plug-in spec ``agents.x:Name``, a lazy import, ``python -m``)."""
+    bare = tuple(PACKAGE_DIR)
+    spec = re.compile(rf"(?:python -m )?(?:{'|'.join(bare)})(?:\.\w+)+(?::\w+)?")
+    bad = []
+    for path in _repository_python_files():
+        rel = path.relative_to(ROOT)
+        bad += [f"{rel} imports {n}" for n in _imports(path) if n.split(".")[0] in bare]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            if spec.fullmatch(node.value):
+                bad.append(f"{rel}:{node.lineno} names {node.value!r}")
+            elif "import" in node.value and (code := _as_code(node.value)) is not None:  # a plug-in's source, -c
+                bad += [f"{rel}:{node.lineno} writes code that imports {n}" for n in _code_imports(code)
+                        if n.split(".")[0] in bare and str(rel) not in OPENAI_AGENTS]
     assert not bad, bad
 
 
-def test_the_pipeline_package_has_no_import_circle():
-    """colbench.pipeline's modules import each other in one direction only (at module level and
-    inside functions alike): config <- stages <- resume <- run, stats <- analysis <- run."""
-    graph = {}
-    for path in _files("colbench/pipeline"):
-        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-        graph[name] = {m for m in _imports(path) if m in {".".join(p.relative_to(ROOT).with_suffix("").parts)
-                                                          for p in _files("colbench/pipeline")}}
-    graph.pop("colbench.pipeline.__init__", None)
-    for deps in graph.values():
-        deps.discard("colbench.pipeline.__init__")
-
-    def reaches(a, b, seen=()):
-        return any(d == b or (d not in seen and reaches(d, b, (*seen, d))) for d in graph.get(a, ()))
-
-    circles = [m for m in graph if reaches(m, m)]
-    assert not circles, {m: sorted(graph[m]) for m in circles}
-    assert graph["colbench.pipeline.config"] == set()  # the settings depend on nothing else of the pipeline
-    assert "colbench.pipeline.run" not in set().union(*graph.values())  # nothing imports the top
+#: the file whose code for a fresh venv imports openai-agents' own ``agents`` beside colbench.agents
+OPENAI_AGENTS = ("tests/test_packaging.py",)
 
 
-#: deprecated alias -> (the module(s) its names now live in, names to compare)
-ALIASES = {
-    "benchmarks.pipeline": (("colbench.pipeline", "colbench.cli.pipeline"),
-                            ["PipelineConfig", "PRESETS", "PAPER_SETTINGS", "run_pipeline", "trainer_config",
-                             "paper_settings_table", "task_split", "check_resume", "add_arguments", "main"]),
-    "benchmarks.pipeline_stats": (("colbench.pipeline.analysis",), ["analyse_runs", "method_grids", "CLUSTERS"]),
-    "benchmarks.stats": (("colbench.pipeline.stats",), ["bootstrap_mean", "paired_bootstrap", "Interval",
-                                                       "Comparison", "as_grid", "bootstrap_indices"]),
-    "benchmarks.critic_analysis": (("colbench.critics.analysis", "colbench.cli.critic_analysis"),
-                                   ["run", "ValueHeadCritic", "colour_data", "_tiny_llama", "add_arguments", "main"]),
-    "benchmarks.critic_ranking": (("colbench.critics.ranking", "colbench.cli.critic_ranking"),
-                                  ["RankingConfig", "run", "pairwise_ranking", "check_resume", "add_arguments", "main"]),
-    "benchmarks.cli": (("colbench.cli",), ["main"]),
-}
+def _as_code(text: str) -> ast.AST | None:
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
 
 
-@pytest.mark.parametrize("alias", sorted(ALIASES))
-def test_deprecated_aliases_hold_the_moved_objects(alias):
-    homes, names = ALIASES[alias]
-    sys.modules.pop(alias, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = importlib.import_module(alias)
-    if alias != "benchmarks.cli":  # a module one imports from says it is deprecated; the command alias does not
-        assert any(issubclass(w.category, DeprecationWarning) and alias in str(w.message) for w in caught), caught
-    doc = " ".join(old.__doc__.split())
-    assert "release after 0.1.0" in doc and "eprecated alias" in doc
-    new = [importlib.import_module(h) for h in homes]
-    for name in names:
-        home = next(m for m in new if hasattr(m, name))
-        assert getattr(old, name) is getattr(home, name), name
-    if alias == "benchmarks.pipeline":  # the pipeline's own episode runner has a name of its own now
-        assert old.run_episodes is importlib.import_module("colbench.pipeline").run_stage_episodes
+def _code_imports(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+        elif isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+    return names
 
 
-@pytest.mark.parametrize("argv", [["benchmarks.cli", "pipeline", "--help"], ["benchmarks.pipeline_stats", "--help"],
-                                  ["benchmarks.critic_ranking", "--help"], ["benchmarks.critic_analysis", "--help"]])
-def test_old_command_lines_still_run(argv):
-    p = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert p.returncode == 0, p.stderr[-2000:]
-    command = {"benchmarks.cli": argv[1], "benchmarks.pipeline_stats": "pipeline-stats"}.get(
-        argv[0], argv[0].split(".")[1].replace("_", "-"))
-    assert p.stdout.startswith(f"usage: colbench {command} "), p.stdout[:200]
+def test_the_bare_name_check_sees_bare_imports(tmp_path):
+    """The check above on a file written the old way (absolute and relative imports, a plug-in string)."""
+    (tmp_path / "agents").mkdir()
+    f = tmp_path / "agents" / "x.py"
+    old = "agents"  # (spelled apart: this file's own strings are checked too)
+    f.write_text(f"from .base import A\nimport {old}.served\nfrom colbench.agents import LMAgent\n")
+    assert imported_modules(f, tmp_path, {"agents": "colbench.agents"}) == {
+        "colbench.agents.base", "colbench.agents.base.A", f"{old}.served", "colbench.agents", "colbench.agents.LMAgent"}
 
 
 # ------------------------------------------------------------------------------- README commands

@@ -268,7 +268,7 @@ def test_two_processes_racing_convert_once_atomically(tmp_path):
 
 @pytest.mark.slow
 def test_generation_benchmark_runs(capsys):
-    from benchmarks.bench_generation import run
+    from colbench.benchmarks.bench_generation import run
 
     result = run(batch=2, max_new_tokens=4, threads=1)
     assert result["same_texts"] is True

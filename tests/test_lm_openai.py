@@ -197,7 +197,7 @@ def test_identical_conversations_in_one_call_get_distinct_seeds(server):
 def test_lm_agent_draws_a_fresh_seed_every_call(server):
     """A seeded LMAgent must not reuse one seed on every turn (correlated samples across turns), and
     two agents with the same settings replay the same seeds."""
-    from agents.base import LMAgent
+    from colbench.agents.base import LMAgent
     from colbench_env.lm.base import derived_seed
 
     obs = {"problem_description": "Write f(x).", "dialogue": "[]"}
@@ -300,7 +300,8 @@ def test_the_error_names_every_server_tried():
 def test_cli_base_url_repeated_or_comma_separated(tmp_path):
     import argparse
 
-    from colbench.cli.run import RunConfig, add_arguments, config_from_args
+    from colbench.cli.run import add_arguments, config_from_args
+    from colbench.runs import RunConfig
     from colbench.errors import UsageError
 
     p = argparse.ArgumentParser()

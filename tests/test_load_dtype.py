@@ -27,7 +27,7 @@ def bf16_checkpoint(tmp_path_factory):
 def lm(path, **kw):
     from accelerate import Accelerator
 
-    from agents.trainer_base import TrainableLM
+    from colbench.agents.trainer_base import TrainableLM
 
     return TrainableLM(Accelerator(cpu=True), path, lora_r=4, lora_alpha=8, **kw)
 
@@ -65,8 +65,8 @@ def test_full_finetune_under_bf16_mixed_precision_keeps_float32_weights_and_a_bf
     from accelerate.state import AcceleratorState
     from transformers import AutoModelForCausalLM
 
-    from agents.tokenize import tokenize_turn
-    from agents.trainer_base import TrainableLM
+    from colbench.agents.tokenize import tokenize_turn
+    from colbench.agents.trainer_base import TrainableLM
 
     AcceleratorState._reset_state(reset_partial_state=True)  # the process-wide state: another precision
     try:

@@ -1,4 +1,4 @@
-"""agents.losses against hand-computed numbers (multi-turn masks, variable-length turns)."""
+"""colbench.agents.losses against hand-computed numbers (multi-turn masks, variable-length turns)."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from agents import losses as L
+from colbench.agents import losses as L
 
 
 def t(x):

@@ -15,12 +15,12 @@ import pytest
 import torch
 from tiny_models import smollm2_tokenizer, tiny_llama
 
-from agents.sweet_rl import SweetRL, SweetRLConfig
-from agents.tokenize import tokenize_trajectory
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+from colbench.agents.tokenize import tokenize_trajectory
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.prompting import trajectory_turns
 from colbench_env.trajectories import read_trajectories
-from wrappers import HiddenInfoWrapper, TrajectoryRecorder
+from colbench.wrappers import HiddenInfoWrapper, TrajectoryRecorder
 
 REC = {"task_id": "scale", "problem_description": "Scale a number. The signature of the function is: def scale(x)",
        "ground_truth": "def scale(x):\n    return x * 7919 + 1",
@@ -78,8 +78,8 @@ def test_policy_and_critic_sequences_carry_no_expected_outputs(episode, tok):
     in_task = dict(annotated, task=dict(annotated["task"], eval_tests=final_info["eval_tests"]))
     # every string field of the task record the critic can be shown, and "eval_tests" asked for by name
     fields = ["ground_truth", "hidden_information", "problem_description", "eval_tests"]
-    cfg = SweetRLConfig(info_fields=fields, train_policy=False, lora_r=4, lora_alpha=8, critic_lora_r=4,
-                        critic_lora_alpha=8, seed=0)
+    cfg = SweetRLConfig(info_fields=fields, train_policy=False, policy={"lora_r": 4, "lora_alpha": 8},
+                        critic={"lora_r": 4, "lora_alpha": 8}, seed=0)
     trainer = SweetRL(cfg, model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1))
     for rec in (annotated, in_task):
         for ctx, action in trajectory_turns(rec):

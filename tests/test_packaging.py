@@ -154,32 +154,117 @@ def test_configs_dir_lists_every_launch_config_with_its_command():
         assert config.mixed_precision == ("no" if f.stem.endswith("_cpu") else "bf16"), f.name
 
 
-@pytest.mark.slow
-def test_wheel_holds_the_library_and_benchmarks_but_not_the_authoring_scripts_or_studies(tmp_path):
+def test_the_package_list_is_every_package_folder():
+    """pyproject.toml lists its packages (agents/, wrappers/, benchmarks/ are installed as
+    colbench.agents, ...: package-dir): the list is every folder with an ``__init__.py`` of the
+    installed code, named as installed, but the task-authoring scripts."""
+    setuptools = PYPROJECT["tool"]["setuptools"]
+    folders = {"colbench": "colbench", "colbench_env": "colbench_env",
+               **{folder: name for name, folder in setuptools["package-dir"].items()}}
+    assert setuptools["package-dir"] == {"colbench.agents": "agents", "colbench.wrappers": "wrappers",
+                                         "colbench.benchmarks": "benchmarks"}
+    found = set()
+    for folder, name in folders.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            if "authoring" not in parts and "__pycache__" not in parts:
+                found.add(".".join([name, *parts]))
+    assert sorted(setuptools["packages"]) == sorted(found)
+
+
+def test_only_colbench_and_colbench_env_are_top_level_names(tmp_path):
+    """The installed distribution (make test's .venv: an editable install) provides the top-level
+    names colbench and colbench_env only: run outside the repository, ``agents``, ``wrappers`` and
+    ``benchmarks`` import nothing (openai-agents' ``agents`` is free), and colbench.agents,
+    colbench.wrappers, colbench.benchmarks are this checkout's folders (an editable install; a
+    regular one's are inside the installed colbench)."""
+    code = ("import importlib.util, json, colbench, colbench.agents, colbench.wrappers, colbench.benchmarks\n"
+            "from importlib.metadata import distribution\n"
+            "dist = distribution('colbench')\n"
+            "print(json.dumps([dist.read_text('top_level.txt').split(), json.loads(dist.read_text('direct_url.json') or '{}'),"
+            " [importlib.util.find_spec(n) is None for n in ('agents', 'wrappers', 'benchmarks')],"
+            " colbench.__file__, [m.__file__ for m in (colbench.agents, colbench.wrappers, colbench.benchmarks)]]))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as installed: not the checkout's folders
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr[-3000:]
+    top_level, direct_url, absent, init, files = json.loads(p.stdout)
+    assert sorted(top_level) == ["colbench", "colbench_env"]
+    editable = direct_url.get("dir_info", {}).get("editable", False)
+    assert absent == [True, True, True]
+    home = ROOT if editable else Path(init).parent
+    assert files == [str(home / folder / "__init__.py") for folder in ("agents", "wrappers", "benchmarks")]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel of this checkout (built from a copy: building leaves build/ and *.egg-info behind)."""
     import shutil
 
-    src = tmp_path / "src"  # a copy: building leaves build/ and *.egg-info behind
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
     shutil.copytree(ROOT, src, symlinks=True, ignore=shutil.ignore_patterns(
-        ".venv", "assets", "build", "*.egg-info", "results", "runs", ".git", "__pycache__", ".pytest_cache"))
+        ".venv*", "assets", "build", "*.egg-info", "results", "runs", ".git", "__pycache__", ".pytest_cache"))
     p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                        "-w", str(tmp_path), str(src)], capture_output=True, text=True, timeout=600)
+                        "-w", str(tmp), str(src)], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
-    (wheel,) = tmp_path.glob("colbench-*.whl")
+    (built,) = tmp.glob("colbench-*.whl")
+    return built
+
+
+@pytest.mark.slow
+def test_wheel_holds_the_library_and_benchmarks_but_not_the_authoring_scripts_or_studies(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     from colbench import configs_dir
 
     shipped = sorted(configs_dir().glob("accelerate/*.yaml"))
     assert len(shipped) == 5 and all(f"colbench/configs/accelerate/{f.name}" in names for f in shipped)
     assert "colbench_env/data/backend/part_a.jsonl" in names and "colbench_env/data/frontend/tasks.jsonl" in names
-    assert "colbench/cli/run.py" in names and "agents/registry.py" in names
+    assert "colbench/cli/run.py" in names and "colbench/runs.py" in names and "colbench/agents/registry.py" in names
     for module in ("colbench/pipeline/run.py", "colbench/pipeline/config.py", "colbench/critics/ranking.py",
-                   "colbench/cli/pipeline.py", "agents/rft_config.py", "benchmarks/bench.py", "benchmarks/pipeline.py"):
+                   "colbench/cli/pipeline.py", "colbench/agents/rft_config.py", "colbench/wrappers/recorder.py",
+                   "colbench/benchmarks/bench.py", "colbench/benchmarks/bench_train_stages/__main__.py"):
         assert module in names, module
     assert {"colbench/viewer/templates/report.html.j2", "colbench/viewer/templates/episode.html.j2",
             "colbench/viewer/static/viewer.js", "colbench/viewer/static/viewer.css"} <= set(names)
-    assert not [n for n in names if "authoring" in n or n.startswith(("tests/", "studies/", "benchmarks/results/"))]
+    # two top-level names: colbench and colbench_env (agents/, wrappers/, benchmarks/ live inside colbench)
+    assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"colbench", "colbench_env"}
+    top_level = next(n for n in names if n.endswith(".dist-info/top_level.txt"))
+    assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["colbench", "colbench_env"]
+    assert not [n for n in names if "authoring" in n or "studies/" in n or "tests/" in n or "/results/" in n]
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "colbench = colbench.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_beside_openai_agents(wheel, tmp_path):
+    """The wheel in a fresh venv together with openai-agents (whose import package is ``agents``):
+    both import in one process, each its own, and ColBench still runs an episode (the core install:
+    the wheel's four core dependencies; pip's cache keeps reruns cheap)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    core = PYPROJECT["project"]["dependencies"]
+    p = subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel), *core, "openai-agents"],
+                       capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr[-3000:]
+    code = """
+import json, agents, colbench.agents, gymnasium as gym
+from agents import Agent as OpenAIAgent
+from colbench.agents import ScriptedAgent
+from colbench.runs import RunConfig, run
+helper = OpenAIAgent(name="helper", instructions="be brief")  # openai-agents' own class, no network
+metrics = run(RunConfig(out="r.jsonl", agent="scripted", episodes=2))
+print(json.dumps({"agents": agents.__file__, "colbench.agents": colbench.agents.__file__,
+                  "helper": type(helper).__module__, "scripted": ScriptedAgent.__module__, "count": metrics["count"]}))
+"""
+    p = subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                       env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    site = Path(got["agents"]).parents[1]
+    assert Path(got["agents"]) == site / "agents" / "__init__.py"  # openai-agents' package
+    assert Path(got["colbench.agents"]) == site / "colbench" / "agents" / "__init__.py"
+    assert got["helper"].startswith("agents.") and got["scripted"] == "colbench.agents.base" and got["count"] == 2
 
 
 @pytest.mark.slow

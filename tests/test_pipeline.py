@@ -41,7 +41,7 @@ def oracle_record(cfg, task, episode_id, evaluator):
 
 
 def test_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
-    small = {"n_candidates": 2, "candidate_max_new_tokens": 8, "critic_epochs": 1, "max_length": 512}
+    small = {"n_candidates": 2, "candidate_max_new_tokens": 8, "critic": {"epochs": 1}, "max_length": 512}
     cfg = PipelineConfig(out_dir=str(tmp_path / "p"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
                          rollouts_per_task=2, max_turns=1, max_new_tokens=8, episodes_in_flight=4,
                          trainer_overrides={"sweet-rl": small, "rft": {"max_length": 512},
@@ -224,22 +224,18 @@ def test_simulator_options_are_checked_before_anything_is_written(tmp_path, monk
 def test_trainer_overrides_are_validated_like_colbench_train():
     """One validation path: the pipeline's per-method overrides go through config_from_dict (as
     `colbench train --config-json` does), so a typo is an error naming the field, not a silent drop."""
-    from agents.trainer_base import ConfigError
+    from colbench.agents.trainer_base import ConfigError
 
     with pytest.raises(ConfigError, match=r"trainer_overrides\['rft'\]: unknown field\(s\) \['n_candidates'\] "
                                           r"for RFTConfig"):
         PipelineConfig(trainer_overrides={"rft": {"n_candidates": 4}})
-    for given in ({"critic_epochs": 0}, {"critic": {"epochs": 0}}):  # old flat key or nested: one name
-        with pytest.raises(ConfigError,
-                           match=r"trainer_overrides\['sweet-rl'\]: field 'critic.epochs': must be a positive"):
-            PipelineConfig(trainer_overrides={"sweet-rl": given})
+    with pytest.raises(ConfigError, match=r"trainer_overrides\['sweet-rl'\]: field 'critic.epochs': must be a positive"):
+        PipelineConfig(trainer_overrides={"sweet-rl": {"critic": {"epochs": 0}}})
     with pytest.raises(ValueError, match="trainer_overrides: unknown method 'dqn'"):
         PipelineConfig(trainer_overrides={"dqn": {}})
-    # PPO has no epochs (its passes are update_epochs): an old config's 1 is dropped, anything else refused
-    with pytest.raises(ConfigError, match="field 'epochs': PPO has no 'epochs': its passes over the data are "
-                                          "'update_epochs', got 2"):
-        PipelineConfig(trainer_overrides={"ppo": {"epochs": 2}})
-    assert PipelineConfig(trainer_overrides={"ppo": {"epochs": 1}}).trainer_overrides == {"ppo": {}}
+    # PPO has no epochs (its passes are update_epochs)
+    with pytest.raises(ConfigError, match=r"trainer_overrides\['ppo'\]: unknown field\(s\) \['epochs'\] for PPOConfig"):
+        PipelineConfig(trainer_overrides={"ppo": {"epochs": 1}})
     PipelineConfig(**{k: v for k, v in PRESETS["small"].items()})  # the shipped presets pass
 
 
@@ -251,49 +247,39 @@ def test_pipeline_evaluates_greedily_by_default_and_paper_samples():
     assert small.eval_samples_temperature == 1.0
 
 
-def test_committed_pipeline_configs_still_load():
-    """studies/*/config.json were written with the old names (batch_size, critic_*):
-    they load through the aliases. The one exception is PPO's epochs (2 in pipeline_small, which
-    PPO silently ignored then and refuses now: its passes are update_epochs)."""
+def test_committed_pipeline_configs_load():
+    """Every pipeline config.json under studies/ (each seed's too) loads as a PipelineConfig, every
+    trainer override checked, and keeps its values."""
     from pathlib import Path
 
-    from agents.trainer_base import ConfigError
-
-    paths = sorted((Path(__file__).resolve().parents[1] / "studies").glob("*/config.json"))
+    paths = sorted((Path(__file__).resolve().parents[1] / "studies").rglob("config.json"))
     configs = [(p, json.loads(p.read_text())) for p in paths]
     configs = [(p, d) for p, d in configs if "trainer_overrides" in d]  # pipeline runs (not critic-ranking's)
-    assert configs
+    assert len(configs) >= 20
+    fields = {f.name for f in dataclasses.fields(PipelineConfig)}
     for path, data in configs:
-        ppo = data.get("trainer_overrides", {}).get("ppo", {})
-        if ppo.get("epochs", 1) != 1:
-            with pytest.raises(ConfigError, match="'update_epochs', got 2"):
-                PipelineConfig(**data)
-            data["trainer_overrides"]["ppo"] = {k: v for k, v in ppo.items() if k != "epochs"}
-        cfg = PipelineConfig(**data)
-        assert cfg.episodes_in_flight == data.get("batch_size", data.get("episodes_in_flight"))
-        sweet = cfg.trainer_overrides.get("sweet-rl")
-        if sweet and "critic_learning_rate" in data["trainer_overrides"]["sweet-rl"]:
-            assert sweet["critic"]["learning_rate"] == data["trainer_overrides"]["sweet-rl"]["critic_learning_rate"]
+        assert set(data) - fields <= {"human_version"}, path  # the scripted human's version, written beside
+        cfg = PipelineConfig(**{k: v for k, v in data.items() if k in fields})
+        assert cfg.episodes_in_flight == data["episodes_in_flight"], path
+        assert cfg.trainer_overrides == data["trainer_overrides"], path
 
 
-def test_trainer_overrides_merge_field_by_field_and_old_keys_get_new_names():
+def test_trainer_overrides_merge_field_by_field():
     """Overrides over the preset: a nested critic override changes that field only (the preset's
-    other critic settings stay); old keys are stored under their new names, for that trainer only."""
-    from agents.config import merge_config_dicts
-    from agents.sweet_rl import SweetRLConfig
+    other critic settings stay)."""
+    from colbench.agents.config import merge_config_dicts
+    from colbench.agents.sweet_rl import SweetRLConfig
     from colbench.pipeline import trainer_config
 
     preset = PRESETS["small"]["trainer_overrides"]["sweet-rl"]
-    merged = merge_config_dicts(SweetRLConfig, preset, {"critic": {"lora_r": 4}, "critic_batch_size": 3,
-                                                        "batch_size": 5})
+    merged = merge_config_dicts(SweetRLConfig, preset, {"critic": {"lora_r": 4, "pairs_per_batch": 3},
+                                                        "pairs_per_batch": 5})
     cfg = PipelineConfig(trainer_overrides={"sweet-rl": merged}, episodes_in_flight=3)
     sweet = trainer_config(cfg, "sweet-rl", "/base")
     # the preset's critic learning rate and epochs survive the nested override
     assert (sweet.critic.learning_rate, sweet.critic.epochs, sweet.critic.lora_r) == (1e-4, 2, 4)
-    assert (sweet.critic.pairs_per_batch, sweet.pairs_per_batch) == (3, 5)  # batch_size: the policy's only
+    assert (sweet.critic.pairs_per_batch, sweet.pairs_per_batch) == (3, 5)
     assert sweet.policy.model_name_or_path == "/base" and sweet.policy.learning_rate == 1e-4
-    assert "critic_batch_size" not in cfg.trainer_overrides["sweet-rl"]
-    assert PipelineConfig(batch_size=3).episodes_in_flight == 3  # the old name of the pipeline's field
 
 
 def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, capsys):
@@ -301,7 +287,7 @@ def test_pipeline_seeds_sampled_evaluation_and_intervals(tmp_path, tiny_model, c
     tasks and seeds whose means are the plain means of the evaluation files."""
     import numpy as np
 
-    from colbench.pipeline import bootstrap_mean
+    from colbench.stats import bootstrap_mean
 
     cfg = PipelineConfig(out_dir=str(tmp_path / "s"), policy=tiny_model, n_train_tasks=2, n_test_tasks=2,
                          rollouts_per_task=2, max_turns=1, max_new_tokens=4, episodes_in_flight=4, methods=("grpo",),
@@ -461,9 +447,8 @@ def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys)
                                                    "human_version": VERSION}))
         (d / "rollouts.jsonl").write_text('{"episode_id": "x"}\n')
         (d / "models" / "rft" / "pipeline_done.json").write_text("{}")
-    # an older config.json: sweet-rl's critic override under its old key, no eval_temperature field
+    # an older config.json: no eval_temperature field
     legacy = json.loads((out / "seed-1" / "config.json").read_text())
-    legacy["trainer_overrides"]["sweet-rl"] = {"critic_learning_rate": 1e-4}
     del legacy["eval_temperature"]
     (out / "seed-1" / "models" / "sweet-rl").mkdir()
     (out / "seed-1" / "models" / "sweet-rl" / "pipeline_done.json").write_text("{}")
@@ -487,8 +472,8 @@ def test_resuming_with_settings_that_made_the_files_is_refused(tmp_path, capsys)
             check_resume(dataclasses.replace(old, seeds=(1,), **change))
     with pytest.raises(ValueError, match=r"\(1 more field\(s\) differ\)"):
         check_resume(dataclasses.replace(old, max_turns=5, max_new_tokens=5))
-    # seed-1's trained sweet-rl (old key) vs a new critic learning rate
-    with pytest.raises(ValueError, match=r"seed-1/config\.json: field 'trainer_overrides\.sweet-rl': \{'critic_learning_rate': 0\.0001\}"):
+    # seed-1's trained sweet-rl vs a new critic learning rate
+    with pytest.raises(ValueError, match=r"seed-1/config\.json: field 'trainer_overrides\.sweet-rl': \{'critic': \{'learning_rate': 0\.0001\}\}"):
         check_resume(dataclasses.replace(old, seeds=(1,), trainer_overrides={
             "rft": {"epochs": 2}, "sweet-rl": {"critic": {"learning_rate": 1e-3}}}))
     # what run_pipeline and the CLI do with it: refused before any stage, one line, exit 2, files as they were

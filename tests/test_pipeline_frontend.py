@@ -12,9 +12,9 @@ from test_pipeline import pipeline_cli
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
-from colbench.pipeline import PipelineConfig, analyse_runs, bootstrap_mean, preset_settings, run_pipeline, task_split
+from colbench.pipeline import PipelineConfig, analyse_runs, preset_settings, run_pipeline, task_split
 from colbench.pipeline.resume import check_resume
-from colbench.pipeline.stats import bootstrap_indices
+from colbench.stats import bootstrap_indices, bootstrap_mean
 from colbench_env.evaluation.trajectory_scoring import win_rate
 from colbench_env.rollout import episode_specs
 from colbench_env.trajectories import append_jsonl, read_trajectories

@@ -6,10 +6,10 @@ import pytest
 import torch
 from tiny_models import smollm2_tokenizer, tiny_llama
 
-import agents.ppo
-from agents.ppo import PPO, PPOConfig
-from agents.tokenize import tokenize_trajectory
-from agents.trainer_base import ConfigError
+from colbench.agents import ppo as ppo_module
+from colbench.agents.ppo import PPO, PPOConfig
+from colbench.agents.tokenize import tokenize_trajectory
+from colbench.agents.trainer_base import ConfigError
 
 TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
         "ground_truth": "def f(x):\n    return x + 7", "test_cases": {"test1": "f(1)"}}
@@ -59,8 +59,8 @@ def behaviour_logps(trainer: PPO, rec: dict) -> list[torch.Tensor]:
 
 
 def test_first_minibatch_ratio_is_one_at_the_sampling_temperature(model_dir, monkeypatch):
-    trainer = PPO(PPOConfig(model=model_dir, temperature=T, update_epochs=1, trajectories_per_batch=8, learning_rate=1e-3,
-                            lora_dropout=0.0))
+    trainer = PPO(PPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 1e-3, "lora_dropout": 0.0},
+                            temperature=T, update_epochs=1, trajectories_per_batch=8))
     recs = sampled_records(trainer)
     # the "old" log-probs are the behaviour policy's (the sampling distribution at T), token by token
     items = trainer.prepare_batch(recs)
@@ -72,13 +72,13 @@ def test_first_minibatch_ratio_is_one_at_the_sampling_temperature(model_dir, mon
         for g, w in zip(got, want):
             assert torch.allclose(g, w, atol=1e-5), (g, w)
     seen = []
-    real = agents.ppo.ppo_clip_loss
+    real = ppo_module.ppo_clip_loss
 
     def spy(new, old, adv, mask, **kw):
         seen.append(((new - old).detach(), mask.clone()))
         return real(new, old, adv, mask, **kw)
 
-    monkeypatch.setattr(agents.ppo, "ppo_clip_loss", spy)
+    monkeypatch.setattr(ppo_module, "ppo_clip_loss", spy)
     m = trainer.update(recs)
     log_ratio, mask = seen[0]
     assert mask.sum() > 10
@@ -87,7 +87,8 @@ def test_first_minibatch_ratio_is_one_at_the_sampling_temperature(model_dir, mon
 
 
 def test_rollout_temperature_overrides_and_greedy_is_refused(model_dir):
-    assert PPO(PPOConfig(model=model_dir, temperature=0.0, rollout_temperature=0.3)).sampling_temperature == 0.3
+    assert PPO(PPOConfig(policy={"model_name_or_path": model_dir}, temperature=0.0,
+                         rollout_temperature=0.3)).sampling_temperature == 0.3
     with pytest.raises(ConfigError, match="field 'temperature'.*sampled rollouts"):
         PPOConfig(temperature=0.0)
     with pytest.raises(ConfigError, match="field 'rollout_temperature'"):
@@ -97,7 +98,8 @@ def test_rollout_temperature_overrides_and_greedy_is_refused(model_dir):
 def test_minibatches_are_reshuffled_every_epoch_and_reproducibly(model_dir):
     orders = []
     for _ in range(2):
-        trainer = PPO(PPOConfig(model=model_dir, update_epochs=3, trajectories_per_batch=2, learning_rate=1e-4))
+        trainer = PPO(PPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 1e-4}, update_epochs=3,
+                                trajectories_per_batch=2))
         recs = sampled_records(trainer, 8)
         for i, r in enumerate(recs):
             r["task"] = dict(TASK, task_id=f"t{i}")
@@ -121,7 +123,8 @@ def test_minibatches_are_reshuffled_every_epoch_and_reproducibly(model_dir):
 
 
 def test_value_head_is_clipped_with_the_lora_weights(model_dir):
-    trainer = PPO(PPOConfig(model=model_dir, temperature=T, update_epochs=1, trajectories_per_batch=8, max_grad_norm=1e-3))
+    trainer = PPO(PPOConfig(policy={"model_name_or_path": model_dir}, temperature=T, update_epochs=1,
+                            trajectories_per_batch=8, max_grad_norm=1e-3))
     recs = sampled_records(trainer)
     norms = []
     opt = trainer.policy.optimizer

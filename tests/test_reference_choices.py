@@ -10,10 +10,10 @@ import torch
 from samples import short_formatter
 from tiny_models import tiny_llama
 
-from agents.mt_dpo import train_preference_pairs
-from agents.sweet_rl import SweetRL, SweetRLConfig, critic_pairs
-from agents.tokenize import tokenize_turn
-from agents.trainer_base import ConfigError
+from colbench.agents.mt_dpo import train_preference_pairs
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig, critic_pairs
+from colbench.agents.tokenize import tokenize_turn
+from colbench.agents.trainer_base import ConfigError
 
 
 def task(name: str) -> dict:
@@ -106,7 +106,7 @@ def test_state_selection_first_trajectories_all_their_turns(tok):
 def test_policy_nll_term_scope(tok, scope):
     from accelerate import Accelerator
 
-    from agents.trainer_base import TrainableLM
+    from colbench.agents.trainer_base import TrainableLM
 
     lm = TrainableLM(Accelerator(), tiny_llama(tok, 2), tok, lora_r=4, lora_alpha=8, max_grad_norm=None)
     msgs = short_formatter(task("A"), [])

@@ -8,11 +8,11 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import CallableAgent
+from colbench.agents import CallableAgent
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs, run_episodes
 from colbench_env.trajectories import read_trajectories
-from wrappers import TrajectoryRecorder, completed_episode_ids
+from colbench.wrappers import TrajectoryRecorder, completed_episode_ids
 
 QUESTIONS = ["What are your rules?", "Any thresholds?", "How should I round the result?", "What about ties or edge cases?"]
 
@@ -60,15 +60,6 @@ def test_batched_rollouts_equal_sequential(evaluator):
     assert streamed == batched
     by_id = {r["episode_id"]: r for r in batched}
     assert [by_id[s.episode_id] for s in specs] == seq
-    # the old keyword still works, with a DeprecationWarning naming the new one
-    with pytest.warns(DeprecationWarning, match=r"batch_size=\.\.\.\) is deprecated: it is episodes_in_flight"):
-        old = run_episodes(lambda: gym.make("ColBench-Backend-v0", split="test", evaluator=evaluator),
-                           CallableAgent(policy), specs, batch_size=4)
-    assert sorted(old, key=lambda r: int(r["episode_id"])) == sorted(batched, key=lambda r: int(r["episode_id"]))
-    with pytest.raises(TypeError, match="batch_size is the old name of episodes_in_flight"), \
-            pytest.warns(DeprecationWarning):
-        run_episodes(lambda: gym.make("ColBench-Backend-v0"), CallableAgent(policy), 1, episodes_in_flight=2,
-                     batch_size=3)
     # turns vary across episodes, so finished slots were refilled while others were live
     assert len({sum(m["role"] == "assistant" for m in r["dialogue_history"]) for r in seq}) > 1
 
@@ -107,7 +98,7 @@ def colbench(*args, check=True):
 
 def test_cli_run_scripted_resumes(tmp_path):
     out = tmp_path / "run.jsonl"
-    p = colbench("run", "--agent", "scripted", "--split", "test", "--episodes", "4", "--batch-size", "2",
+    p = colbench("run", "--agent", "scripted", "--split", "test", "--episodes", "4", "--episodes-in-flight", "2",
                  "--out", str(out), "--json")
     metrics = json.loads(p.stdout.strip().splitlines()[-1])
     assert metrics["count"] == 4 and metrics["tests_passed_pct"] == 0.0 and metrics["success_rate"] == 0.0
@@ -135,7 +126,7 @@ def test_batched_run_through_wrappers_records_every_episode_with_training_info(t
     """run_episodes drives the wrapped env (reset through the stack, the phased step forwarded), so
     TrajectoryRecorder(HiddenInfoWrapper(env)) writes every episode, with the training-time info, and
     the file equals what a loop of env.step calls through the same stack writes."""
-    from wrappers import HiddenInfoWrapper
+    from colbench.wrappers import HiddenInfoWrapper
 
     n_tasks = len(colbench_env.default_tasks("backend", split="test"))
     specs = episode_specs(7, n_tasks=n_tasks, seed=3)

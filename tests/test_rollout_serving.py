@@ -12,7 +12,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import LMAgent
+from colbench.agents import LMAgent
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.lm.base import BackendError, SamplingParams
 from colbench_env.phased import ColBenchWrapper
@@ -20,7 +20,7 @@ from colbench_env.rollout import EpisodeSpec, episode_specs, run_episodes
 from colbench_env.simulators import Simulator
 from colbench_env.simulators.scripted_backend import ScriptedBackendSimulator
 from colbench_env.trajectories import read_trajectories
-from wrappers import HiddenInfoWrapper, TrajectoryRecorder
+from colbench.wrappers import HiddenInfoWrapper, TrajectoryRecorder
 
 from interrupting import interrupt_after_lines, terminal_like
 from openai_test_server import OpenAITestServer
@@ -121,7 +121,7 @@ def test_a_failing_request_fails_its_episode_only(tmp_path, evaluator):
     assert {k: v for k, v in failing.items() if k not in ("a010", "a040")} == \
         {k: v for k, v in healthy.items() if k not in ("a010", "a040")}
     # the records on file carry the errors too: `colbench run` retries these two on resume
-    from wrappers import completed_episode_ids
+    from colbench.wrappers import completed_episode_ids
 
     assert len(completed_episode_ids(tmp_path / "f.jsonl")) == len(TEST_TASKS) - 2
 
@@ -227,11 +227,9 @@ def test_forced_first_actions_then_the_policy(evaluator):
     assert recs[1]["dialogue_history"][0]["output"] != forced[0]
 
 
-def test_in_flight_and_its_former_name(evaluator):
+def test_episodes_in_flight_is_checked(evaluator):
     env_fn = lambda: gym.make("ColBench-Backend-v0", split="test", evaluator=evaluator)  # noqa: E731
-    assert len(run_episodes(env_fn, BatchedPolicy(), 3, batch_size=2)) == 3
-    with pytest.raises(TypeError, match="episodes_in_flight=2 and its former name batch_size=3"):
-        run_episodes(env_fn, BatchedPolicy(), 3, episodes_in_flight=2, batch_size=3)
+    assert len(run_episodes(env_fn, BatchedPolicy(), 3, episodes_in_flight=2)) == 3
     with pytest.raises(ValueError, match="episodes_in_flight must be an int >= 1, got 0"):
         run_episodes(env_fn, BatchedPolicy(), 3, episodes_in_flight=0)
 
@@ -254,7 +252,7 @@ def test_ctrl_c_with_episodes_in_flight_then_resume(tmp_path):
     with OpenAITestServer() as server:
         def cmd(out, model):
             return [sys.executable, "-m", "colbench", "run", "--agent", "openai", "--agent-base-url", server.url,
-                    "--agent-model", model, "--split", "test", "--episodes", "24", "--batch-size", "4",
+                    "--agent-model", model, "--split", "test", "--episodes", "24", "--episodes-in-flight", "4",
                     "--max-turns", "2", "--out", str(out)]
 
         out = tmp_path / "run.jsonl"
@@ -317,7 +315,7 @@ def test_ctrl_c_while_a_local_model_generates_for_episodes_in_flight(tmp_path):
     out = tmp_path / "run.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "colbench", "run", "--agent", "smollm2", "--tasks",
                              "generated:12:1:rate", "--prompt-style", "compact", "--max-turns", "2",
-                             "--max-new-tokens", "16", "--batch-size", "4", "--out", str(out)],
+                             "--max-new-tokens", "16", "--episodes-in-flight", "4", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=terminal_like,
                             env=dict(os.environ, OMP_NUM_THREADS="1"))
     err = interrupt_after_lines(proc, out, 1, stop_s=120)

@@ -13,7 +13,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents.served import load_lora_adapter, served_model_name, served_policy
+from colbench.agents.served import load_lora_adapter, served_model_name, served_policy
 from colbench_env.trajectories import read_trajectories
 
 from openai_test_server import OpenAITestServer
@@ -119,7 +119,8 @@ def test_pipeline_stage_asks_the_server_by_run_dir_name_loads_the_adapter_and_st
     once under the name relative to the top-level out-dir (a seed's: ``seed-3/models/rft``), every
     turn asks for that name, greedily; nothing is sent when the file is complete. A server that
     refuses ends the stage with StageFailed, its episodes kept as errors and retried by a rerun."""
-    from colbench.pipeline import PipelineConfig, StageFailed, run_stage_episodes, task_split
+    from colbench.errors import StageFailed
+    from colbench.pipeline import PipelineConfig, run_stage_episodes, task_split
     from colbench.pipeline.stages import policy_adapter
 
     top = tmp_path / "out"
@@ -192,8 +193,8 @@ def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_pat
               "--prompt-style", "compact", "--json"]
     with TransformersServe(cwd=run_dir) as server:
         served = colbench(*common, "--agent", "openai", "--agent-base-url", server.url, "--agent-model", name,
-                          "--batch-size", 2, "--out", tmp_path / "served.jsonl")
-    local = colbench(*common, "--agent", "smollm2", "--batch-size", 1, "--out", tmp_path / "local.jsonl")
+                          "--episodes-in-flight", 2, "--out", tmp_path / "served.jsonl")
+    local = colbench(*common, "--agent", "smollm2", "--episodes-in-flight", 1, "--out", tmp_path / "local.jsonl")
     assert served["count"] == local["count"] == 4 and served["errors"] == 0
     by_id = {p: {r["episode_id"]: r for r in read_trajectories(tmp_path / f"{p}.jsonl")} for p in ("served", "local")}
 

@@ -48,7 +48,7 @@ import torch
 from test_distributed import DATA, PER_BATCH, _free_port, _weights
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
-from agents.registry import trainer_class
+from colbench.agents.registry import trainer_class
 from colbench import configs_dir
 
 HERE = Path(__file__).resolve().parent
@@ -99,7 +99,7 @@ def setup(tmp_path_factory):
 
 def _recording_losses(monkeypatch):
     """Record the loss of every ``backward`` call, per TrainableLM."""
-    from agents.trainer_base import TrainableLM
+    from colbench.agents.trainer_base import TrainableLM
 
     log: dict[int, list[float]] = {}
     original = TrainableLM.backward

@@ -8,7 +8,7 @@ import gymnasium as gym
 import pytest
 
 import colbench_env  # noqa: F401
-from agents import LMAgent, ScriptedAgent
+from colbench.agents import LMAgent, ScriptedAgent
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.rollout import episode_specs, run_episodes
 from colbench_env.trajectories import read_trajectories
@@ -62,7 +62,7 @@ def test_server_down_mid_run_is_recorded_and_resumable(tmp_path):
     url = server.url
     def cmd(n):
         return [sys.executable, "-m", "colbench", "run", "--agent", "scripted", "--split", "test",
-                "--episodes", str(n), "--batch-size", "1", "--simulator", "openai", "--simulator-base-url", url,
+                "--episodes", str(n), "--episodes-in-flight", "1", "--simulator", "openai", "--simulator-base-url", url,
                 "--simulator-model", "echo", "--out", str(out), "--json"]
 
     p = subprocess.run(cmd(2), capture_output=True, text=True, timeout=300)

@@ -1,11 +1,11 @@
-"""colbench.pipeline.stats against independent computations: a plain fixed-seed numpy loop, scipy's
+"""colbench.stats against independent computations: a plain fixed-seed numpy loop, scipy's
 percentile bootstrap, and cases whose bootstrap distribution is known by hand."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from colbench.pipeline.stats import as_grid, bootstrap_indices, bootstrap_mean, paired_bootstrap, win_grid
+from colbench.stats import as_grid, bootstrap_indices, bootstrap_mean, paired_bootstrap, win_grid
 
 
 def loop_bootstrap(a, resamples, seed, level=0.95):

@@ -185,8 +185,8 @@ def test_the_committed_pooled_reports_recompute_from_the_seed_folders(tmp_path):
 
 def study_argv(seed: int, out_dir) -> list[str]:
     """The study's command line today (the preset has since been cut to the 1 h budget):
-    ``colbench pipeline --small --env ColBench-Frontend-v0`` with FRONTEND_STUDY_SETTINGS spelled out."""
-    from colbench.pipeline import FRONTEND_STUDY_SETTINGS as S
+    ``colbench pipeline --small --env ColBench-Frontend-v0`` with the study's settings spelled out."""
+    from studies.frontend_small.settings import STUDY_SETTINGS as S
 
     return ["--small", "--env", "ColBench-Frontend-v0", "--seeds", str(seed), "--n-test-tasks", "48",
             "--n-train-tasks", str(S["n_train_tasks"]), "--rollouts-per-task", str(S["rollouts_per_task"]),
@@ -230,12 +230,13 @@ def test_the_study_command_resolves_to_the_committed_seed_config(tmp_path, monke
 
 
 def test_the_study_settings_are_heavier_than_the_preset():
-    """FRONTEND_STUDY_SETTINGS changes what the preset cut: more tasks and rollouts, two epochs."""
-    from colbench.pipeline import FRONTEND_STUDY_SETTINGS, PipelineConfig, preset_settings, trainer_config
+    """The study's settings change what the preset cut: more tasks and rollouts, two epochs."""
+    from colbench.pipeline import PipelineConfig, preset_settings, trainer_config
+    from studies.frontend_small.settings import STUDY_SETTINGS
 
     small = PipelineConfig(**preset_settings("small", "ColBench-Frontend-v0"))
-    assert (small.n_train_tasks, small.rollouts_per_task, FRONTEND_STUDY_SETTINGS["n_train_tasks"],
-            FRONTEND_STUDY_SETTINGS["rollouts_per_task"]) == (8, 3, 12, 4)
+    assert (small.n_train_tasks, small.rollouts_per_task, STUDY_SETTINGS["n_train_tasks"],
+            STUDY_SETTINGS["rollouts_per_task"]) == (8, 3, 12, 4)
     for method in ("rft", "mt-dpo", "sweet-rl"):
         assert trainer_config(small, method, "m").epochs == 1
     assert trainer_config(small, "sweet-rl", "m").critic.epochs == 1

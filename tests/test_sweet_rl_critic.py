@@ -10,8 +10,8 @@ import pytest
 import torch
 from tiny_models import smollm2_tokenizer, tiny_llama
 
-from agents.sweet_rl import CriticConfig, SweetRL, SweetRLConfig, critic_messages, training_info
-from agents.trainer_base import ModelConfig
+from colbench.agents.sweet_rl import CriticConfig, SweetRL, SweetRLConfig, critic_messages, training_info
+from colbench.agents.trainer_base import ModelConfig
 
 COLOURS = ["red", "blue", "green"]
 THINGS = ["a banner", "a button", "a header", "a footer", "a card", "a menu", "a badge", "a sidebar", "a tooltip",

@@ -6,14 +6,14 @@ import json
 import pytest
 import torch
 
-from agents.sweet_rl import StageFiles, StageMismatch, SweetRL, SweetRLConfig
+from colbench.agents.sweet_rl import StageFiles, StageMismatch, SweetRL, SweetRLConfig
 from samples import BAD, GOOD, MID
 
 
 def _config(model_dir, **kw):
-    return SweetRLConfig(**{"model": model_dir, "n_candidates": 4, "pairs_per_state": 2, "state_fraction": 1.0,
-                            "max_new_tokens": 6, "learning_rate": 1e-3, "critic_learning_rate": 1e-3,
-                            "critic_pairs": "all_ordered", "seed": 3, **kw})
+    return SweetRLConfig(**{"policy": {"model_name_or_path": model_dir, "learning_rate": 1e-3},
+                            "critic": {"learning_rate": 1e-3}, "n_candidates": 4, "pairs_per_state": 2,
+                            "state_fraction": 1.0, "max_new_tokens": 6, "critic_pairs": "all_ordered", "seed": 3, **kw})
 
 
 def _lines(path):
@@ -185,8 +185,8 @@ def test_candidates_are_sampled_candidate_batch_at_a_time_from_the_states_stream
     """``candidate_batch``: a state's candidates come from calls of that many (the last one the
     rest), one after the other from the state's seeded stream -- the texts of the same calls made by
     hand after seeding that stream; ``None`` is one call of ``n_candidates``. Not a positive int: refused."""
-    from agents.config import ConfigError
-    from agents.sweet_rl import _CANDIDATE_STREAM, derived_seed
+    from colbench.agents.config import ConfigError
+    from colbench.agents.sweet_rl import _CANDIDATE_STREAM, derived_seed
 
     for batch, sizes in ((None, [5]), (2, [2, 2, 1]), (3, [3, 2])):
         t = SweetRL(_config(model_dir, n_candidates=5, candidate_batch=batch))

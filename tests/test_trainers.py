@@ -11,12 +11,12 @@ import pytest
 import torch
 from samples import BAD, GOOD, MID, traj
 
-from agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig, trajectory_pairs
-from agents.ppo import PPO, PPOConfig
-from agents.rft import RejectionFineTuning, RFTConfig
-from agents.sweet_rl import SweetRL, SweetRLConfig
-from agents.tokenize import agent_turns, collate, tokenize_trajectory, tokenize_turn
-from agents.trainer_base import ConfigError
+from colbench.agents.mt_dpo import MultiTurnDPO, MultiTurnDPOConfig, trajectory_pairs
+from colbench.agents.ppo import PPO, PPOConfig
+from colbench.agents.rft import RejectionFineTuning, RFTConfig
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+from colbench.agents.tokenize import agent_turns, collate, tokenize_trajectory, tokenize_turn
+from colbench.agents.trainer_base import ConfigError
 
 
 def changed(before: dict, after: dict) -> bool:
@@ -72,7 +72,7 @@ def test_history_in_one_message_falls_back_to_one_sequence_per_turn(tok, model_d
     seqs = tokenize_trajectory(tok, GOOD, formatter=one_message)
     assert len(seqs) == 2 and all(len(s.turn_spans) == 1 for s in seqs)
     # packed and per-turn tokenisation give the same trajectory log-probability
-    trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir))
+    trainer = MultiTurnDPO(MultiTurnDPOConfig(policy={"model_name_or_path": model_dir}))
     packed = trainer.trajectory_logprob(GOOD)
     per_turn = tokenize_trajectory(tok, GOOD, multi_turn=False)
     lm = trainer.policy
@@ -83,13 +83,13 @@ def test_history_in_one_message_falls_back_to_one_sequence_per_turn(tok, model_d
 
 
 def test_sliced_logits_equal_full_logits(tok, model_dir):
-    trainer = RejectionFineTuning(RFTConfig(model=model_dir))
+    trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir}))
     lm = trainer.policy
     seqs = tokenize_trajectory(tok, GOOD) + tokenize_trajectory(tok, BAD)
     b = lm.batch(seqs)
     sliced = lm.token_logps(b, reference=True)
     with torch.no_grad():
-        from agents.losses import token_logprobs
+        from colbench.agents.losses import token_logprobs
 
         full = token_logprobs(lm.forward_logits(b, reference=True), b["input_ids"])
     m = b["loss_mask"].bool()
@@ -122,7 +122,7 @@ def _page_rollouts():
 
 
 def test_rft_keeps_each_tasks_best_rollouts_for_a_continuous_reward():
-    from agents.rft import kept_trajectories
+    from colbench.agents.rft import kept_trajectories
 
     r = _page_rollouts()
     # by hand: task a's best is 0.9 (two rollouts, both kept); task b's is 0.5 (one)
@@ -135,7 +135,7 @@ def test_rft_keeps_each_tasks_best_rollouts_for_a_continuous_reward():
 
 
 def test_pairs_by_reward_difference_for_a_continuous_reward(model_dir):
-    from agents.mt_dpo import all_ordered_pairs
+    from colbench.agents.mt_dpo import all_ordered_pairs
 
     r = _page_rollouts()
     pairs = [(r.index(a), r.index(b)) for a, b in trajectory_pairs(r, success_threshold=0.0, min_reward_gap=0.02,
@@ -150,8 +150,8 @@ def test_pairs_by_reward_difference_for_a_continuous_reward(model_dir):
     with pytest.raises(ValueError, match="field 'pairing'"):
         MultiTurnDPOConfig(pairing="all")
     # no pair: the error names the rule (a: 0.61 vs 0.6 alone are within the gap)
-    trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, pairing="all_ordered", success_threshold=0.0,
-                                              min_reward_gap=0.02))
+    trainer = MultiTurnDPO(MultiTurnDPOConfig(policy={"model_name_or_path": model_dir}, pairing="all_ordered",
+                                              success_threshold=0.0, min_reward_gap=0.02))
     with pytest.raises(ValueError, match="has two rollouts whose rewards differ by more than 0.02, so there is no"):
         trainer.update([r[1], r[3]])
 
@@ -160,8 +160,8 @@ def test_frontend_sweet_rl_critic_sees_the_target_page(model_dir):
     """The pipeline's frontend SWEET-RL (trainer_config of --small --env ColBench-Frontend-v0): the
     critic's context is the agent's with the target HTML, and only it, before the instructions; the
     policy's context holds no page; the critic pairs are MT-DPO's (pairs by reward difference)."""
-    from agents.mt_dpo import all_ordered_pairs
-    from agents.sweet_rl import INFO_HEADER, critic_pairs
+    from colbench.agents.mt_dpo import all_ordered_pairs
+    from colbench.agents.sweet_rl import INFO_HEADER, critic_pairs
     from colbench.pipeline import PipelineConfig, preset_settings, trainer_config
     from colbench_env.prompting import agent_instructions
 
@@ -182,7 +182,8 @@ def test_frontend_sweet_rl_critic_sees_the_target_page(model_dir):
 
 def test_mt_dpo_moves_chosen_up_relative_to_rejected(model_dir):
     assert [(id(a), id(b)) for a, b in trajectory_pairs([GOOD, BAD, MID])] == [(id(GOOD), id(BAD)), (id(GOOD), id(MID))]
-    trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, learning_rate=5e-3, epochs=3, beta=0.1, nll_coef=0.1))
+    trainer = MultiTurnDPO(MultiTurnDPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 5e-3}, epochs=3,
+                                              beta=0.1, nll_coef=0.1))
 
     def margin():
         return ((trainer.trajectory_logprob(GOOD) - trainer.trajectory_logprob(GOOD, reference=True))
@@ -200,8 +201,9 @@ def test_mt_dpo_moves_chosen_up_relative_to_rejected(model_dir):
 
 
 def test_sweet_rl_step_dpo_moves_critic_preferred_action_up(tok, model_dir):
-    cfg = SweetRLConfig(model=model_dir, learning_rate=5e-3, critic_learning_rate=5e-3, epochs=3, state_fraction=1.0,
-                        n_candidates=4, pairs_per_state=4, nll_coef=0.05, critic_epochs=2, beta=1.0, seed=0,
+    cfg = SweetRLConfig(policy={"model_name_or_path": model_dir, "learning_rate": 5e-3},
+                        critic={"learning_rate": 5e-3, "epochs": 2}, epochs=3, state_fraction=1.0, n_candidates=4,
+                        pairs_per_state=4, nll_coef=0.05, beta=1.0, seed=0,
                         critic_pairs="all_ordered")  # every ordered pair: MID vs BAD too
     trainer = SweetRL(cfg)
     crit_before = trainer.critic.trainable_parameters()
@@ -235,8 +237,8 @@ def test_sweet_rl_step_dpo_moves_critic_preferred_action_up(tok, model_dir):
 
 
 def test_sweet_rl_full_update_samples_candidates(model_dir):
-    cfg = SweetRLConfig(model=model_dir, n_candidates=4, pairs_per_state=2, state_fraction=0.5, max_new_tokens=6,
-                        learning_rate=1e-3, seed=1)
+    cfg = SweetRLConfig(policy={"model_name_or_path": model_dir, "learning_rate": 1e-3}, n_candidates=4,
+                        pairs_per_state=2, state_fraction=0.5, max_new_tokens=6, seed=1)
     trainer = SweetRL(cfg)
     params = trainer.policy.trainable_parameters()
     m = trainer.update([GOOD, BAD, MID])
@@ -285,7 +287,7 @@ def test_configs_validate_and_name_the_field():
 
 
 def test_save_load_resumes_adapter_optimizer_and_counters(model_dir, tmp_path):
-    trainer = MultiTurnDPO(MultiTurnDPOConfig(model=model_dir, learning_rate=5e-3))
+    trainer = MultiTurnDPO(MultiTurnDPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 5e-3}))
     trainer.update([GOOD, BAD])
     trainer.save(tmp_path / "ck")
     lp = trainer.trajectory_logprob(GOOD)
@@ -306,7 +308,7 @@ def test_cli_trains_and_resumes(model_dir, tmp_path, capsys):
     path.write_text("\n".join(json.dumps(r) for r in (GOOD, BAD, MID)) + "\n")
     out = tmp_path / "run"
     assert main(["train", "rft", "--trajectories", str(path), "--model", model_dir, "--out", str(out),
-                 "--config-json", '{"learning_rate": 0.001, "lora_r": 4}']) == 0
+                 "--config-json", '{"policy": {"learning_rate": 0.001, "lora_r": 4}}']) == 0
     assert json.loads((out / "trainer.json").read_text())["updates"] == 1
     assert main(["train", "rft", "--trajectories", str(path), "--out", str(out)]) == 0
     assert "resumed rft" in capsys.readouterr().out
@@ -323,7 +325,8 @@ def test_collect_runs_real_episodes_with_the_policy(model_dir):
 
     import colbench_env  # noqa: F401  (registers the envs)
 
-    trainer = RejectionFineTuning(RFTConfig(model=model_dir, max_new_tokens=4, temperature=0.0))
+    trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir}, max_new_tokens=4,
+                                            temperature=0.0))
     recs = trainer.collect(lambda: gym.make("ColBench-Backend-v0"), n_episodes=1)
     assert len(recs) == 1 and recs[0]["dialogue_history"][0]["role"] == "assistant"
     # the collected records feed the trainers' tokenisation directly
@@ -346,7 +349,8 @@ def test_trainer_contexts_are_the_agents_contexts(model_dir):
     dh = rec["dialogue_history"]
     assert [m["role"] for m in dh] == ["assistant", "user", "assistant", "user"]
     for style in ("paper", "compact"):
-        trainer = RejectionFineTuning(RFTConfig(model=model_dir, max_turns=3, prompt_style=style))
+        trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir}, max_turns=3,
+                                                prompt_style=style))
         assert trainer.formatter(rec["task"], [])[0]["content"] == agent_instructions("backend", 3, style)
         assert [trainer.formatter(rec["task"], dh[:i]) for i in (0, 2)] == \
             [ctx for ctx, _ in trajectory_turns(rec, max_turns=3, style=style)]

@@ -2,7 +2,7 @@
 
 * glibc keeps freed tensor blocks (up to 32 MiB each) on its heap after a model load has raised its
   dynamic mmap threshold; :func:`colbench_env.lm.heap.limit_heap_retention` (called by every CPU
-  :class:`~agents.trainer_base.TrainableLM`) makes them go back to the OS.
+  :class:`~colbench.agents.trainer_base.TrainableLM`) makes them go back to the OS.
 * a 4-bit base with bfloat16 compute keeps its unquantised weights (embeddings, norms) in bfloat16,
   not peft's float32; its LoRA gradients still match the dequantized float32 twin's.
 * log-prob passes keep only the last hidden states, not every layer's.
@@ -20,7 +20,7 @@ import torch
 from samples import BAD, GOOD
 from tiny_models import save_tiny_llama
 
-from agents.tokenize import tokenize_trajectory
+from colbench.agents.tokenize import tokenize_trajectory
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -91,7 +91,7 @@ def test_4bit_bfloat16_base_keeps_unquantised_weights_in_bfloat16_and_its_gradie
     from accelerate import Accelerator
     from test_4bit_gradients import compare, dequantized_twin, lora_grads, randomise_lora
 
-    from agents.trainer_base import TrainableLM
+    from colbench.agents.trainer_base import TrainableLM
 
     acc = Accelerator()
     q = TrainableLM(acc, dir256, load_in_4bit=True, compute_dtype="bfloat16", lora_r=4, lora_alpha=8,
@@ -125,9 +125,9 @@ def test_4bit_bfloat16_base_keeps_unquantised_weights_in_bfloat16_and_its_gradie
 
 # ---- last hidden states only ----------------------------------------------------------------------
 def test_logps_keep_only_the_last_hidden_states(tok, model_dir):
-    from agents.rft import RejectionFineTuning, RFTConfig
+    from colbench.agents.rft import RejectionFineTuning, RFTConfig
 
-    lm = RejectionFineTuning(RFTConfig(model=model_dir)).policy
+    lm = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir})).policy
     seqs = tokenize_trajectory(tok, GOOD) + tokenize_trajectory(tok, BAD)
     b = lm.batch(seqs)
     calls = []
@@ -139,7 +139,7 @@ def test_logps_keep_only_the_last_hidden_states(tok, model_dir):
     with torch.no_grad(), lm.reference():
         want = lm.model(input_ids=b["input_ids"], attention_mask=b["attention_mask"], output_hidden_states=True)
     assert torch.equal(hidden, want.hidden_states[-1])
-    from agents.losses import token_logprobs
+    from colbench.agents.losses import token_logprobs
 
     full = token_logprobs(want.logits, b["input_ids"])
     m = b["loss_mask"].bool()

@@ -8,10 +8,10 @@ import pytest
 import torch
 from samples import BAD, GOOD, MID, TASK, traj
 
-from agents.rft import RejectionFineTuning, RFTConfig
-from agents.sweet_rl import SweetRL, SweetRLConfig
-from agents.tokenize import ContextTooLong, tokenize_trajectory
-from agents.trainer_base import ConfigError, ModelConfig
+from colbench.agents.rft import RejectionFineTuning, RFTConfig
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
+from colbench.agents.tokenize import ContextTooLong, tokenize_trajectory
+from colbench.agents.trainer_base import ConfigError, ModelConfig
 
 # ``tok`` and ``model_dir`` (a saved tiny random Llama, seed 0): tests/conftest.py
 
@@ -56,12 +56,12 @@ def test_constant_schedule_and_betas(model_dir):
     trainer.update([PACKED, PACKED2])
     assert seen == [1e-3, 1e-3]
     assert trainer.policy.optimizer.param_groups[0]["betas"] == (0.9, 0.95)
-    assert RFTConfig(model="m").adam_betas == (0.9, 0.999)  # torch's default stays the default
+    assert RFTConfig(policy={"model_name_or_path": "m"}).adam_betas == (0.9, 0.999)  # torch's default stays the default
     for bad, field in (({"adam_betas": (0.9,)}, "adam_betas"), ({"lr_scheduler": "linear"}, "lr_scheduler"),
                        ({"warmup_ratio": 1.5}, "warmup_ratio"),
                        ({"policy": {"full_finetune": True, "load_in_4bit": True}}, "policy.full_finetune")):
         with pytest.raises(ConfigError, match=f"field '{field}'"):
-            RFTConfig(model="m", **bad)
+            RFTConfig(**{"policy": {"model_name_or_path": "m"}, **bad})
 
 
 def test_full_finetune_trains_every_weight_against_a_frozen_reference(tok, model_dir, tmp_path):
@@ -99,7 +99,8 @@ def test_full_finetune_critic_keeps_its_reference(model_dir):
                                     critic={"full_finetune": True, "learning_rate": 1e-3, "max_length": 512}))
     assert trainer.critic.full_finetune and not trainer.policy.full_finetune
     # the critic's own length limit applies (its context carries the training-time information)
-    short = SweetRL(SweetRLConfig(policy={"model_name_or_path": model_dir}, critic={"max_length": 64}, train_policy=False))
+    short = SweetRL(SweetRLConfig(policy={"model_name_or_path": model_dir}, critic={"max_length": 64},
+                                  train_policy=False))
     with pytest.raises(ContextTooLong, match="max_length=64"):
         short.score_actions(TASK, [], ["I WANT TO ANSWER: def f(x): return x + 7"])
     del short

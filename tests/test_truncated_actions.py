@@ -16,8 +16,8 @@ import torch
 from tiny_models import smollm2_tokenizer
 
 import colbench_env  # noqa: F401
-from agents.base import LMAgent
-from agents.tokenize import TokenizationError, agent_turns, tokenize_trajectory, tokenize_turn
+from colbench.agents.base import LMAgent
+from colbench.agents.tokenize import TokenizationError, agent_turns, tokenize_trajectory, tokenize_turn
 from colbench_env.evaluation.backend import BackendEvaluator
 from colbench_env.lm import SamplingParams
 from colbench_env.lm.base import GeneratedText, finish_reason_of
@@ -124,9 +124,9 @@ def test_trainer_generate_says_why_each_sample_ended(tmp_path, tok):
     against the model's own greedy continuation (an end token in it or not)."""
     from tiny_models import save_tiny_llama
 
-    from agents.rft import RejectionFineTuning, RFTConfig
+    from colbench.agents.rft import RejectionFineTuning, RFTConfig
 
-    trainer = RejectionFineTuning(RFTConfig(model=save_tiny_llama(tmp_path, tok)))
+    trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": save_tiny_llama(tmp_path, tok)}))
     sampled = trainer.policy.generate(MSGS, n=3, max_new_tokens=3, temperature=1.0)
     assert all(isinstance(o, GeneratedText) and o.finish_reason in ("stop", "length") for o in sampled)
     net = trainer.policy.peft_model

@@ -57,7 +57,7 @@ class TrajectoryRecorder(ColBenchWrapper):
     progress. ``episode_id`` is ``options["episode_id"]`` given to ``reset`` (what resumable runners
     use to skip finished episodes), else ``"<task_id>#<n>"`` with ``n`` counting this wrapper's
     episodes. When the final step's ``info`` carries ``training_info`` (the env is wrapped in
-    :class:`~wrappers.HiddenInfoWrapper` inside this recorder), the record keeps it.
+    :class:`~colbench.wrappers.HiddenInfoWrapper` inside this recorder), the record keeps it.
 
     This is the library's one way of writing trajectories: it records in a loop of ``step`` calls
     and in batched rollouts (:func:`colbench_env.rollout.run_episodes`) alike.

@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module exposing ``add_arguments(parser)`` and ``main(args) -> int``;
 ``main`` only turns the parsed arguments into a call of the command's typed Python function
-(:func:`colbench.cli.run.run`, :func:`colbench.cli.table.table`, ...). Only the chosen module is
+(:func:`colbench.runs.run`, :func:`colbench.table.table`, ...). Only the chosen module is
 imported, so light commands (``colbench evaluate``) never import torch.
 
 One error style: a user error (:class:`colbench.errors.UsageError`, a malformed task or trajectory

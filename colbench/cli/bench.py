@@ -12,7 +12,7 @@
 ``evaluator_ratio_vs_inprocess``, ``render_pool_ratio``, ``batched_generation_ratio``,
 ``critic_4bit_peak_memory_ratio`` (and each benchmark's details).
 
-Python: :func:`benchmarks.bench.run_benchmarks`; this module only parses the command line.
+Python: :func:`colbench.benchmarks.bench.run_benchmarks`; this module only parses the command line.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import argparse
 import json
 from pathlib import Path
 
-from benchmarks.bench import BENCHES, run_benchmarks
+from colbench.benchmarks.bench import BENCHES, run_benchmarks
 
 __all__ = ["add_arguments", "main"]
 

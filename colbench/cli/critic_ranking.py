@@ -14,7 +14,7 @@ from pathlib import Path
 
 from colbench.cli.run import JoinURLs
 from colbench.critics import ranking
-from colbench.pipeline.stages import StageFailed
+from colbench.errors import StageFailed
 
 __all__ = ["add_arguments", "main"]
 
@@ -43,10 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-continuations", type=int, default=d.n_continuations, help="M continuations per candidate")
     p.add_argument("--continue-temperature", type=float, default=d.continue_temperature,
                    help="the policy's temperature when it finishes a candidate's episode")
-    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=d.episodes_in_flight,
-                   dest="episodes_in_flight",
-                   help="episodes in flight, each advancing on its own; a local policy batches their turns "
-                        "(--batch-size: old name)")
+    p.add_argument("--episodes-in-flight", type=int, default=d.episodes_in_flight,
+                   help="episodes in flight, each advancing on its own; a local policy batches their turns")
     p.add_argument("--critic-epochs", type=int, default=d.critic_epochs, help="training epochs of every critic")
     p.add_argument("--value-head-epochs", type=int, default=None,
                    help="the value head's regression epochs (default: --critic-epochs; a regression head from "
@@ -57,7 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--critic-batch-size", type=int, default=d.critic_batch_size,
                    help="trajectory pairs per SWEET critic step (the value head takes twice as many single examples)")
     p.add_argument("--critic-pairs", default=d.critic_pairs, choices=("all_ordered", "best_vs_lower"),
-                   help="which rollout pairs train the SWEET critics (agents.sweet_rl.critic_pairs)")
+                   help="which rollout pairs train the SWEET critics (colbench.agents.sweet_rl.critic_pairs)")
     p.add_argument("--critic-turns", default=d.critic_turns, choices=("all", "first"),
                    help="train the critics on whole rollouts or on each rollout's first action (final reward)")
     p.add_argument("--critic-context", default=d.critic_context, choices=("agent", "short"),

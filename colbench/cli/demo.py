@@ -23,7 +23,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from colbench.cli.run import RunConfig, run
+from colbench.runs import RunConfig, run
 
 __all__ = ["HiddenInfoOracle", "add_arguments", "main", "demo"]
 
@@ -87,7 +87,7 @@ def demo_tasks(n: int) -> list:
 
 def demo(out_dir: str = "runs/demo", n_tasks: int = 7, episodes_in_flight: int = 7) -> list[dict]:
     """Run the demo; returns the table rows."""
-    from agents.base import ScriptedAgent
+    from colbench.agents.base import ScriptedAgent
     from colbench_env.trajectories import atomic_write_jsonl, read_trajectories
 
     s = SETTINGS
@@ -136,8 +136,8 @@ def demo(out_dir: str = "runs/demo", n_tasks: int = 7, episodes_in_flight: int =
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out-dir", default="runs/demo", help="trajectory files (resumed; delete to rerun)")
     p.add_argument("--tasks", type=int, default=7, dest="n_tasks", help="held-out tasks in the table (at most 7)")
-    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=7, dest="episodes_in_flight",
-                   help="episodes in flight, each advancing on its own; a local model batches their turns (--batch-size: old name)")
+    p.add_argument("--episodes-in-flight", type=int, default=7,
+                   help="episodes in flight, each advancing on its own; a local model batches their turns")
 
 
 def main(args: argparse.Namespace) -> int:

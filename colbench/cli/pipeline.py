@@ -31,13 +31,13 @@ import json
 import sys
 from pathlib import Path
 
-from agents.config import merge_config_dicts
-from agents.registry import config_class
+from colbench.agents.config import merge_config_dicts
+from colbench.agents.registry import config_class
 from colbench.cli.run import JoinURLs
 from colbench.pipeline.config import ENVS, FRONTEND_REWARD_GAP, METHODS, PipelineConfig, preset_settings
 from colbench.pipeline.resume import check_resume, check_sampled_files
 from colbench.pipeline.run import run_pipeline
-from colbench.pipeline.stages import StageFailed
+from colbench.errors import StageFailed
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["add_arguments", "main"]
@@ -80,9 +80,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help='JSON object of simulator options, e.g. \'{"volunteer": false}\' for the scripted human')
     p.add_argument("--trainer-overrides", default=None, help="JSON: {method: {field: value}} (merged over the preset's)")
     p.add_argument("--max-new-tokens", type=int, default=None, help="LM agents' tokens per turn")
-    p.add_argument("--episodes-in-flight", "--batch-size", type=int, default=None, dest="episodes_in_flight",
-                   help="episodes in flight, each advancing on its own; a local policy batches their turns "
-                        "(--batch-size: old name)")
+    p.add_argument("--episodes-in-flight", type=int, default=None,
+                   help="episodes in flight, each advancing on its own; a local policy batches their turns")
     p.add_argument("--policy-base-url", default=None, action=JoinURLs,
                    help="generate the policy's turns (collection, evaluation) on this OpenAI-compatible server "
                         "instead of here; several: repeat the option or separate with commas. Models are asked for "

@@ -13,8 +13,7 @@ checkpoint (training goes on from its policy), or a hub id found in the local Hu
 (a model found nowhere is one line, at once). ``colbench train ALG --help`` lists the algorithm's
 config fields and their defaults; ``--config-json`` is a JSON object (or a path to a ``.json`` file)
 of them, the models' settings as nested objects, ``{"policy": {"learning_rate": 1e-5, "lora_r": 8},
-"critic": {"load_in_4bit": true}}`` (the old flat keys ``lora_r``, ``critic_learning_rate``,
-``batch_size``, ... are accepted as aliases). It goes through :func:`agents.config.config_from_dict`,
+"critic": {"load_in_4bit": true}}``. It goes through :func:`colbench.agents.config.config_from_dict`,
 as the pipeline's ``--trainer-overrides``.
 
 Contexts: the policy is trained on the contexts it saw when the trajectories were collected. Their
@@ -48,7 +47,7 @@ from pathlib import Path
 
 from colbench_env.errors import UsageError
 
-from agents.registry import TRAINERS as ALGORITHMS, config_class
+from colbench.agents.registry import TRAINERS as ALGORITHMS, config_class
 
 __all__ = ["add_arguments", "main", "parse_config_json", "fields_help", "trajectory_context", "cli_defaults",
            "collection_generation"]
@@ -77,7 +76,7 @@ SUMMARIES = {"rft": "rejection fine-tuning: SFT on the successful trajectories",
 
 def fields_help(algorithm: str, width: int = 100) -> str:
     """The config fields of ``algorithm`` with their defaults and documentation (``--help``'s epilog)."""
-    from agents.config import config_fields
+    from colbench.agents.config import config_fields
     from colbench.cli import _plain
 
     cls = config_class(algorithm)
@@ -142,7 +141,7 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
     those known) and where they come from: the records' ``agent_prompt`` field, else the run
     configuration ``colbench run`` keeps beside the file (``PATH.run.json``); ``({}, "")`` when
     neither says."""
-    from agents.config import ConfigError, recorded_context
+    from colbench.agents.config import ConfigError, recorded_context
 
     try:
         settings = recorded_context(records, source=str(path))
@@ -158,7 +157,7 @@ def trajectory_context(path: str | os.PathLike, records: list[dict]) -> tuple[di
 def _run_config(path: str | os.PathLike) -> tuple[dict, str]:
     """The run configuration ``colbench run`` keeps beside a trajectory file (``PATH.run.json``) and
     its path; ``{}`` when there is none or it is not a JSON object."""
-    from colbench.cli.run import config_path
+    from colbench.runs import config_path
     from colbench.resume import read_json_object
 
     run_json = config_path(path)
@@ -211,7 +210,7 @@ def _check_export_dir(path: str) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from agents.config import (CONTEXT_SETTINGS, ConfigError, canonical_config_dict, config_from_dict,
+    from colbench.agents.config import (CONTEXT_SETTINGS, ConfigError, canonical_config_dict, config_from_dict,
                                context_conflicts, merge_config_dicts)
     from colbench_env.lm.models import resolve_model
     from colbench_env.trajectories import read_trajectories
@@ -223,7 +222,7 @@ def main(args: argparse.Namespace) -> int:
         flags["policy"] = {"model_name_or_path": args.model}
     if args.progress:
         flags["show_progress"] = True
-    try:  # --model/--progress over --config-json, old keys mapped (config_from_dict's aliases)
+    try:  # --model/--progress over --config-json
         explicit = canonical_config_dict(cfg_cls, given, source="--config-json")
         fields = merge_config_dicts(cfg_cls, given, flags, source="--config-json")
         defaults = {k: v for k, v in cli_defaults(args.algorithm).items() if k not in explicit}
@@ -276,7 +275,7 @@ def main(args: argparse.Namespace) -> int:
     if critic:
         resolve_model(critic, option="critic.model_name_or_path")
 
-    from agents.registry import trainer_class
+    from colbench.agents.registry import trainer_class
 
     cls = trainer_class(args.algorithm)
     cls.check_data(records, config)  # nothing to learn from: said now, before the model loads

@@ -3,16 +3,16 @@ trajectory of a held-out task above the worse one?
 
 Three critics, all built on the same critic LM (LoRA adapter of the same rank, same learning rate,
 same epochs and batch size) and trained with the same Bradley-Terry loss
-(:func:`agents.losses.bradley_terry_loss`) on the same (higher-reward, lower-reward) trajectory
+(:func:`colbench.agents.losses.bradley_terry_loss`) on the same (higher-reward, lower-reward) trajectory
 pairs of the training tasks:
 
-* ``logprob_with_info`` -- SWEET-RL's critic (:class:`agents.sweet_rl.SweetRL`): a trajectory's score
+* ``logprob_with_info`` -- SWEET-RL's critic (:class:`colbench.agents.sweet_rl.SweetRL`): a trajectory's score
   is ``sum_t beta * (mean log pi_c(a_t | o_t, c) - mean log pi_ref(a_t | o_t, c))``, its context
-  holding the training-time information ``c`` (:meth:`~agents.sweet_rl.SweetRL.trajectory_score`).
+  holding the training-time information ``c`` (:meth:`~colbench.agents.sweet_rl.SweetRL.trajectory_score`).
 * ``logprob_without_info`` -- the same with ``SweetRLConfig(use_training_info=False)``.
 * ``value_head_with_info`` -- a scalar value head: a ``torch.nn.Linear(hidden_size, 1)`` on the last
   layer's hidden state of the last (non-pad) token of the critic LM (with its own LoRA adapter),
-  reading the same critic context (:func:`agents.sweet_rl.critic_messages` over the same formatter,
+  reading the same critic context (:func:`colbench.agents.sweet_rl.critic_messages` over the same formatter,
   with the same training-time information). A trajectory's score is the **value of its final
   state**: the context is the whole dialogue including the last agent action.
 
@@ -46,8 +46,8 @@ from typing import Callable
 
 import torch
 
-from agents.losses import bradley_terry_loss
-from agents.sweet_rl import SweetRL, SweetRLConfig, all_ordered_pairs, critic_messages, training_info
+from colbench.agents.losses import bradley_terry_loss
+from colbench.agents.sweet_rl import SweetRL, SweetRLConfig, all_ordered_pairs, critic_messages, training_info
 from colbench_env.protocol import MAX_TURNS
 from colbench_env.prompting import dialogue_messages
 
@@ -100,7 +100,7 @@ def short_formatter(task: dict, history: list) -> list[dict]:
 def trajectory_split(records: list[dict], holdout_every: int = 3) -> tuple[list[dict], list[tuple[dict, dict]], dict]:
     """Real scored trajectories -> (training records, held-out pairs, counts).
 
-    Records are grouped by task (:func:`agents.sweet_rl.task_key`); in sorted task-key order every
+    Records are grouped by task (:func:`colbench.agents.sweet_rl.task_key`); in sorted task-key order every
     ``holdout_every``-th task (the 1st, the ``1 + holdout_every``-th, ...) is held out. Held-out
     pairs are every (higher-reward, lower-reward) pair of one held-out task's rollouts.
 
@@ -108,7 +108,7 @@ def trajectory_split(records: list[dict], holdout_every: int = 3) -> tuple[list[
         ValueError: when the training tasks or the held-out tasks give no pair (every rollout of
             every task has the same reward: nothing to rank).
     """
-    from agents.trainer_base import task_key
+    from colbench.agents.trainer_base import task_key
 
     if not isinstance(holdout_every, int) or holdout_every < 2:
         raise ValueError(f"holdout_every must be an int >= 2, got {holdout_every!r}")
@@ -140,7 +140,7 @@ class ValueHeadCritic:
             final state is always kept.
         seed: seeds the head's initialisation.
         head_init: ``"random"`` (N(0, 1/hidden) weights: a Bradley-Terry head, whose scale is free) or
-            ``"zeros"`` (weight and bias 0, as :class:`agents.ppo.PPO`'s value head: a regression head
+            ``"zeros"`` (weight and bias 0, as :class:`colbench.agents.ppo.PPO`'s value head: a regression head
             that starts at value 0 instead of at a random offset of a few units per state).
     """
 
@@ -365,10 +365,10 @@ def run(n_train_tasks: int = 12, n_test_tasks: int = 6, epochs: int = 8, model: 
 
     out: dict = {}
     for use_info in (True, False):
-        cfg = SweetRLConfig(use_training_info=use_info, beta=beta, critic_learning_rate=learning_rate,
-                            critic_lora_r=lora_r, critic_lora_alpha=2 * lora_r, critic_batch_size=batch_size,
-                            critic_epochs=epochs, batch_size=8, seed=seed, train_policy=False, lora_r=4, lora_alpha=8,
-                            max_length=max_length)
+        cfg = SweetRLConfig(use_training_info=use_info, beta=beta, pairs_per_batch=8, seed=seed, train_policy=False,
+                            policy={"lora_r": 4, "lora_alpha": 8}, max_length=max_length,
+                            critic={"learning_rate": learning_rate, "lora_r": lora_r, "lora_alpha": 2 * lora_r,
+                                    "pairs_per_batch": batch_size, "epochs": epochs})
         trainer = SweetRL(cfg, model=policy_base(), tokenizer=tok, critic=critic_base(), formatter=formatter)
         m = trainer.update_critic(train)
         name = "logprob_with_info" if use_info else "logprob_without_info"

@@ -10,7 +10,7 @@ Stages, each resumable (a rerun skips finished work; episode files are appended 
 finished episode):
 
 1. **collect** -- ``k`` rollouts per TRAIN task at ``--rollout-temperature`` ->
-   ``train_rollouts.jsonl`` (the pipeline's collection code, :func:`colbench.pipeline.run_stage_episodes`).
+   ``train_rollouts.jsonl`` (:func:`colbench.runs.run_policy_episodes`, as the pipeline's collection).
    ``--extra-trajectories`` adds already collected training rollouts (e.g. a pipeline's
    ``rollouts.jsonl``); their tasks must be training tasks, never held-out ones.
 2. **candidates** -- for each held-out TEST task, the state before the agent's first action; ``N``
@@ -25,24 +25,24 @@ finished episode):
    head's regression more) and batch size, then scoring every candidate
    -> ``scores.jsonl`` (one line per critic):
 
-   * ``sweet_with_info`` -- SWEET-RL's critic (:class:`agents.sweet_rl.SweetRL`, Bradley-Terry on
+   * ``sweet_with_info`` -- SWEET-RL's critic (:class:`colbench.agents.sweet_rl.SweetRL`, Bradley-Terry on
      rollout pairs of a task): a candidate's score is its turn advantage
      ``beta * (mean log pi_c(a | o, c) - mean log pi_ref(a | o, c))``
-     (:meth:`~agents.sweet_rl.SweetRL.score_actions`), ``c`` the task's ground truth.
+     (:meth:`~colbench.agents.sweet_rl.SweetRL.score_actions`), ``c`` the task's ground truth.
    * ``sweet_without_info`` -- the same with ``use_training_info=False``.
    * ``value_head_with_info`` -- a PPO-style Q critic: a scalar head on the critic LM's last hidden
      state (:class:`colbench.critics.analysis.ValueHeadCritic`), with the training-time information
      in its context, regressed (MSE) on the final reward from the state *after* each agent action of
      the training rollouts that make the SWEET critics' pairs (the same rollouts); a candidate's
      score is the value of the state after it. Its head starts at zero, as PPO's value head
-     (:class:`agents.ppo.PPO`); the training MSE is reported beside the MSE of the constant mean.
+     (:class:`colbench.agents.ppo.PPO`); the training MSE is reported beside the MSE of the constant mean.
    * ``random`` -- seeded uniform scores.
 
 5. **report** -- per critic: pairwise ranking accuracy over the candidate pairs of a state whose true
    values differ (a critic tie counts one half), and the true value / success of its top-ranked
    candidate (best-of-N; tied top candidates are averaged: a random tie-break in expectation); the
    oracle (best true value) and the mean candidate as bounds. Means with 95 % percentile bootstrap
-   intervals over held-out tasks (:mod:`colbench.pipeline.stats`), and paired bootstraps of
+   intervals over held-out tasks (:mod:`colbench.stats`), and paired bootstraps of
    ``sweet_with_info`` against each other critic -> ``results.json``, ``results.md``, ``results.png``.
 
 Run: ``colbench critic-ranking --out-dir DIR`` (:mod:`colbench.cli.critic_ranking`), or :func:`run` with a
@@ -59,9 +59,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, Sequence
 
-from agents.config import AliasedConfig
 
 __all__ = ["RankingConfig", "pairwise_ranking", "best_of_n", "candidate_values", "task_metrics", "summarize_critics",
            "check_resume", "run", "markdown", "CRITICS", "STAGES"]
@@ -72,18 +71,16 @@ STAGES = ("collect", "candidates", "continue", "critics", "report")
 
 
 @dataclass
-class RankingConfig(metaclass=AliasedConfig):
+class RankingConfig:
     """One critic-ranking run (defaults: the pipeline's ``--small`` environment).
 
     ``episodes_in_flight``: collection and continuation episodes in flight, each advancing on its
-    own (old name: ``batch_size``, accepted as an alias); candidates are sampled for
+    own; candidates are sampled for
     ``episodes_in_flight // n_candidates`` tasks per call. ``policy_base_url``: generate the
     policy's turns (collection, candidates, continuations) on OpenAI-compatible server(s) that know
     the policy by ``policy`` as given (the path ``smollm2`` resolves to), as
     :attr:`colbench.pipeline.PipelineConfig.policy_base_url`; the critics train here either way.
     """
-
-    _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
 
     out_dir: str = "runs/critic_ranking"
     policy: str = "smollm2"
@@ -175,15 +172,6 @@ class RankingConfig(metaclass=AliasedConfig):
 
         generated_spec(1, self.difficulty, self.family)  # the generator's checks
 
-    def pipeline_config(self):
-        """The :class:`colbench.pipeline.PipelineConfig` whose episode settings this run shares."""
-        from colbench.pipeline import PipelineConfig
-
-        return PipelineConfig(out_dir=self.out_dir, policy=self.policy, difficulty=self.difficulty, family=self.family,
-                              prompt_style=self.prompt_style, max_turns=self.max_turns,
-                              max_new_tokens=self.max_new_tokens, episodes_in_flight=self.episodes_in_flight,
-                              seed=self.seed, semantics=self.semantics, methods=(), policy_base_url=self.policy_base_url)
-
 
 # ---- pure measuring ----------------------------------------------------------------------------------------
 def pairwise_ranking(values: Sequence[float], scores: Sequence[float]) -> tuple[float, int]:
@@ -254,7 +242,7 @@ def summarize_critics(states: list[dict], scores: dict[str, dict[str, list[float
     """
     import numpy as np
 
-    from colbench.pipeline.stats import bootstrap_mean, paired_bootstrap
+    from colbench.stats import bootstrap_mean, paired_bootstrap
 
     by_task: dict[str, list[dict]] = {}
     for st in states:
@@ -330,9 +318,9 @@ def _append(path: Path, rec: dict) -> None:
 
 def _policy_path(cfg: RankingConfig) -> str:
     """The policy's loadable path, resolved as the pipeline resolves its base policy."""
-    from colbench.pipeline import base_policy
+    from colbench.runs import resolve_policy
 
-    return base_policy(cfg.pipeline_config())
+    return resolve_policy(cfg.policy, served=bool(cfg.policy_base_url))
 
 
 def split_tasks(cfg: RankingConfig) -> tuple[list, list]:
@@ -365,32 +353,31 @@ def load_extra(paths: Sequence[str], test_ids: set) -> list[dict]:
 
 
 def collect(cfg: RankingConfig, out: Path, train_tasks: list) -> list[dict]:
-    from colbench.pipeline import run_stage_episodes
+    """``rollouts_per_task`` rollouts of each training task at ``rollout_temperature`` (appended to
+    ``train_rollouts.jsonl``, resumed)."""
+    from colbench.runs import run_policy_episodes
 
     if not train_tasks:
         return []
-    return run_stage_episodes(cfg.pipeline_config(), train_tasks, _policy_path(cfg), out / "train_rollouts.jsonl",
-                        repeats=cfg.rollouts_per_task, temperature=cfg.rollout_temperature, desc="collect")
+    return run_policy_episodes("ColBench-Backend-v0", train_tasks,
+                               lambda: make_agent(cfg, cfg.rollout_temperature, cfg.seed), out / "train_rollouts.jsonl",
+                               repeats=cfg.rollouts_per_task, seed=cfg.seed, max_turns=cfg.max_turns,
+                               episodes_in_flight=cfg.episodes_in_flight, semantics=cfg.semantics, desc="collect")
 
 
 def make_agent(cfg: RankingConfig, temperature: float, seed: int):
     """The policy: here, or on ``cfg.policy_base_url`` (asked for by its name relative to ``out_dir``,
-    as the pipeline's collection asks)."""
-    from agents.base import LMAgent
-    from agents.served import served_policy
-    from colbench_env.lm.base import SamplingParams
+    as the pipeline's collection asks; :func:`colbench.runs.policy_agent`)."""
+    from colbench.runs import policy_agent
 
-    kw = dict(max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
-              sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
-                                      seed=seed if temperature > 0 else None))
-    if cfg.policy_base_url:
-        return served_policy(cfg.policy_base_url, _policy_path(cfg), run_dir=cfg.out_dir, **kw)
-    return LMAgent("hf", model=_policy_path(cfg), **kw)
+    return policy_agent(_policy_path(cfg), max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
+                        max_new_tokens=cfg.max_new_tokens, temperature=temperature, seed=seed,
+                        base_url=cfg.policy_base_url, run_dir=cfg.out_dir)
 
 
 def sample_candidates(cfg: RankingConfig, out: Path, test_tasks: list) -> dict[str, list[str]]:
     """``N`` candidate first actions per held-out task (appended to ``candidates.jsonl`` per task)."""
-    from colbench.pipeline import StageFailed
+    from colbench.errors import StageFailed
     from colbench_env.lm.base import BackendError, SamplingParams, derived_seed
 
     path = out / "candidates.jsonl"
@@ -436,8 +423,8 @@ def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candida
     import gymnasium as gym
 
     import colbench_env  # noqa: F401
-    from colbench.pipeline import StageFailed
-    from colbench_env.evaluation.backend import BackendEvaluator
+    from colbench.errors import StageFailed
+    from colbench.runs import scoring_pool
     from colbench_env.rollout import EpisodeSpec, run_episodes
     from colbench_env.simulators import make_simulator
 
@@ -462,7 +449,7 @@ def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candida
     agent = None
     sim = make_simulator("scripted", kind="backend")
     try:
-        with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
+        with scoring_pool("backend", semantics=cfg.semantics) as shared:
             for wave in waves:
                 js = jobs(wave)
                 if not js:
@@ -486,8 +473,8 @@ def continue_candidates(cfg: RankingConfig, out: Path, test_tasks: list, candida
                     if count[0] % 8 == 0:
                         _log(f"continue wave {wave}: {count[0]}/{len(js)}")
 
-                run_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=test_tasks, simulator=sim, evaluator=ev,
-                                              max_turns=cfg.max_turns),
+                run_episodes(lambda: gym.make("ColBench-Backend-v0", tasks=test_tasks, simulator=sim,
+                                              max_turns=cfg.max_turns, **shared),
                              agent, [spec for spec, _ in js.values()], episodes_in_flight=cfg.episodes_in_flight,
                              on_episode=keep)
                 if failed:
@@ -561,8 +548,8 @@ def critic_training_records(cfg: RankingConfig, train: Sequence[dict]) -> list[d
 
 
 def _sweet_config(cfg: RankingConfig, use_info: bool, base: str):
-    from agents.config import ModelConfig
-    from agents.sweet_rl import CriticConfig, SweetRLConfig
+    from colbench.agents.config import ModelConfig
+    from colbench.agents.sweet_rl import CriticConfig, SweetRLConfig
 
     return SweetRLConfig(policy=ModelConfig(model_name_or_path=base, lora_r=4, lora_alpha=8),
                          critic=CriticConfig(learning_rate=cfg.critic_learning_rate, lora_r=cfg.critic_lora_r,
@@ -597,7 +584,7 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
         rng = random.Random(cfg.seed)
         info["scores"] = {st["task_id"]: [rng.random() for _ in st["candidates"]] for st in states}
     elif critic.startswith("sweet"):
-        from agents.sweet_rl import SweetRL
+        from colbench.agents.sweet_rl import SweetRL
 
         trainer = SweetRL(_sweet_config(cfg, critic == "sweet_with_info", base), formatter=critic_formatter(cfg))
         m = trainer.update_critic(train)
@@ -616,7 +603,7 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
         vh = ValueHeadCritic(load_causal_lm(source), tok, critic_formatter(cfg), info_fields=["ground_truth"],
                              lora_r=cfg.critic_lora_r, lora_alpha=2 * cfg.critic_lora_r,
                              learning_rate=cfg.critic_learning_rate, seed=cfg.seed, max_length=cfg.max_length,
-                             head_init="zeros")  # PPO's value head starts at 0 (agents.ppo)
+                             head_init="zeros")  # PPO's value head starts at 0 (colbench.agents.ppo)
         ex = value_examples(pair_rollouts(cfg, train))
         m = vh.train_regression(ex, epochs=cfg.value_head_epochs or cfg.critic_epochs,
                                 batch_size=2 * cfg.critic_batch_size, seed=cfg.seed)
@@ -637,13 +624,13 @@ def train_and_score(cfg: RankingConfig, critic: str, train: list[dict], states: 
 def pair_rollouts(cfg: RankingConfig, train: list[dict]) -> list[dict]:
     """The rollouts that appear in the SWEET critics' pairs: the value head's training data (the same
     rollouts; a task whose rollouts all score the same teaches no ranking and is left out for all)."""
-    from agents.sweet_rl import critic_pairs
+    from colbench.agents.sweet_rl import critic_pairs
 
     return list({id(r): r for p in critic_pairs(train, 0.0, cfg.critic_pairs) for r in p}.values())
 
 
 def critic_data_sizes(cfg: RankingConfig, train: list[dict]) -> dict:
-    from agents.sweet_rl import critic_pairs
+    from colbench.agents.sweet_rl import critic_pairs
 
     used = pair_rollouts(cfg, train)
     return {"n_train_rollouts": len(train), "n_train_tasks": len({r["task"]["task_id"] for r in train}),
@@ -797,8 +784,7 @@ def check_resume(cfg: RankingConfig) -> None:
 
 def run(cfg: RankingConfig) -> dict:
     """Run (or resume) every stage; returns the result written to ``results.json``."""
-    from colbench.pipeline import release_memory
-    from colbench_env.lm.heap import limit_heap_retention
+    from colbench_env.lm.heap import limit_heap_retention, release_memory
 
     limit_heap_retention()
     check_resume(cfg)

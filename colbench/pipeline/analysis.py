@@ -1,5 +1,5 @@
 """The pipeline's evaluation files -> per-method means with 95 % bootstrap intervals over tasks and
-seeds, paired comparisons, and a plot with the intervals (:mod:`colbench.pipeline.stats` does the statistics).
+seeds, paired comparisons, and a plot with the intervals (:mod:`colbench.stats` does the statistics).
 
 Metrics (:data:`KIND_METRICS`, by the task kind of the evaluation records): backend ``% tests
 passed`` and ``success rate``; frontend ``similarity x 100`` (the mean similarity of the final
@@ -9,7 +9,7 @@ zero-shot's, ties (1/2) when equal, loses (0) when lower -- the per-task rule of
 evaluate --compare`` (:func:`colbench_env.evaluation.trajectory_scoring.win_rate`: a task's
 similarity is the mean over its episodes in the file, so with sampled episodes the means are
 compared), ties counted half -- and the win rate is the mean over the cells x 100, bootstrapped over
-tasks and seeds like every mean (:func:`~colbench.pipeline.stats.win_grid`). Every comparison
+tasks and seeds like every mean (:func:`~colbench.stats.win_grid`). Every comparison
 (each method - zero-shot, and :data:`COMPARISONS`) gets the paired difference of the similarity
 and, for the frontend, the first method's win rate over the second.
 
@@ -21,7 +21,7 @@ tasks. Output in ``out``: ``stats.json``, ``stats.md``, ``stats.png``.
 Also usable on an existing run: ``colbench pipeline-stats RUN_DIR [RUN_DIR ...] --out DIR``.
 
 ``--cluster template`` (generated tasks only) adds, next to every interval, the one with whole
-templates resampled instead of tasks (:mod:`colbench.pipeline.stats`): tasks of one template move together,
+templates resampled instead of tasks (:mod:`colbench.stats`): tasks of one template move together,
 so the task bootstrap alone overstates what a few templates show.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ import json
 from pathlib import Path
 
 from .config import METHODS
-from .stats import bootstrap_mean, paired_bootstrap, win_grid
+from colbench.stats import bootstrap_mean, paired_bootstrap, win_grid
 from .stages import training_outcome
 
 __all__ = ["method_grids", "task_clusters", "analyse_runs", "runs_kind", "COMPARISONS", "CLUSTERS", "KIND_METRICS",
@@ -58,7 +58,7 @@ def _per_task(path: Path) -> dict[str, dict[str, float]]:
     """task id -> the means over that task's episodes in ``path``: backend % tests passed and
     success (x 100), frontend similarity x 100 (:data:`KIND_METRICS`)."""
     from colbench_env.trajectories import read_trajectories
-    from wrappers.recorder import latest_records
+    from colbench.wrappers.recorder import latest_records
 
     acc: dict[str, list[dict[str, float]]] = {}
     for rec in latest_records(read_trajectories(path, tolerate_partial_last_line=True)).values():
@@ -220,7 +220,7 @@ def _markdown(report: dict) -> str:
     kind = report.get("kind", "backend")
     metrics = KIND_METRICS[kind]
     lines = [f"Means with 95 % percentile bootstrap intervals over {report['n_seeds']} seed(s) and the held-out "
-             f"tasks ({report['resamples']} resamples; `colbench/pipeline/stats.py`).", ""]
+             f"tasks ({report['resamples']} resamples; `colbench/stats.py`).", ""]
     if kind == "frontend":
         lines += ["Similarity x 100: the mean similarity of the final page's render to the target's. Win rate over "
                   "zero-shot: per held-out task and seed, 1 when the method's similarity is higher than zero-shot's, "

@@ -41,23 +41,23 @@ Presets (the backend's; :func:`preset_settings` lays :data:`FRONTEND_PRESETS` ov
   compact prompt (a worked dialogue whose answer is a mini page), 2 turns (a question, then the page)
   of 176 tokens, 8 training tasks x 3 rollouts, one epoch of every trainer: one seed in <= 1 h on
   2 CPU cores (measured: studies/frontend_small/README.md). The study there ran heavier settings
-  (:data:`FRONTEND_STUDY_SETTINGS`).
+  (``studies/frontend_small/settings.py``).
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-from agents.config import AliasedConfig, merge_config_dicts
-from agents.registry import TRAINERS, config_class
+from colbench.agents.config import merge_config_dicts
+from colbench.agents.registry import TRAINERS, config_class
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["ENVS", "METHODS", "PipelineConfig", "PRESETS", "FRONTEND_PRESETS", "FRONTEND_REWARD_GAP",
-           "FRONTEND_STUDY_SETTINGS", "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings",
+           "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings",
            "paper_settings_table", "preset_settings", "resolve_setting", "trainer_config"]
 
-#: the training methods, in report order (:data:`agents.registry.TRAINERS`)
+#: the training methods, in report order (:data:`colbench.agents.registry.TRAINERS`)
 METHODS = tuple(TRAINERS)
 #: the envs the pipeline runs, and their task kind
 ENVS = {"ColBench-Backend-v0": "backend", "ColBench-Frontend-v0": "frontend"}
@@ -66,7 +66,7 @@ FRONTEND_REWARD_GAP = {"clip": 0.1, "visual": 0.02}
 
 
 @dataclass
-class PipelineConfig(metaclass=AliasedConfig):
+class PipelineConfig:
     """One pipeline run.
 
     Attributes:
@@ -87,25 +87,23 @@ class PipelineConfig(metaclass=AliasedConfig):
         max_new_tokens: tokens per agent turn.
         rollout_temperature: sampling temperature of the collection policy.
         episodes_in_flight: episodes in flight, each advancing on its own (a local policy batches
-            their turns; a served one gets one request per episode in flight) (old name:
-            ``batch_size``, accepted as an alias).
+            their turns; a served one gets one request per episode in flight).
         simulator / simulator_kwargs: the human (``"scripted"`` offline; ``"openai"`` for vLLM).
         policy_base_url: ``None``: the policy's turns are generated here (``transformers.generate``).
             Else the OpenAI-compatible server(s) that generate them in collection and every
             evaluation (several: comma-separated, each request to the least busy one), asked for each
-            model by the name the server knows it under (:func:`agents.served.served_model_name`):
+            model by the name the server knows it under (:func:`colbench.agents.served.served_model_name`):
             the base policy by ``policy`` (a hub id, or the path ``smollm2`` resolves to), a trained
             one by its path relative to the top-level ``out_dir``, ``models/<method>`` (with
             ``seeds``: ``seed-<s>/models/<method>``). Training runs here either way. A resume may
             change the URL but not switch between a served and a local policy.
         policy_lora: after a method trains, load its LoRA adapter (``ckpt/<method>/policy``) into
-            the server(s) under that name (vLLM ``--enable-lora``, :func:`agents.served.load_lora_adapter`);
+            the server(s) under that name (vLLM ``--enable-lora``, :func:`colbench.agents.served.load_lora_adapter`);
             ``False``: the server finds ``models/<method>`` itself (``transformers serve`` started
             in ``out_dir``; vLLM serving the merged model under that name).
         methods: which trainers to run.
         trainer_overrides: per-method config fields (e.g. ``{"sweet-rl": {"n_candidates": 4,
-            "critic": {"learning_rate": 1e-4}}}``), checked by ``config_from_dict`` (old keys
-            accepted, and stored under their new names).
+            "critic": {"learning_rate": 1e-4}}}``), checked by ``config_from_dict``.
         seed: seeds collection and training (and the sampling of every episode).
         seeds: several seeds: one whole run (collection, training, evaluation) per seed in
             ``out_dir/seed-<s>/``, then ``stats.*`` in ``out_dir`` over tasks and seeds
@@ -124,8 +122,6 @@ class PipelineConfig(metaclass=AliasedConfig):
             ``"clip"``, the paper's CLIP ViT-B/32 cosine; :mod:`colbench_env.evaluation.similarity`);
             unused by backend runs.
     """
-
-    _aliases: ClassVar[dict[str, Any]] = {"batch_size": "episodes_in_flight"}
 
     out_dir: str = "runs/pipeline_small"
     env: str = "ColBench-Backend-v0"
@@ -188,7 +184,7 @@ class PipelineConfig(metaclass=AliasedConfig):
         if self.prompt_style not in PROMPT_STYLES:
             raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {self.prompt_style!r}")
         self.methods = tuple(self.methods)
-        from agents.config import canonical_config_dict, config_from_dict
+        from colbench.agents.config import canonical_config_dict, config_from_dict
 
         checked = {}
         for method, overrides in self.trainer_overrides.items():  # the same validation as `colbench train`
@@ -196,7 +192,7 @@ class PipelineConfig(metaclass=AliasedConfig):
                 raise ValueError(f"trainer_overrides: unknown method {method!r}; choose from {METHODS}")
             cls, source = config_class(method), f"trainer_overrides[{method!r}]"
             config_from_dict(cls, dict(overrides), source=source)
-            checked[method] = canonical_config_dict(cls, dict(overrides), source=source)  # old keys renamed
+            checked[method] = canonical_config_dict(cls, dict(overrides), source=source)  # nested objects as dicts
         self.trainer_overrides = checked
         self.seeds = tuple(self.seeds)
         if any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in self.seeds) \
@@ -291,8 +287,8 @@ KIND_TRAINER_SETTINGS: dict[str, dict] = {
 #: overrides field by field): mini pages at difficulty 1, 2 turns (ask, then write the page) of 176
 #: tokens (a mini page is ~150 SmolLM2 tokens), 8 training tasks x 3 rollouts (the reference's k),
 #: one epoch of every trainer (RFT, multi-turn DPO, SWEET-RL's critic and policy), 16 episodes in
-#: flight. Sized to one seed in <= 1 h on 2 cores: the 3-seed study (studies/frontend_small/) ran the
-#: heavier :data:`FRONTEND_STUDY_SETTINGS` (~95 min a seed at 16 held-out tasks, 70 of them training).
+#: flight. Sized to one seed in <= 1 h on 2 cores: the 3-seed study (studies/frontend_small/) ran
+#: heavier settings (its settings.py; ~95 min a seed at 16 held-out tasks, 70 of them training).
 FRONTEND_PRESETS: dict[str, dict] = {
     "small": {"out_dir": "runs/pipeline_small_frontend", "env": "ColBench-Frontend-v0", "family": "mini",
               "difficulty": 1, "max_turns": 2, "max_new_tokens": 176, "n_train_tasks": 8, "rollouts_per_task": 3,
@@ -300,15 +296,6 @@ FRONTEND_PRESETS: dict[str, dict] = {
               "trainer_overrides": {"rft": {"epochs": 1}, "mt-dpo": {"epochs": 1},
                                     "sweet-rl": {"epochs": 1, "critic": {"epochs": 1}}}},
 }
-#: What studies/frontend_small/ ran over ``--small --env ColBench-Frontend-v0`` (its seeds' settings
-#: before the preset was cut to the 1 h budget): 12 training tasks x 4 rollouts, two epochs. On the
-#: command line: ``--n-train-tasks 12 --rollouts-per-task 4 --trainer-overrides`` with the JSON of
-#: ``trainer_overrides``; ``tests/test_study_frontend_pages.py`` checks it resolves to the committed
-#: seeds' ``config.json``.
-FRONTEND_STUDY_SETTINGS: dict[str, Any] = {
-    "n_train_tasks": 12, "rollouts_per_task": 4,
-    "trainer_overrides": {"rft": {"epochs": 2}, "mt-dpo": {"epochs": 2},
-                          "sweet-rl": {"epochs": 2, "critic": {"epochs": 2}}}}
 
 
 def preset_settings(preset: str, env: str = "ColBench-Backend-v0") -> dict:
@@ -427,7 +414,7 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
     """The resolved trainer config of ``method`` in a pipeline run: the fields the pipeline sets for
     every trainer, the task kind's rules (:func:`kind_trainer_settings`), then the run's
     ``trainer_overrides`` (the preset's and the user's)."""
-    from agents.config import config_from_dict
+    from colbench.agents.config import config_from_dict
 
     cls, source = config_class(method), f"trainer_overrides[{method!r}]"
     conf = {"policy": {"model_name_or_path": base}, "seed": cfg.seed, "max_new_tokens": cfg.max_new_tokens,

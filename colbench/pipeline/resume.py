@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Sequence
 
-from agents.registry import config_class
+from colbench.agents.registry import config_class
 from colbench.resume import as_json, changed_fields, policy_server_changed, read_json_object
 
 from .config import METHODS, PipelineConfig
@@ -92,9 +92,9 @@ def human_version_changed(old: dict, cfg: PipelineConfig) -> list[tuple[str, Any
 
 
 def _canonical_overrides(method: str, overrides: Any) -> Any:
-    """A method's overrides as PipelineConfig stores them (old keys renamed), for comparison; as
+    """A method's overrides as PipelineConfig stores them (nested configs as dicts), for comparison; as
     given where they no longer load."""
-    from agents.config import canonical_config_dict
+    from colbench.agents.config import canonical_config_dict
 
     if method not in METHODS or not isinstance(overrides, dict):
         return overrides

@@ -70,7 +70,7 @@ def _write_report(rows: list[dict], out: Path, meta: dict, kind: str = "backend"
 def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     """Run (or resume) every stage; returns the report (with ``cfg.seeds``: one run per seed, then
     the statistics over tasks and seeds). A stage whose episodes ended with an error (a server
-    failed) raises :class:`~colbench.pipeline.stages.StageFailed` before anything is trained or
+    failed) raises :class:`~colbench.errors.StageFailed` before anything is trained or
     reported on them; a rerun retries those episodes."""
     check_sampled_files(cfg)  # every seed's, before any stage runs
     check_resume(cfg)

@@ -6,23 +6,17 @@ import json
 import os
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from agents.registry import trainer_class
+from colbench.agents.registry import trainer_class
 from colbench_env.errors import UsageError
+from colbench_env.lm.heap import release_memory
 
 from .config import METHODS, PipelineConfig, trainer_config
 
-__all__ = ["StageFailed", "base_policy", "episodes_in_file", "finished_methods", "log", "mark_finished",
-           "policy_adapter", "release_memory", "run_stage_episodes", "scoring_pool", "task_split", "train_method",
-           "training_outcome"]
-
-
-class StageFailed(RuntimeError):
-    """Episodes of a stage ended with an error (a server failed); their records are kept in the
-    stage's file and the episodes are run again when the stage resumes."""
+__all__ = ["base_policy", "episodes_in_file", "finished_methods", "log", "mark_finished", "policy_adapter",
+           "run_stage_episodes", "task_split", "train_method", "training_outcome"]
 
 
 def log(msg: str) -> None:
@@ -42,28 +36,19 @@ def task_split(cfg: PipelineConfig, split: str) -> list:
 
 
 def base_policy(cfg: PipelineConfig) -> str:
-    """The base policy's loadable path (``smollm2``: the embedded model's converted weights; a hub id in
-    the local cache: its snapshot) or name (a ``colbench train`` checkpoint, which the agents and the
-    trainers load as its base with the trained policy merged; a hub id to download). A model found
-    nowhere is a :class:`~colbench_env.lm.models.ModelNotFoundError` naming ``--policy``.
+    """The base policy's loadable path or name (:func:`colbench.runs.resolve_policy` of ``cfg.policy``,
+    named ``--policy``; with ``cfg.policy_base_url`` the name the server(s) are asked for it by)."""
+    from colbench.runs import resolve_policy
 
-    With ``cfg.policy_base_url`` the policy's turns come from the server(s), which are asked for it by
-    this name: a local model name is still its path, anything else is ``cfg.policy`` as given (a hub
-    id the server knows; nothing is looked up here: the trainers resolve it when they load it)."""
-    from colbench_env.lm.models import LOCAL_MODELS, resolve_model
-
-    if cfg.policy_base_url and cfg.policy not in LOCAL_MODELS:
-        return cfg.policy
-    source = resolve_model(cfg.policy, option="--policy")
-    return source.path if source.kind in ("local", "directory", "cached") else cfg.policy
+    return resolve_policy(cfg.policy, served=bool(cfg.policy_base_url))
 
 
 def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: Path, *, repeats: int,
-                 temperature: float, desc: str, only: set[str] | None = None,
-                 run_dir: str | os.PathLike | None = None) -> list[dict]:
+                       temperature: float, desc: str, only: set[str] | None = None,
+                       run_dir: str | os.PathLike | None = None) -> list[dict]:
     """Episodes of ``model_path`` on ``tasks`` (each ``repeats`` times; ``only``: just the episodes of
-    these ids) in ``cfg.env``, appended to ``out`` (resumes). Backend answers are scored in a
-    2-worker sandbox pool, frontend pages rendered by a 2-driver Chromium pool (:func:`scoring_pool`).
+    these ids) in ``cfg.env`` with the run's human, appended to ``out`` (resumes;
+    :func:`colbench.runs.run_policy_episodes`).
 
     The policy runs here, or (``cfg.policy_base_url``) on the server(s), asked for ``model_path`` by
     its name relative to ``run_dir`` (default ``cfg.out_dir``; the pipeline passes its top-level
@@ -74,46 +59,26 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
         StageFailed: some episodes ended with an error (the agent's or the human's server failed);
             nothing is trained or reported on them, and they are run again on resume.
     """
-    import gymnasium as gym
+    from colbench.runs import policy_agent, run_policy_episodes
 
-    import colbench_env  # noqa: F401
-    from agents.base import LMAgent
-    from colbench.cli.run import run_to_file
-    from colbench_env.lm.base import SamplingParams
-    from colbench_env.simulators import make_simulator
-
-    specs = [s for s in _specs(cfg, tasks, repeats) if only is None or s.episode_id in only]
+    root = run_dir if run_dir is not None else cfg.out_dir
 
     def make_agent():
-        kw = dict(kind=cfg.kind, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
-                  sampling=SamplingParams(max_new_tokens=cfg.max_new_tokens, temperature=temperature,
-                                          seed=cfg.seed if temperature > 0 else None))
-        if not cfg.policy_base_url:
-            return LMAgent("hf", model=model_path, **kw)
-        from agents.served import load_lora_adapter, served_model_name, served_policy
-
-        root = run_dir if run_dir is not None else cfg.out_dir
-        adapter = policy_adapter(cfg, model_path) if cfg.policy_lora else None
+        adapter = policy_adapter(cfg, model_path) if cfg.policy_base_url and cfg.policy_lora else None
         if adapter is not None:
+            from colbench.agents.served import load_lora_adapter, served_model_name
+
             name = served_model_name(model_path, root)
             log(f"loading the LoRA adapter {adapter} into {cfg.policy_base_url} as {name!r}")
             load_lora_adapter(cfg.policy_base_url, name, adapter)
-        return served_policy(cfg.policy_base_url, model_path, run_dir=root, **kw)
+        return policy_agent(model_path, kind=cfg.kind, max_turns=cfg.max_turns, prompt_style=cfg.prompt_style,
+                            max_new_tokens=cfg.max_new_tokens, temperature=temperature, seed=cfg.seed,
+                            base_url=cfg.policy_base_url, run_dir=root)
 
-    sim = make_simulator(cfg.simulator, kind=cfg.kind, **cfg.simulator_kwargs)
-    try:
-        with scoring_pool(cfg) as shared:
-            records = run_to_file(lambda: gym.make(cfg.env, tasks=tasks, simulator=sim, max_turns=cfg.max_turns,
-                                                   **shared),
-                                  make_agent, specs, out, episodes_in_flight=cfg.episodes_in_flight, desc=desc)
-    finally:
-        sim.close()
-        release_memory()
-    failed = [r for r in records if r.get("error")]
-    if failed:
-        raise StageFailed(f"{out}: {len(failed)} of {len(records)} episodes ended with an error (first: "
-                          f"{str(failed[0]['error'])[:300]}); run the same command again to retry them")
-    return records
+    return run_policy_episodes(cfg.env, tasks, make_agent, out, repeats=repeats, seed=cfg.seed,
+                               max_turns=cfg.max_turns, episodes_in_flight=cfg.episodes_in_flight, desc=desc,
+                               simulator=cfg.simulator, simulator_kwargs=cfg.simulator_kwargs,
+                               semantics=cfg.semantics, similarity=cfg.similarity, only=only)
 
 
 def policy_adapter(cfg: PipelineConfig, model_path: str | os.PathLike) -> Path | None:
@@ -126,36 +91,14 @@ def policy_adapter(cfg: PipelineConfig, model_path: str | os.PathLike) -> Path |
     return out / "ckpt" / p.name / "policy"
 
 
-@contextmanager
-def scoring_pool(cfg: PipelineConfig) -> Iterator[dict]:
-    """The env keyword arguments that share one scoring pool between a stage's episodes, closed on
-    exit: backend ``{"evaluator": BackendEvaluator(workers=2, semantics=cfg.semantics)}``, frontend
-    ``{"renderer": Renderer(pool_size=2), "similarity": make_similarity(cfg.similarity)}``."""
-    if cfg.kind == "backend":
-        from colbench_env.evaluation.backend import BackendEvaluator
-
-        with BackendEvaluator(workers=2, semantics=cfg.semantics) as ev:
-            yield {"evaluator": ev}
-    else:
-        from colbench_env.evaluation.render import Renderer
-        from colbench_env.evaluation.similarity import make_similarity
-
-        with Renderer(pool_size=2) as renderer:  # one similarity for every env (CLIP loads its model once)
-            yield {"renderer": renderer, "similarity": make_similarity(cfg.similarity)}
-
-
-def _specs(cfg: PipelineConfig, tasks: list, repeats: int) -> list:
-    from colbench_env.rollout import episode_specs
-
-    return episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
-
-
 def episodes_in_file(cfg: PipelineConfig, tasks: list, path: Path, *, repeats: int) -> tuple[list[dict], int]:
     """The episodes of ``tasks`` x ``repeats`` already in ``path`` (as :func:`run_stage_episodes` would return them,
     running nothing) and how many of them are missing."""
-    from wrappers.recorder import recorded_episodes
+    from colbench_env.rollout import episode_specs
+    from colbench.wrappers.recorder import recorded_episodes
 
-    records, missing = recorded_episodes(path, {s.episode_id for s in _specs(cfg, tasks, repeats)})
+    specs = episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=cfg.seed, repeats=repeats)
+    records, missing = recorded_episodes(path, {s.episode_id for s in specs})
     return records, len(missing)
 
 
@@ -218,19 +161,6 @@ def mark_finished(out: Path, method: str, info: dict) -> dict:
     tmp.write_text(json.dumps(info, indent=2, default=str))
     os.replace(tmp, marker)
     return info
-
-
-def release_memory() -> None:
-    """Free a finished stage's models now (not at the next garbage collection) and hand the freed
-    heap back to the OS (glibc ``malloc_trim``), so stages do not stack up in the process's RSS."""
-    import ctypes
-    import gc
-
-    gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
 
 
 def _export_merged(trainer: Any, model_dir: Path) -> None:

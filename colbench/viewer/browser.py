@@ -1,5 +1,5 @@
 """A headless Chromium with the network off, to open a report from its file:// URL: what the tests,
-the benchmark (:mod:`benchmarks.bench_view`) and the README's screenshots use.
+the benchmark (:mod:`colbench.benchmarks.bench_view`) and the README's screenshots use.
 
 Started with the scorer's switches (:func:`colbench_env.evaluation.render.chromium_arguments`), its
 proxy pointed at a closed local port and name resolution disabled, and DevTools' offline network

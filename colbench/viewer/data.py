@@ -7,7 +7,7 @@ anything is scored or written. One file holds one kind of trajectory, and all fi
 same kind (backend or frontend, :func:`colbench_env.records.record_kind`). An episode that ended
 with an ``error`` and was retried (a later record of the same file has its ``episode_id``, what a
 resumed ``colbench run`` appends) counts once, with its last record, as in the run's metrics
-(:func:`wrappers.recorder.latest_records`); every other line is an episode of the view.
+(:func:`colbench.wrappers.recorder.latest_records`); every other line is an episode of the view.
 
 Scores (:func:`score_runs`): a backend record's per-test outcomes are its stored ``eval_tests``
 (a file written by ``colbench evaluate --out``), else the answer is scored now in the sandbox
@@ -248,7 +248,7 @@ def load_runs(paths: Sequence[str | os.PathLike], labels: Sequence[str] | None =
         TrajectoryFormatError / TaskFormatError: a malformed line (naming file and line).
     """
     from colbench_env.evaluation.trajectory_scoring import load_records
-    from wrappers.recorder import latest_records
+    from colbench.wrappers.recorder import latest_records
 
     paths = [os.fspath(p) for p in paths]
     if not paths:

@@ -43,7 +43,7 @@ def _run_dirs(out_dir: Path) -> list[Path]:
 
 
 def _method_order(names: set[str]) -> list[str]:
-    from agents.registry import TRAINERS
+    from colbench.agents.registry import TRAINERS
 
     known = ["zero-shot", *TRAINERS]
     return [m for m in known if m in names] + sorted(names - set(known))

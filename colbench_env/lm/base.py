@@ -36,7 +36,7 @@ class SamplingParams:
         top_p: nucleus sampling mass.
         n: generations per conversation (returned consecutively).
         seed: seed for sampling (reproducible where the backend allows it). It fixes one call:
-            :class:`~agents.base.LMAgent` derives a fresh one per call (:func:`derived_seed`), so
+            :class:`~colbench.agents.base.LMAgent` derives a fresh one per call (:func:`derived_seed`), so
             successive turns do not reuse the same random numbers.
         stop: strings that end a generation (not included in the text).
         return_logprobs: also return the generated token ids and their log-probs.
@@ -69,7 +69,7 @@ class GeneratedText(str):
     """A generation's text that remembers why it ended (``finish_reason``: ``"stop"``, ``"length"``
     or ``None`` when unknown). It is a ``str`` everywhere (Gymnasium ``Text`` actions, JSON, ``==``);
     the environment records the reason on the dialogue entry (``"finish_reason"``), and
-    :func:`agents.tokenize.tokenize_turn` uses it: an action cut at ``max_new_tokens`` has no
+    :func:`colbench.agents.tokenize.tokenize_turn` uses it: an action cut at ``max_new_tokens`` has no
     end-of-turn token from the policy, so the one the chat template appends is context, not trained.
     """
 

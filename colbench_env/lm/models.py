@@ -185,9 +185,8 @@ def _checkpoint(name: str, p: Path, option: str, seen: tuple) -> ModelSource:
         config = meta["config"]
         policy = config.get("policy") or {}
         base = policy.get("model_name_or_path") if isinstance(policy, dict) else None
-        base = base or config.get("model")  # a checkpoint written before the nested configs
-        full = bool(policy.get("full_finetune", config.get("full_finetune", False)))
-        dtype = policy.get("compute_dtype", config.get("compute_dtype"))
+        full = bool(policy.get("full_finetune", False))
+        dtype = policy.get("compute_dtype")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise ModelNotFoundError(f"{option} {name}: {meta_path} is not a colbench train checkpoint's "
                                  f"trainer.json ({type(e).__name__}: {e})") from None

@@ -10,7 +10,7 @@ no-grad pass triggers it: a reference pass, scoring, rollout log-probs, generati
 
 :func:`keep_4bit_differentiable` turns the repack off per module (``support_avx512bf16_for_cpu``,
 the switch ``Linear4bit`` reads) and undoes it where it already happened. Every place in colbench
-that builds or receives a 4-bit model calls it (:class:`~agents.trainer_base.TrainableLM`,
+that builds or receives a 4-bit model calls it (:class:`~colbench.agents.trainer_base.TrainableLM`,
 :class:`~colbench_env.lm.hf.HFBackend`); 4-bit matmuls then dequantize to the compute dtype
 and run a plain, differentiable matmul, in eval and train mode alike.
 """

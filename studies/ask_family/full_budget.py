@@ -21,7 +21,7 @@ import argparse
 import json
 from pathlib import Path
 
-from colbench.pipeline import bootstrap_mean, paired_bootstrap
+from colbench.stats import bootstrap_mean, paired_bootstrap
 from colbench.pipeline.analysis import METRICS, MODES, method_grids, task_clusters
 from colbench.pipeline.stages import training_outcome
 

@@ -240,7 +240,7 @@ def _given_first_turn(a) -> int:
     from colbench_env.lm.base import SamplingParams
     from colbench_env.trajectories import atomic_write_jsonl
 
-    from agents.base import LMAgent
+    from colbench.agents.base import LMAgent
 
     if a.continue_from:
         try:

@@ -9,7 +9,7 @@
 cd "$(git rev-parse --show-toplevel)"
 ROLLOUTS=benchmarks/results/pipeline_small/rollouts.jsonl
 [ -f "$ROLLOUTS" ] || ROLLOUTS=studies/pipeline_small/rollouts.jsonl
-COMMON="--out-dir runs/critic_ranking --n-train-tasks 0 --extra-trajectories $ROLLOUTS --n-test-tasks 24 --n-candidates 4 --n-continuations 1 --batch-size 16 --critic-epochs 1 --critic-learning-rate 1e-3 --critic-lora-r 8 --critic-batch-size 2 --critic-turns first --critic-context short"
+COMMON="--out-dir runs/critic_ranking --n-train-tasks 0 --extra-trajectories $ROLLOUTS --n-test-tasks 24 --n-candidates 4 --n-continuations 1 --episodes-in-flight 16 --critic-epochs 1 --critic-learning-rate 1e-3 --critic-lora-r 8 --critic-batch-size 2 --critic-turns first --critic-context short"
 run() { OMP_WAIT_POLICY=PASSIVE OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 /usr/bin/time -v "${PYTHON:-python}" -m colbench critic-ranking $COMMON "$@"; }
 case "$1" in
   continue) run --stages continue ;;

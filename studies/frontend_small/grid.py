@@ -123,7 +123,7 @@ def _episodes(path: Path) -> dict[str, dict]:
     greedy episode per task; records that ended with an ``error`` are not finished)."""
     from colbench_env.errors import UsageError
     from colbench_env.trajectories import read_trajectories
-    from wrappers.recorder import latest_records
+    from colbench.wrappers.recorder import latest_records
 
     out: dict[str, dict] = {}
     for rec in latest_records(read_trajectories(path, tolerate_partial_last_line=True)).values():

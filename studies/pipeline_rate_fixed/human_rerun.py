@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     from colbench_env.simulators import make_simulator
     from colbench_env.simulators.scripted_backend import UNRECORDED_VERSION, VERSION
     from colbench_env.trajectories import atomic_write_jsonl, read_trajectories
-    from wrappers.recorder import latest_records
+    from colbench.wrappers.recorder import latest_records
 
     p = argparse.ArgumentParser(prog="python -m studies.pipeline_rate_fixed.human_rerun", description=__doc__.split("\n\n")[0])
     p.add_argument("seed_dir", type=Path, help="a pipeline seed directory (config.json, rollouts.jsonl, eval/)")

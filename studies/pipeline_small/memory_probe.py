@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     method = "sweet-rl" if stage == "sweet-critic" else stage
     conf = trainer_config(cfg, method, base_policy(cfg)).to_dict()
     conf.update(extra, show_progress=False)
-    from agents.registry import trainer_class
+    from colbench.agents.registry import trainer_class
 
     trainer = trainer_class(method)(conf)
     built = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -37,14 +37,11 @@ from typing import Sequence
 from ...records import split_of  # every fifth task (1-based) is test
 from . import SIGNATURE_SENTENCE, backend_task, jsonl_text, signature_of, write_cli, write_text
 
-__all__ = ["DEFAULT_PATH", "SIGNATURE_PREFIX", "TASKS", "task_id", "split_of", "signature_of",
+__all__ = ["DEFAULT_PATH", "SIGNATURE_SENTENCE", "TASKS", "task_id", "split_of", "signature_of",
            "render_jsonl", "write_jsonl", "main"]
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "backend" / "part_a.jsonl"
 """Where :func:`write_jsonl` writes by default: part A of the packaged embedded backend set."""
-
-SIGNATURE_PREFIX = SIGNATURE_SENTENCE  # its name in this module before the authoring schema was shared
-
 
 def task_id(number: int) -> str:
     """The id of the ``number``-th task of part A (1-based): ``a001``, ``a002``, ..."""

@@ -1,4 +1,4 @@
-"""Bootstrap statistics over tasks and seeds for the pipeline's results (pure numpy, no I/O).
+"""Bootstrap statistics over tasks and seeds (the pipeline's results, critic-ranking's; pure numpy, no I/O).
 
 Data layout: a method's results are a ``(n_seeds, n_tasks)`` array -- entry ``[s, t]`` is the score of
 held-out task ``t`` in the run with seed ``s`` (a greedy episode's reward or success, or the mean over

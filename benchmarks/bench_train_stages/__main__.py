@@ -1,15 +1,4 @@
-"""Peak memory of ``colbench train ALGORITHM`` by stage: the command runs in this process while a
-thread samples its resident set size every 0.25 s, labelled with the trainer method running then
-(SWEET-RL: model build, critic training, each candidate generation call, candidate scoring, the
-policy's DPO; other algorithms: the whole update). Prints one line per stage entered and left, and a
-JSON object of the peak per stage (GB = 10^9 bytes) on stderr; run it under ``/usr/bin/time -v`` for
-the whole run's maximum resident set size::
-
-    OMP_WAIT_POLICY=PASSIVE /usr/bin/time -v python -m benchmarks.bench_train_stages sweet-rl \\
-        --trajectories roll1.jsonl --model smollm2 --out ck
-
-Every argument after the algorithm is ``colbench train``'s (README, "Measured here": issue 38's row).
-"""
+"""``python -m colbench.benchmarks.bench_train_stages ALGORITHM ARGS...``: see the package docstring."""
 from __future__ import annotations
 
 import functools
@@ -38,8 +27,8 @@ def main(argv: list[str] | None = None) -> int:
 
     threading.Thread(target=sample, daemon=True).start()
 
-    import agents.sweet_rl as sweet_rl
-    import agents.trainer_base as trainer_base
+    import colbench.agents.sweet_rl as sweet_rl
+    import colbench.agents.trainer_base as trainer_base
 
     def wrap(cls, name: str, stage: str) -> None:
         f = getattr(cls, name)
