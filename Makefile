@@ -13,7 +13,7 @@ PYTEST_XDIST ?= -n 2 --dist loadgroup
 
 export COLBENCH_ASSETS := $(ASSETS)
 
-.PHONY: setup browser assets test demo bench clean
+.PHONY: setup browser assets test demo bench docs clean
 
 $(VENV)/.stamp: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -52,5 +52,9 @@ demo: setup
 bench: setup browser assets
 	$(VENV)/bin/colbench bench
 
+# The docs site into ./site (the test suite builds it too, and follows every link: tests/test_docs.py).
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) $(ASSETS) build *.egg-info
+	rm -rf $(VENV) $(ASSETS) build site *.egg-info

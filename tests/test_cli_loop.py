@@ -1,7 +1,7 @@
 """The loop a researcher runs from the command line -- collect, train, run the checkpoint, compare --
 with nothing stale or silent (issue 38). Every command is the installed console script, as a user
 runs it. The fast tests use the scripted agent, plug-ins written here, or a tiny random Llama; the
-``slow`` ones run the embedded SmolLM2 (the README's loop, and the contexts a trainer rebuilds)."""
+``slow`` ones run the embedded SmolLM2 (the Training guide's loop, and the contexts a trainer rebuilds)."""
 from __future__ import annotations
 
 import json
@@ -444,10 +444,10 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_readme_loop_runs_as_written(tmp_path, readme_block):
-    """README.md's command-line loop (collect -> train -> run the checkpoint -> compare), each line run
+def test_the_training_guide_loop_runs_as_written(tmp_path, docs_block):
+    """The Training guide's command-line loop (collect -> train -> run the checkpoint -> compare), each line run
     as written in a fresh directory."""
-    commands = [" ".join(c.split(" #")[0].split()) for c in readme_block("loop").replace("\\\n", " ").splitlines()]
+    commands = [" ".join(c.split(" #")[0].split()) for c in docs_block("loop").replace("\\\n", " ").splitlines()]
     commands = [c for c in commands if c]
     assert [c.split()[1] for c in commands] == ["run", "train", "run", "run", "evaluate"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")

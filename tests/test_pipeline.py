@@ -112,7 +112,7 @@ def test_policy_probe_runs(tiny_model):
     assert all(k.startswith("gen-rate-d1-") for k in r["per_task"]) and r["prompt_style"] == "compact"
 
 
-def test_small_preset_is_what_the_readme_says():
+def test_small_preset_is_what_the_docs_say():
     """--small: rate-family tasks, the compact prompt, sampled (not temperature-1 noise) rollouts; the
     trainers get the collection's turn budget and prompt style; bad fields name themselves."""
     cfg = PipelineConfig()
@@ -131,8 +131,8 @@ def test_small_preset_is_what_the_readme_says():
 
 
 def test_paper_preset_is_the_reference_setting():
-    """--paper resolves to the reference's values (PAPER_SETTINGS: value + file), and the README table
-    is generated from the same preset."""
+    """--paper resolves to the reference's values (PAPER_SETTINGS: value + file), and the table in the
+    pipeline guide is generated from the same preset."""
     from pathlib import Path
 
     from colbench.pipeline import PAPER_SETTINGS, paper_settings_table, resolve_setting, trainer_config
@@ -150,8 +150,8 @@ def test_paper_preset_is_the_reference_setting():
     # the reference's states: every turn of the first 10 % of the trajectories (not random turns)
     assert (sweet.state_selection, sweet.state_fraction) == ("first_trajectories", 0.1)
     assert cfg.n_train_tasks * cfg.rollouts_per_task == 15000 and cfg.eval_temperature == 1.0
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    table = readme.split("<!-- paper-settings:begin -->\n")[1].split("<!-- paper-settings:end -->")[0]
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "pipeline.md").read_text()
+    table = guide.split("<!-- paper-settings:begin -->\n")[1].split("<!-- paper-settings:end -->")[0]
     assert table == paper_settings_table()
 
 

@@ -55,10 +55,10 @@ __all__ = ["add_arguments", "main", "parse_config_json", "fields_help", "traject
 #: config fields whose default ``colbench train`` sets otherwise than the config classes (a fresh
 #: training only; ``--config-json`` overrides it): gradient checkpointing on, as TRL's configs default
 #: to and the pipeline's presets set. Without it, one mt-dpo pair of SmolLM2 trajectories held 4.1 GB
-#: of activations; with it the command peaks at 1.4 GB (README, "Measured here").
+#: of activations; with it the command peaks at 1.4 GB (benchmarks/README.md, "Measured here").
 CLI_DEFAULTS = {"gradient_checkpointing": True}
 #: the same, for one algorithm: SWEET-RL samples its candidates 4 at a time (the KV cache of 16 copies
-#: of a SmolLM2 context took the command past 2.4 GB; README, "Measured here")
+#: of a SmolLM2 context took the command past 2.4 GB; benchmarks/README.md, "Measured here")
 ALGORITHM_CLI_DEFAULTS = {"sweet-rl": {"candidate_batch": 4}}
 
 

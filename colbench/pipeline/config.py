@@ -28,7 +28,7 @@ Presets (the backend's; :func:`preset_settings` lays :data:`FRONTEND_PRESETS` ov
   ``"compact"`` prompt, so a change is measurable), short episodes (``max_turns`` 3, 96 tokens),
   rollouts sampled at temperature 0.1, LoRA on CPU. Sized for 2 CPU cores in <= 45 minutes.
 * ``--paper``: the reference implementation's setting, for GPUs (every value and its source file in
-  :data:`PAPER_SETTINGS`, rendered in the README by :func:`paper_settings_table`):
+  :data:`PAPER_SETTINGS`, rendered in docs/guides/pipeline.md by :func:`paper_settings_table`):
   Llama-3.1-8B-Instruct policy and critic, both fully fine-tuned (lr 2e-7, AdamW betas (0.9, 0.95),
   cosine to 0.1x with 3 % warm-up, 8 pairs per step), Llama-3.1-70B simulator behind an
   OpenAI-compatible server (``--simulator-base-url``), 5000 train tasks x k = 3 rollouts (15k
@@ -325,8 +325,8 @@ _ORLHF = "YifeiZhou02/collab_openrlhf"
 #: ``--paper`` against the reference: ``(setting, reference value, reference file, colbench key)``.
 #: A key is ``pipeline.<PipelineConfig field>`` or ``<method>.<trainer config field>`` (the trainer's
 #: resolved config, as :func:`trainer_config` builds it); ``a*b`` multiplies two keys.
-#: ``tests/test_pipeline.py`` checks every row against the resolved preset and that the README
-#: table is :func:`paper_settings_table`'s output.
+#: ``tests/test_pipeline.py`` checks every row against the resolved preset and that the table in
+#: docs/guides/pipeline.md is :func:`paper_settings_table`'s output.
 PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
     ("policy model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "pipeline.policy"),
     ("critic model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "sweet-rl.critic.model_name_or_path"),
