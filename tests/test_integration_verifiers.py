@@ -200,3 +200,32 @@ def test_model_human_is_a_non_trainable_agent_given_colbench_human_prompt(tmp_pa
     dialogue = [{"role": "assistant", "content": first.message, "output": first.output}]
     (request,) = human_requests
     assert request["messages"] == human_messages("backend", task_from_record(task), dialogue)
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_frontend_rewards_are_colbench_evaluate_scores(tmp_path):
+    """``--env.taskset.kind frontend`` through vf-eval: the echoing policy answers with the page its
+    request carries; the reward is the similarity ``colbench evaluate`` gives the same answer, and
+    the target page was never sent to the model nor saved."""
+    target = ('<html><body class="bg-gray-800"><h1 class="text-4xl text-white p-8">Corner Bakery</h1>'
+              '<p class="text-yellow-300 p-8">Fresh bread every morning.</p></body></html>')
+    page = '<html><body class="bg-gray-700"><h1 class="text-3xl text-white p-6">Corner Bakery</h1></body></html>'
+    task = {"task_id": "bakery", "ground_truth": target,
+            "problem_description": f"A dark page for my bakery.\nI WANT TO ANSWER: {page}"}
+    (tmp_path / "front.jsonl").write_text(json.dumps(task) + "\n")
+    with OpenAITestServer() as server:
+        p = vf_eval(server.url, tmp_path / "out", "--env.taskset.kind", "frontend", "--env.taskset.tasks",
+                    str(tmp_path / "front.jsonl"), "--env.taskset.max-turns", "2", "-n", "1", "-r", "1")
+        sent = json.dumps(list(server.state.requests))
+    assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+    (traces,) = (tmp_path / "out").rglob("traces.jsonl")
+    (episode,) = [json.loads(line) for line in traces.read_text().splitlines()]
+    (trace,) = [t for t in episode["traces"] if t["agent"]["name"] == "agent"]
+    (raw,) = [_text(n["message"]["content"]) for n in trace["nodes"] if n.get("sampled")]
+    turn = parse_agent_turn(raw)
+    assert turn.is_answer and page in turn.answer
+    assert target not in sent and target not in traces.read_text()
+    (scored,) = colbench_evaluate([{"task": task, "dialogue_history": [], "answer": turn.answer}], tmp_path)
+    reward = trace["rewards"]["colbench_reward"]["score"]
+    assert 0 < reward < 1 and scored["reward"] == pytest.approx(reward, abs=1e-9)
