@@ -257,8 +257,16 @@ def test_compare_works_on_backend_files(tmp_path):
     last_json(colbench("run", "--agent", f"{oracle}:Oracle", "--agent-kwargs", json.dumps({"tasks_file": str(tasks)}),
                        "--tasks", tasks, "--out", a, "--json"))
     last_json(colbench("run", "--agent", "scripted", "--tasks", tasks, "--out", b, "--json"))
-    assert last_json(colbench("evaluate", "--compare", a, b, "--json")) == {
+    got = last_json(colbench("evaluate", "--compare", a, b, "--json"))
+    assert {k: v for k, v in got.items() if k != "paired"} == {
         "wins": 2, "losses": 0, "ties": 0, "tasks": 2, "win_rate": 1.0}
+    # the paired difference: the oracle passes every test of both tasks, the scripted agent none, one
+    # trial each (no flip noise to measure), the same scripted human in both runs
+    p = got["paired"]
+    assert (p["kind"], p["tasks"], p["only_a"], p["only_b"], p["errors"]) == ("backend", 2, 0, 0, [0, 0])
+    assert {m: (v["a"], v["b"], v["diff_mean"], v["diff_low"], v["diff_high"]) for m, v in p["metrics"].items()} == {
+        "success_rate_pct": (100.0, 0.0, 100.0, 100.0, 100.0), "tests_passed_pct": (100.0, 0.0, 100.0, 100.0, 100.0)}
+    assert (p["trials"], p["flip_share"], p["noise_note"], p["humans_warning"]) == ([1, 1], [None, None], None, None)
     # records without a reward are scored in the sandbox first
     unscored = write_jsonl(tmp_path / "unscored.jsonl",
                            [{k: v for k, v in r.items() if k not in ("reward", "success")} for r in read_trajectories(a)])

@@ -23,6 +23,8 @@ __all__ = ["COMMANDS", "command_parser", "top_parser", "main"]
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("colbench.cli.run", "run episodes with an agent; write trajectories (jsonl) and print metrics"),
     "evaluate": ("colbench.cli.evaluate", "score trajectories in the official format; print metrics"),
+    "audit": ("colbench.cli.audit", "check backend tasks (ground truth, signature, constants, formats) or the human's "
+                                    "turns of recorded dialogues"),
     "render": ("colbench.cli.render", "render an HTML page to a PNG in headless Chromium"),
     "train": ("colbench.cli.train", "train an agent: rft, mt-dpo, ppo, grpo or sweet-rl"),
     "export": ("colbench.cli.export", "a colbench train checkpoint as a plain transformers model (LoRA merged)"),

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from colbench.runs import SEMANTICS, RunConfig, run
-from colbench_env.metrics import format_summary
+from colbench_env.metrics import format_report
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["JoinURLs", "add_arguments", "add_common_arguments", "config_from_args", "json_object", "main"]
@@ -119,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"\ncolbench run: interrupted: {n} episodes saved in {config.out}; "
               "run the same command again to resume", file=sys.stderr)
         return 130
-    print(format_summary(metrics))
+    print(format_report(metrics))
     if args.json:
         print(json.dumps(metrics))
     return 0
