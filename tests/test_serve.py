@@ -34,9 +34,12 @@ MAX_TURNS = 3
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    tasks = write_tasks(tmp_path_factory.mktemp("serve") / "tasks.jsonl", TASKS)
+    """``colbench serve`` on the backend tasks; it also wrote OpenEnv's manifest to ``server.manifest``."""
+    d = tmp_path_factory.mktemp("serve")
+    tasks = write_tasks(d / "tasks.jsonl", TASKS)
     with ServeProcess("--tasks", tasks, "--max-sessions", "3", "--idle-timeout", "1", "--workers", "1",
-                      "--max-turns", str(MAX_TURNS)) as s:
+                      "--max-turns", str(MAX_TURNS), "--manifest", str(d / "openenv.yaml")) as s:
+        s.manifest = d / "openenv.yaml"
         yield s
 
 
@@ -210,7 +213,7 @@ def test_idle_sessions_are_destroyed_and_free_their_slots(server):
     asyncio.run(main())
 
 
-def test_openenv_validator_schema_and_manifest(server, tmp_path):
+def test_openenv_validator_schema_and_manifest(server):
     import requests
     from openenv.cli._validation import validate_running_environment
 
@@ -222,9 +225,8 @@ def test_openenv_validator_schema_and_manifest(server, tmp_path):
     assert requests.get(server.url + "/metadata", timeout=30).json()["name"] == "ColBench-Backend-v0"
     import yaml
 
-    with ServeProcess("--tasks", write_tasks(tmp_path / "t.jsonl", TASKS), "--manifest", str(tmp_path / "openenv.yaml")) as s:
-        spec = yaml.safe_load((tmp_path / "openenv.yaml").read_text())
-        port = int(s.url.rsplit(":", 1)[1])
+    spec = yaml.safe_load(server.manifest.read_text())
+    port = int(server.url.rsplit(":", 1)[1])
     template = yaml.safe_load((__import__("pathlib").Path(openenv.__file__).parent / "cli" / "templates" / "openenv_env"
                                / "openenv.yaml").read_text())
     assert set(spec) == set(template) and spec["port"] == port and spec["runtime"] == "fastapi"
@@ -297,18 +299,27 @@ def test_a_session_is_not_idle_while_its_step_runs():
         evaluator.close()
 
 
-def test_cli_errors_are_one_line(tmp_path):
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    """A bad task file through the installed entry point (a process of its own: exit status 2, one line
+    on stderr); the other bad inputs through the same ``colbench.cli.main`` in this process."""
     import subprocess
     import sys
 
+    from colbench.cli import main
+
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"task_id": "x"}\n')
-    for args, needle in ((["--tasks", str(bad)], "bad.jsonl"), (["--max-sessions", "0"], "--max-sessions"),
-                         (["--simulator", "openai"], "--simulator-base-url")):
-        p = subprocess.run([sys.executable, "-m", "colbench", "serve", "--port", "0", *args], capture_output=True,
-                           text=True, timeout=120)
-        lines = p.stderr.strip().splitlines()
-        assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("colbench serve: error:"), p.stderr
+    p = subprocess.run([sys.executable, "-m", "colbench", "serve", "--port", "0", "--tasks", str(bad)],
+                       capture_output=True, text=True, timeout=120)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("colbench serve: error:"), p.stderr
+    assert "bad.jsonl" in lines[0]
+    for args, needle in ((["--max-sessions", "0"], "--max-sessions"), (["--simulator", "openai"], "--simulator-base-url"),
+                         (["--shutdown-timeout", "0"], "--shutdown-timeout")):
+        assert main(["serve", "--port", "0", *args]) == 2
+        out, err = capsys.readouterr()
+        lines = err.strip().splitlines()
+        assert not out and len(lines) == 1 and lines[0].startswith("colbench serve: error:"), err
         assert needle in lines[0]
 
 
