@@ -373,9 +373,9 @@ class Seed:
             log(f"train {arm} on scores of {scorer}: {trainer.config.to_dict()}")
             metrics = trainer.update_from_scores(records, self.arm_entries(arm, records), scorer=scorer)
         trainer.save(self.work / "ckpt" / arm)
-        export_merged(trainer, self.work / "models" / arm)
         del trainer
         release_memory()
+        export_merged(self.work / "ckpt" / arm, self.work / "models" / arm)
         mark_finished(self.dir, arm, {"method": arm, "metrics": metrics, "train_seconds": time.perf_counter() - t0})
         log(f"{arm}: {metrics}")
 
