@@ -35,8 +35,8 @@ from typing import Sequence
 
 import torch
 
-__all__ = ["make_accelerator", "sharding_kind", "configure_deepspeed", "global_grad_norm", "clip_sharded",
-           "full_weights", "full_optimizer_state", "load_full_state", "generation_model", "clean_name"]
+__all__ = ["make_accelerator", "process_state", "sharding_kind", "configure_deepspeed", "global_grad_norm",
+           "clip_sharded", "full_weights", "full_optimizer_state", "load_full_state", "generation_model", "clean_name"]
 
 
 def _flag(name: str) -> bool:
@@ -62,13 +62,10 @@ def make_accelerator(mixed_precision: str | None = None):
     from accelerate.state import AcceleratorState, PartialState
     from accelerate.utils import DistributedType, FullyShardedDataParallelPlugin, InitProcessGroupKwargs
 
-    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
-    if not launched or torch.accelerator.is_available():
+    kind = _cpu_launch()
+    if kind is None:
         return Accelerator(mixed_precision=mixed_precision)
-    if _flag("ACCELERATE_USE_DEEPSPEED"):
-        if _flag("ACCELERATE_USE_CPU"):
-            raise RuntimeError("DeepSpeed on CPU ranks: unset ACCELERATE_USE_CPU (with it accelerate silently runs "
-                               "plain DDP instead of DeepSpeed); the process group is made on gloo without it")
+    if kind == "deepspeed":
         return Accelerator(mixed_precision=mixed_precision, kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
     accelerator = Accelerator(mixed_precision=mixed_precision, cpu=True)
     if _flag("ACCELERATE_USE_FSDP") and accelerator.distributed_type == DistributedType.MULTI_CPU:
@@ -83,6 +80,34 @@ def make_accelerator(mixed_precision: str | None = None):
             state["distributed_type"] = DistributedType.FSDP
             state["device"] = torch.device("cpu")
     return accelerator
+
+
+def _cpu_launch() -> str | None:
+    """``None`` (one process, or ranks with a GPU-like device: accelerate's defaults), ``"deepspeed"``
+    (DeepSpeed on CPU ranks: a gloo process group) or ``"cpu"`` (other CPU ranks: ``cpu=True``)."""
+    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if not launched or torch.accelerator.is_available():
+        return None
+    if _flag("ACCELERATE_USE_DEEPSPEED"):
+        if _flag("ACCELERATE_USE_CPU"):
+            raise RuntimeError("DeepSpeed on CPU ranks: unset ACCELERATE_USE_CPU (with it accelerate silently runs "
+                               "plain DDP instead of DeepSpeed); the process group is made on gloo without it")
+        return "deepspeed"
+    return "cpu"
+
+
+def process_state():
+    """The processes of the current launch (accelerate's ``PartialState``: ``process_index``,
+    ``num_processes``, ``is_main_process``, ``wait_for_everyone``), the process group made as
+    :func:`make_accelerator` makes it -- for work outside a trainer that is split over the processes
+    (the pipeline's episode stages) before any trainer exists; the trainers' accelerators then share
+    it. One process (no launch): a state of one process, no process group."""
+    from accelerate.state import PartialState
+
+    kind = _cpu_launch()
+    if kind is None:
+        return PartialState()
+    return PartialState(backend="gloo") if kind == "deepspeed" else PartialState(cpu=True)
 
 
 def sharding_kind(accelerator) -> str | None:
@@ -324,9 +349,11 @@ def _deepspeed_load_full_state(lm, weights: dict[str, torch.Tensor], optim: dict
 @contextlib.contextmanager
 def generation_model(kind: str, wrapped, accelerator):
     """The unwrapped model of ``wrapped`` (a prepared model, or a full fine-tune's sharded frozen
-    reference) with its full parameters, for ``generate`` (no collective per forward): FSDP 1's
-    ``summon_full_params``, FSDP 2's units unsharded (and not resharded after each forward) for the
-    duration, DeepSpeed's gathered parameters (TRL's ``unwrap_model_for_generation``)."""
+    reference) with its full parameters, for ``generate`` and forward passes with no collective
+    per forward (a collective on entry and exit only): FSDP 1's ``summon_full_params`` (its units
+    not resharded after each forward meanwhile), FSDP 2's units unsharded (and not resharded after
+    each forward) for the duration, DeepSpeed's gathered parameters (TRL's
+    ``unwrap_model_for_generation``, which takes ZeRO-3's hooks off meanwhile)."""
     if kind == "deepspeed":
         from trl.models.utils import unwrap_model_for_generation
 
@@ -336,8 +363,22 @@ def generation_model(kind: str, wrapped, accelerator):
     from torch.distributed.fsdp import FSDPModule, FullyShardedDataParallel as FSDP
 
     if isinstance(wrapped, FSDP):
-        with FSDP.summon_full_params(wrapped, writeback=False):
-            yield accelerator.unwrap_model(wrapped)
+        # FSDP 1 reshards a FULL_SHARD unit after each forward (all-gathered again at the next one):
+        # its handles act as SHARD_GRAD_OP meanwhile (what stays unsharded stays so), so that after
+        # summon_full_params' one gather no forward inside is a collective
+        from torch.distributed.fsdp._flat_param import RESHARD_AFTER_FORWARD_HANDLE_STRATEGIES, HandleShardingStrategy
+
+        handles = [h for h in (m._handle for m in FSDP.fsdp_modules(wrapped)) if h is not None]
+        kept = [h._sharding_strategy for h in handles]
+        try:
+            for h in handles:
+                if h._sharding_strategy in RESHARD_AFTER_FORWARD_HANDLE_STRATEGIES:
+                    h._sharding_strategy = HandleShardingStrategy.SHARD_GRAD_OP
+            with FSDP.summon_full_params(wrapped, writeback=False):
+                yield accelerator.unwrap_model(wrapped)
+        finally:
+            for h, strategy in zip(handles, kept):
+                h._sharding_strategy = strategy
         return
     # FSDP 2: generate() calls the causal LM inside the root module, whose pre-forward unshard
     # then never runs; every unit is unsharded up front and kept so until the end (the root's lazy

@@ -55,6 +55,22 @@ class SweetRLConfig(TrainerConfig):
             once). Each call holds the KV cache of that many copies of the state's context: lower it
             to bound memory (``colbench train`` sets 4). The candidates of a state come from one seeded
             stream either way, so a run is reproducible at any value (not equal across values).
+            Unused with ``candidate_base_url`` (the server gets all ``n_candidates`` in one request).
+        candidate_base_url: ``None`` (default): the candidates are sampled in this process
+            (``transformers.generate``). Else the OpenAI-compatible server(s) that serve the policy
+            (vLLM, ``transformers serve``; several: a list or comma-separated, each request to the
+            least busy one): each state's candidates are one request for ``n_candidates`` choices
+            (a server that answers fewer is asked again for the rest,
+            :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend`) with the state's seeded
+            stream ``derived_seed(seed, stream, update, state)`` as the request's ``seed``, as the
+            reference samples them with vLLM (``scripts/sample_best_of_n.py``: ``n=16``). The server
+            must serve the policy being trained (the pipeline's ``--policy-base-url``: the model the
+            rollouts were collected with, i.e. the policy before this update). Not part of the stage
+            signature: a resumed update may ask another server for the same model.
+        candidate_model: the model name the server knows the policy under (``None``:
+            ``policy.model_name_or_path`` as given). Part of the stage signature.
+        candidate_timeout_s: per-request timeout of a served candidate request (``n_candidates``
+            completions of up to ``candidate_max_new_tokens`` tokens on a busy server take minutes).
         info_fields: task-record fields shown to the critic as training-time information, in order
             (present ones are used; ``"ground_truth"`` exists for both backend and frontend tasks).
         use_training_info: ``False`` gives the ablated critic that sees no training-time information.
@@ -97,6 +113,9 @@ class SweetRLConfig(TrainerConfig):
     candidate_temperature: float = 1.0
     candidate_max_new_tokens: int | None = None
     candidate_batch: int | None = None
+    candidate_base_url: str | None = None
+    candidate_model: str | None = None
+    candidate_timeout_s: float = 600.0
     info_fields: list = field(default_factory=lambda: ["ground_truth"])
     use_training_info: bool = True
     critic: CriticConfig = field(default_factory=CriticConfig)
@@ -125,6 +144,18 @@ class SweetRLConfig(TrainerConfig):
             value = getattr(self, name)
             _check(value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0), name,
                    f"must be a positive int or None, got {value!r}")
+        if self.candidate_base_url is not None:
+            from colbench_env.lm.openai_compat import split_base_urls
+
+            try:  # one comma-separated string, as trainer.json keeps it
+                self.candidate_base_url = ",".join(split_base_urls(self.candidate_base_url))
+            except ValueError as e:
+                _check(False, "candidate_base_url", str(e))
+        _check(self.candidate_model is None or (isinstance(self.candidate_model, str) and self.candidate_model.strip()),
+               "candidate_model", f"must be a non-empty string or None, got {self.candidate_model!r}")
+        timeout = self.candidate_timeout_s
+        _check(isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0,
+               "candidate_timeout_s", f"must be > 0, got {timeout!r}")
         _check(isinstance(self.info_fields, (list, tuple)) and len(self.info_fields) > 0
                and all(isinstance(f, str) for f in self.info_fields), "info_fields",
                f"must be a non-empty list of task-record field names, got {self.info_fields!r}")

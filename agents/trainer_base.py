@@ -103,6 +103,7 @@ class TrainableLM:
         self._schedule_kind, self._warmup_ratio, self._min_lr_ratio = lr_scheduler, warmup_ratio, min_lr_ratio
         self.scheduler = None
         self._frozen_reference = None
+        self._alone = None  # the module called inside alone()
         #: trained parameters outside the prepared model (e.g. PPO's value head, :meth:`add_parameters`)
         #: whose gradients :meth:`flush` averages over processes itself (DDP only averages the model's own)
         self.sync_params: list[torch.nn.Parameter] = []
@@ -255,8 +256,70 @@ class TrainableLM:
         return self.peft_model.disable_adapter()
 
     def _net(self, reference: bool):
-        """The module to call: the prepared model, or the frozen copy for a full fine-tune's reference."""
-        return self._frozen_reference if (reference and self.full_finetune) else self.model
+        """The module to call: the prepared model, or the frozen copy for a full fine-tune's reference
+        (inside :meth:`alone`: the local module)."""
+        if reference and self.full_finetune:
+            if self._alone is not None and self.sharding:
+                raise RuntimeError("TrainableLM.alone: a sharded full fine-tune's frozen reference is not gathered; "
+                                   "call it outside alone()")
+            return self._frozen_reference
+        return self.model if self._alone is None else self._alone
+
+    @contextlib.contextmanager
+    def alone(self):
+        """Inside, this process calls the model on its own: :meth:`generate`, :meth:`token_logps` and
+        :meth:`forward_logits` make no collective call, so the processes of a launch may make
+        different numbers of calls (work split unevenly over them: SWEET-RL's candidate stage).
+
+        * One process: nothing changes.
+        * DDP: the unwrapped module (DDP's forward broadcasts buffers: a collective per call).
+        * FSDP / ZeRO-3: the parameters gathered whole once, for the duration
+          (:func:`colbench.agents.sharding.generation_model`): a collective on entry and on exit, which every
+          process makes; each process then holds a whole copy of the model (its weights in their
+          stored dtype) beside its shard. A full fine-tune's frozen reference is not gathered
+          (``reference=True`` raises inside).
+
+        Only forward passes (no training) belong inside. Not reentrant."""
+        if self._alone is not None:
+            raise RuntimeError("TrainableLM.alone() is already active")
+        if self.accelerator.num_processes == 1 and not self.sharding:
+            yield self
+            return
+        whole = (sharding.generation_model(self.sharding, self.model, self.accelerator) if self.sharding
+                 else contextlib.nullcontext(self.peft_model))
+        with whole as net:
+            self._alone = net
+            try:
+                yield self
+            finally:
+                self._alone = None
+
+    def release(self) -> None:
+        """Free the model, its optimiser and its frozen reference now (GPU and CPU memory): taken out
+        of the accelerator's lists, DeepSpeed's engines destroyed, the garbage collected, CUDA's
+        cache emptied and the freed heap handed back to the OS
+        (:func:`colbench_env.lm.heap.release_memory`). The object is unusable afterwards (its tokenizer
+        stays). Every process of a launch calls it."""
+        from colbench_env.lm.heap import release_memory
+
+        acc = self.accelerator
+        gone = [self.model, self.optimizer, self._frozen_reference]
+        for name in ("_models", "_optimizers"):
+            held = getattr(acc, name, None)
+            if isinstance(held, list):
+                held[:] = [x for x in held if not any(x is g for g in gone if g is not None)]
+        wrapped = getattr(acc, "deepspeed_engine_wrapped", None)
+        if wrapped is not None and any(getattr(wrapped, "engine", None) is g for g in gone):
+            acc.deepspeed_engine_wrapped = None
+        for engine in (self.model, self._frozen_reference):
+            if hasattr(engine, "destroy"):  # a DeepSpeed engine: its hooks and partitions
+                engine.destroy()
+        self.model = self.optimizer = self._frozen_reference = self.scheduler = None
+        self.extra_optimizer, self._extra_scheduler, self.sync_params = None, None, []
+        del gone
+        release_memory()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
     def trainable_parameters(self) -> dict[str, torch.Tensor]:
         """Detached copies of the trainable parameters (for before/after comparisons), whole and named
@@ -317,7 +380,7 @@ class TrainableLM:
 
         ids, mask = batch["input_ids"], batch["loss_mask"]
         net = self._net(reference)
-        if self.sharding:  # the model, or a full fine-tune's frozen reference, sharded
+        if self.sharding and self._alone is None:  # the model, or a full fine-tune's frozen reference, sharded
             return self._sharded_logps_and_hidden(net, batch, reference=reference, temperature=temperature)
         unwrapped = self.accelerator.unwrap_model(net) if net is self.model else net
         cfg = unwrapped.config.get_text_config() if hasattr(unwrapped.config, "get_text_config") else unwrapped.config
@@ -488,19 +551,24 @@ class TrainableLM:
 
         Sharded, every process must call it alike (each generates the same completions: the same
         weights, prompt and random state): the model runs with its parameters gathered
-        (:func:`colbench.agents.sharding.generation_model`)."""
+        (:func:`colbench.agents.sharding.generation_model`) -- except inside :meth:`alone`, where each
+        process calls it on its own."""
         tok = self.tokenizer
         ids = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True, return_dict=True,
                                       return_tensors="pt")
         input_ids = ids["input_ids"].to(self.device)
         kwargs: dict[str, Any] = dict(max_new_tokens=max_new_tokens, pad_token_id=tok.pad_token_id,
                                       attention_mask=ids["attention_mask"].to(self.device))
+        if self.sharding:  # the parameters are whole here: no process waits for another's tokens
+            kwargs["synced_gpus"] = False
         if temperature > 0:
             kwargs.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0, num_return_sequences=n)
         else:
             kwargs.update(do_sample=False)
         wrapped = self._net(reference)
-        if self.sharding:
+        if self._alone is not None:
+            whole = contextlib.nullcontext(wrapped)
+        elif self.sharding:
             whole = sharding.generation_model(self.sharding, wrapped, self.accelerator)
         else:
             whole = contextlib.nullcontext(self.peft_model if wrapped is self.model else wrapped)

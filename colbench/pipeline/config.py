@@ -103,8 +103,10 @@ class PipelineConfig:
             model by the name the server knows it under (:func:`colbench.agents.served.served_model_name`):
             the base policy by ``policy`` (a hub id, or the path ``smollm2`` resolves to), a trained
             one by its path relative to the top-level ``out_dir``, ``models/<method>`` (with
-            ``seeds``: ``seed-<s>/models/<method>``). Training runs here either way. A resume may
-            change the URL but not switch between a served and a local policy.
+            ``seeds``: ``seed-<s>/models/<method>``); SWEET-RL's candidates come from them too, asked
+            for the base policy (:attr:`colbench.agents.sweet_rl_config.SweetRLConfig.candidate_base_url`).
+            Training runs here either way. A resume may change the URL but not switch between a
+            served and a local policy.
         policy_lora: after a method trains, load its LoRA adapter (``ckpt/<method>/policy``) into
             the server(s) under that name (vLLM ``--enable-lora``, :func:`colbench.agents.served.load_lora_adapter`);
             ``False``: the server finds ``models/<method>`` itself (``transformers serve`` started
@@ -581,8 +583,10 @@ def kind_trainer_settings(cfg: PipelineConfig, method: str) -> dict:
 
 def trainer_config(cfg: PipelineConfig, method: str, base: str):
     """The resolved trainer config of ``method`` in a pipeline run: the fields the pipeline sets for
-    every trainer, the task kind's rules (:func:`kind_trainer_settings`), then the run's
-    ``trainer_overrides`` (the preset's and the user's)."""
+    every trainer (with ``policy_base_url``, SWEET-RL's ``candidate_base_url``: its candidates come
+    from the server(s) that served the collection, asked for ``base``), the task kind's rules
+    (:func:`kind_trainer_settings`), then the run's ``trainer_overrides`` (the preset's and the
+    user's)."""
     from colbench.agents.config import config_from_dict
 
     cls, source = config_class(method), f"trainer_overrides[{method!r}]"
@@ -590,6 +594,8 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
             "show_progress": True, "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
     if method in ("ppo", "grpo"):
         conf["rollout_temperature"] = cfg.rollout_temperature  # the behaviour policy sampled at it
+    if method == "sweet-rl" and cfg.policy_base_url:  # the candidates from the model that collected the rollouts
+        conf["candidate_base_url"] = cfg.policy_base_url
     conf = merge_config_dicts(cls, conf, kind_trainer_settings(cfg, method), source=f"the {cfg.kind} settings")
     conf = merge_config_dicts(cls, conf, cfg.trainer_overrides.get(method, {}), source=source)
     return config_from_dict(cls, conf, source=source)
