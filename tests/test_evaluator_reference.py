@@ -341,3 +341,27 @@ def test_ground_truth_outputs_are_computed_once_per_evaluator():
         other = make_task(GT, dict(TESTS, test4="price(4)"))  # other tests: another cache entry
         e.score(other, GT)
         assert e.truth_runs == 2
+
+
+def test_a_ground_truth_asked_for_by_many_threads_at_once_runs_once():
+    """Sessions of ``colbench serve`` score in their own threads: the first answers of a task arrive
+    together, and each used to run the task's ground truth itself (64 sessions: 64 runs)."""
+    import threading
+
+    task = make_task(GT, TESTS)
+    answers = [GT, "def price(n, vip=False):\n    return n * 2.5", "x", GT] * 2
+    go = threading.Barrier(len(answers))
+    got: dict[int, float] = {}
+
+    def one(i: int) -> None:
+        go.wait()
+        got[i] = e.score(task, answers[i]).reward
+
+    with BackendEvaluator(workers=2) as e:
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(len(answers))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert e.truth_runs == 1
+        assert [got[i] for i in range(len(answers))] == [1.0, 2 / 3, 0.0, 1.0] * 2

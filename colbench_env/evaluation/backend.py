@@ -53,7 +53,7 @@ import os
 import reprlib
 import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -340,6 +340,7 @@ class BackendEvaluator:
         self._pool: WorkerPool | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._truths: dict[str, TruthRun] = {}
+        self._truth_pending: dict[str, Future] = {}  # ground truths being run now, by key
         self._lock = threading.Lock()
         self._finalizer: weakref.finalize | None = None
 
@@ -413,18 +414,7 @@ class BackendEvaluator:
         if not pairs:
             return []
         self._ensure_started()
-        missing = {}
-        for task, _ in pairs:
-            key = _truth_key(task, self.semantics)
-            if key not in self._truths and key not in missing:
-                missing[key] = task
-        if missing:
-            tasks = list(missing.values())
-            size = min(self.truth_batch, -(-len(tasks) // self.workers))  # every worker gets some
-            chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
-            truths = [t for chunk in self._executor.map(self._run_truths, chunks) for t in chunk]
-            for key, truth in zip(missing, truths):
-                self._truths[key] = truth
+        self._ensure_truths([task for task, _ in pairs])
 
         def one(i: int) -> BackendScore:
             task, answer = pairs[i]
@@ -434,6 +424,44 @@ class BackendEvaluator:
             return s
 
         return list(self._executor.map(one, range(len(pairs))))
+
+    def _ensure_truths(self, tasks: list[BackendTask]) -> None:
+        """Have every task's ground-truth run in the cache. A ground truth is run once per evaluator
+        however many threads ask for it at once: the first caller runs it (those of its tasks no
+        other caller is running, batched by ``truth_batch`` over the pool), the others wait for
+        that run instead of starting their own; a run that raised is forgotten (the next caller
+        runs it again) and its waiters get the error."""
+        mine: dict[str, BackendTask] = {}
+        theirs: list[Future] = []
+        with self._lock:
+            for task in tasks:
+                key = _truth_key(task, self.semantics)
+                if key in self._truths or key in mine:
+                    continue
+                if key in self._truth_pending:
+                    theirs.append(self._truth_pending[key])
+                else:
+                    mine[key] = task
+                    self._truth_pending[key] = Future()
+        if mine:
+            todo = list(mine.values())
+            try:
+                size = min(self.truth_batch, -(-len(todo) // self.workers))  # every worker gets some
+                chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+                truths = [t for chunk in self._executor.map(self._run_truths, chunks) for t in chunk]
+            except BaseException as e:
+                with self._lock:
+                    pending = [self._truth_pending.pop(key) for key in mine]
+                for f in pending:
+                    f.set_exception(e)
+                raise
+            with self._lock:
+                self._truths.update(zip(mine, truths))
+                pending = [self._truth_pending.pop(key) for key in mine]
+            for f in pending:
+                f.set_result(None)
+        for f in theirs:
+            f.result()
 
     @staticmethod
     def _as_task(task: Any, i: int) -> BackendTask:
