@@ -365,3 +365,34 @@ def test_a_ground_truth_asked_for_by_many_threads_at_once_runs_once():
             t.join()
         assert e.truth_runs == 1
         assert [got[i] for i in range(len(answers))] == [1.0, 2 / 3, 0.0, 1.0] * 2
+
+
+def test_nice_lowers_the_priority_of_every_sandbox_process():
+    """``nice=3``: the answer's own process runs 3 nice levels below the caller, and the worker's
+    scheduling group (its own session's autogroup, where the kernel has them) 3 below the caller's."""
+    import os
+
+    import psutil
+
+    mine = os.nice(0)
+    expected = min(19, mine + 3)
+    task = make_task(f"def level():\n    return {expected}", {"test1": "level()"})
+    probe = "def level():\n    import os\n    return os.nice(0)"
+    with BackendEvaluator(workers=1, nice=3, semantics="python") as e, \
+            BackendEvaluator(workers=1, semantics="python") as plain:  # (reference semantics refuse "import os")
+        assert e.start() is e and len(e.worker_tags()) == 1  # started before any score
+        assert e.score(task, probe).reward == 1.0
+        assert plain.score(make_task(f"def level():\n    return {mine}", {"test1": "level()"}), probe).reward == 1.0
+        try:
+            with open("/proc/self/autogroup") as f:
+                group = int(f.read().split()[-1])
+        except OSError:
+            return  # no autogroup scheduling in this kernel
+        tag = e.worker_tags()[0]
+        zygotes = [p for p in psutil.Process().children(recursive=True) if tag in " ".join(p.cmdline())]
+        assert zygotes
+        for p in zygotes:
+            with open(f"/proc/{p.pid}/autogroup") as f:
+                assert int(f.read().split()[-1]) == min(19, group + 3)
+    with pytest.raises(ValueError, match="nice must be an int in 0..19"):
+        BackendEvaluator(nice=20)

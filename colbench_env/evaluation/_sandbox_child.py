@@ -6,7 +6,8 @@ nothing from colbench. ``CONFIG`` is the hex of a ``marshal``-ed dict written by
 The zygote never runs untrusted code and never holds any: it does not even see the jobs' code,
 tests or results (they travel in file descriptors that only the child reads or writes).
 
-1. **Set-up, before anything else** (trusted): ``chdir`` into the worker's work directory, replace
+1. **Set-up, before anything else** (trusted): when the config asks for it, a lower CPU priority
+   (``os.nice``, and the nice value of this session's autogroup), then ``chdir`` into the worker's work directory, replace
    ``sys.path`` with the interpreter's standard library and site-packages, ``PR_SET_NO_NEW_PRIVS``,
    build a Landlock rule set (read-only: those directories and the system libraries; read-write:
    the work directory only; no ``execve`` anywhere; TCP bind/connect denied; signals and abstract
@@ -334,6 +335,14 @@ def _setup(cfg):
     import resource
 
     libc = ctypes.CDLL(None, use_errno=True)
+    if cfg.get("nice"):  # lower priority than the parent's: its interactive work runs first
+        os.nice(cfg["nice"])  # this zygote and the children it forks
+        if cfg.get("autogroup_nice") is not None:  # this session's scheduling group (see sandbox._autogroup_nice)
+            try:
+                with open("/proc/self/autogroup", "w") as f:
+                    f.write(str(cfg["autogroup_nice"]))
+            except OSError:
+                pass
     os.chdir(cfg["scratch"])
     sys.path[:] = list(cfg["sys_path"])
     remap = {}

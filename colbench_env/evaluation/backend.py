@@ -60,7 +60,7 @@ from typing import Any, Callable, Iterable
 from ..protocol import extract_code
 from ..tasks import BackendTask, task_from_record
 from .reference import reference_code
-from .sandbox import Isolation, JobResult, SandboxLimits, WorkerPool, probe_isolation
+from .sandbox import Isolation, JobResult, SandboxLimits, WorkerPool, check_nice, probe_isolation
 
 __all__ = ["BackendEvaluator", "BackendScore", "TestOutcome", "TruthRun", "SEMANTICS", "STATUSES", "explain_table",
            "plain_equal"]
@@ -300,6 +300,10 @@ class BackendEvaluator:
             state a later one could see, and one that fails (timeout, crash, limit) is re-run alone,
             so each still gets the outputs it gets alone. ``1`` (or ``False``): one child per ground
             truth. Answers always get one fresh child each. Default 16.
+        nice: how much lower the sandbox processes' CPU priority is than this process's (0..19,
+            a nice increment, applied to each worker's process and scheduling group: see
+            :class:`.sandbox.WorkerPool`). 0 (default): the same. ``colbench serve`` lowers it so
+            that its sessions' interactive steps run before the scoring when CPUs are short.
 
     The pool starts on first use; use the evaluator as a context manager or call :meth:`close`.
 
@@ -312,7 +316,8 @@ class BackendEvaluator:
 
     def __init__(self, workers: int | None = None, timeout_s: float = 10.0, memory_mb: int = 512, *,
                  isolation: str = "auto", hash_seed: int = 0, limits: SandboxLimits | None = None,
-                 semantics: str = "reference", test_timeout_s: float | None = 1.0, truth_batch: int = 16):
+                 semantics: str = "reference", test_timeout_s: float | None = 1.0, truth_batch: int = 16,
+                 nice: int = 0):
         if semantics not in SEMANTICS:
             raise ValueError(f"semantics must be 'reference' or 'python', got {semantics!r}")
         if test_timeout_s is not None and (not isinstance(test_timeout_s, (int, float))
@@ -329,6 +334,7 @@ class BackendEvaluator:
         if not isinstance(truth_batch, int) or truth_batch < 1:
             raise ValueError(f"truth_batch must be an int >= 1 (1: one child per ground truth), got {truth_batch!r}")
         self.truth_batch = truth_batch
+        self.nice = check_nice(nice)
         self.workers = workers
         self.limits = limits if limits is not None else SandboxLimits(timeout_s=timeout_s, memory_mb=memory_mb)
         self._mode = isolation
@@ -360,12 +366,21 @@ class BackendEvaluator:
         with self._lock:
             if self._pool is None:
                 iso: Isolation = probe_isolation(self._mode)
-                self._pool = WorkerPool(self.workers, self.limits, iso, self.hash_seed)
+                self._pool = WorkerPool(self.workers, self.limits, iso, self.hash_seed, nice=self.nice)
                 self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="colbench-eval")
                 self._finalizer = weakref.finalize(self, _shutdown, self._pool, self._executor)
             pool = self._pool
         pool.fill()
         return pool
+
+    def start(self) -> "BackendEvaluator":
+        """Start the sandbox workers now and wait until they are ready (otherwise the first score
+        starts them). A server calls this before it takes traffic: starting a worker (a process
+        that imports and confines itself) at the first answer delays that answer and competes for
+        the CPUs with the steps of every other session at that moment. Raises
+        :class:`.sandbox.SandboxError` when a worker cannot start. Returns the evaluator."""
+        self._ensure_started()
+        return self
 
     def close(self) -> None:
         """Kill all workers and remove their scratch directories. Idempotent."""

@@ -73,7 +73,7 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 __all__ = ["SandboxLimits", "Isolation", "probe_isolation", "JobResult", "WorkerPool", "SandboxError",
-           "ProtocolError", "decode_value", "TypeRef", "NOBODY"]
+           "ProtocolError", "decode_value", "TypeRef", "NOBODY", "check_nice"]
 
 #: uid/gid the children run as when the evaluator is root.
 NOBODY = 65534
@@ -535,6 +535,31 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def check_nice(nice: Any) -> int:
+    """``nice`` if it is an int in 0..19 (a nice increment), else ``ValueError``."""
+    if not isinstance(nice, int) or isinstance(nice, bool) or not 0 <= nice <= 19:
+        raise ValueError(f"nice must be an int in 0..19, got {nice!r}")
+    return nice
+
+
+def _autogroup_nice(increment: int) -> int | None:
+    """The nice value for a zygote's autogroup: this process's autogroup's plus ``increment``
+    (at most 19); ``None`` where the kernel has no autogroups.
+
+    A zygote starts a session of its own (``setsid``), and with the kernel's autogroup scheduling
+    (``/proc/sys/kernel/sched_autogroup_enabled``, on in most desktop and container kernels) every
+    session is a scheduling group of its own, weighted by the group's nice value, not by its
+    processes' -- so each sandbox worker would weigh as much as the whole calling process (all of
+    a server's threads together) whatever the processes' own nice values. The zygote therefore
+    lowers its group as well as itself."""
+    try:
+        with open("/proc/self/autogroup") as f:
+            mine = int(f.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return min(19, mine + increment)
+
+
 class _Worker:
     """One sandboxed zygote (see ``_sandbox_child.py``): confined once, forks one child per job.
 
@@ -542,7 +567,7 @@ class _Worker:
     """
 
     def __init__(self, base_dir: str, iso: Isolation, limits: SandboxLimits, sys_path: list[str],
-                 ro_paths: list[str], hash_seed: int, preload: Sequence[str]):
+                 ro_paths: list[str], hash_seed: int, preload: Sequence[str], nice: int = 0):
         self.tag = f"colbench-sbx-{secrets.token_hex(6)}"
         self.limits = limits
         self.iso = iso
@@ -565,6 +590,7 @@ class _Worker:
             "rlimits": rlimits, "zygote_rlimits": {"RLIMIT_CORE": (0, 0)}, "landlock_abi": iso.landlock_abi,
             "ro_paths": ro_paths, "ro_files": ["/etc/localtime", "/dev/urandom", "/dev/random"],
             "rw_files": ["/dev/null"], "preload": list(preload), "ipcns": iso.ipcns,
+            "nice": nice, "autogroup_nice": _autogroup_nice(nice) if nice else None,
         }
         env = {
             "PATH": "/usr/bin:/bin", "HOME": self.work, "TMPDIR": self.work, "LANG": "C.UTF-8",
@@ -822,12 +848,18 @@ class WorkerPool:
         hash_seed: ``PYTHONHASHSEED`` of every child (the same for ground truth and answers, so
             that set iteration order agrees, as when both ran in one process).
         preload: modules each zygote imports once before its first job.
+        nice: how much lower than this process's the CPU priority of the sandbox processes is
+            (0..19, a nice increment; see :func:`_autogroup_nice`). Under CPU contention the caller's
+            threads -- e.g. a server's interactive steps -- then run before the jobs; with idle
+            CPUs the jobs run as fast as with 0.
     """
 
     def __init__(self, size: int, limits: SandboxLimits, isolation: Isolation, hash_seed: int = 0,
-                 preload: Sequence[str] = DEFAULT_PRELOAD):
+                 preload: Sequence[str] = DEFAULT_PRELOAD, nice: int = 0):
         if not isinstance(size, int) or isinstance(size, bool) or size < 1:
             raise ValueError(f"pool size must be an int >= 1, got {size!r}")
+        check_nice(nice)
+        self.nice = nice
         self.size, self.limits, self.isolation, self.hash_seed = size, limits, isolation, hash_seed
         self.preload = tuple(preload)
         self.base_dir = tempfile.mkdtemp(prefix="colbench-sandbox-")
@@ -849,7 +881,7 @@ class WorkerPool:
 
     def _spawn(self) -> _Worker:
         return _Worker(self.base_dir, self.isolation, self.limits, self.sys_path, self.ro_paths, self.hash_seed,
-                       self.preload)
+                       self.preload, self.nice)
 
     def _retire(self, w: _Worker) -> None:
         w.kill()
