@@ -268,6 +268,78 @@ def test_a_crashing_scorer_ends_only_its_session():
         evaluator.close()
 
 
+def test_steps_are_served_while_another_session_is_scored():
+    """One session's answer is held in the scorer (it waits for an event); meanwhile another
+    session resets, talks and resets again, and both sessions' steps come back while the scoring is
+    still held. The sandbox workers were started with the app, before any answer; sessions whose
+    clients closed normally leave no error in the server's log."""
+    import logging
+    import threading
+
+    from colbench.integrations._common import EpisodeParts
+    from colbench.integrations.openenv import create_colbench_app
+    from colbench_env.evaluation.backend import BackendEvaluator
+
+    entered, release = threading.Event(), threading.Event()
+
+    class Held(BackendEvaluator):
+        def score(self, task, answer):
+            if "HOLD" in answer:
+                entered.set()
+                assert release.wait(60)
+            return super().score(task, answer)
+
+    class Errors(logging.Handler):
+        def __init__(self):
+            super().__init__()
+            self.records = []
+
+        def emit(self, record):
+            if record.levelno >= logging.ERROR or record.exc_info:
+                self.records.append(record)
+
+    errors = Errors()
+    evaluator = Held(workers=1)
+    parts = EpisodeParts("backend", TASKS, evaluator=evaluator, max_turns=MAX_TURNS)
+    app = create_colbench_app("ColBench-Backend-v0", parts=parts, max_sessions=4, idle_timeout=60)
+    try:
+        with ServeThread(app) as srv:
+            logging.getLogger("uvicorn.error").addHandler(errors)  # (uvicorn's logging set-up drops earlier handlers)
+            assert len(evaluator.worker_tags()) == 1  # started at the app's startup
+            held: dict = {}
+            with GenericEnvClient(base_url=srv.url).sync() as a, GenericEnvClient(base_url=srv.url).sync() as b:
+                a.reset(task_id="scale")
+                answer = "OUTPUT: I WANT TO ANSWER: HOLD ```python\ndef scale(x):\n    return 7919 * x + 1\n```"
+                t = threading.Thread(target=lambda: held.update(r=a.step({"message": answer})))
+                t.start()
+                assert entered.wait(60)  # a's answer is in the scorer now
+                assert b.reset(task_id="fee").observation["turn"] == 0
+                assert b.step({"message": ASK["fee"]}).observation["turn"] == 1
+                assert b.step({"message": "OUTPUT: And on weekends?"}).done is False
+                assert b.reset(task_id="scale").observation["task_id"] == "scale"
+                assert not release.is_set() and t.is_alive() and "r" not in held  # all while a was being scored
+                release.set()
+                t.join(60)
+                assert held["r"].done and held["r"].reward == 1.0
+
+            async def brief() -> None:  # the async client closes without waiting for the server's close
+                async with GenericEnvClient(base_url=srv.url) as c:
+                    await c.reset(task_id="fee")
+            for _ in range(10):
+                asyncio.run(brief())
+            deadline = time.monotonic() + 10
+            while app.state.colbench_sessions() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert app.state.colbench_sessions() == 0
+            time.sleep(0.5)  # (the end of a session was logged right after its env closed)
+        assert [r.getMessage() for r in errors.records] == []
+    finally:
+        release.set()
+        logging.getLogger("uvicorn.error").removeHandler(errors)
+        parts.close()
+        evaluator.close()
+
+
 def test_a_session_is_not_idle_while_its_step_runs():
     """A step longer than the idle timeout (an answer scored for 7 s; timeout 1 s, the reaper looks
     every 5 s) leaves its session alive: the next reset works. Idle afterwards, it is reaped."""
@@ -315,7 +387,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("colbench serve: error:"), p.stderr
     assert "bad.jsonl" in lines[0]
     for args, needle in ((["--max-sessions", "0"], "--max-sessions"), (["--simulator", "openai"], "--simulator-base-url"),
-                         (["--shutdown-timeout", "0"], "--shutdown-timeout")):
+                         (["--shutdown-timeout", "0"], "--shutdown-timeout"), (["--scoring-nice", "20"], "--scoring-nice")):
         assert main(["serve", "--port", "0", *args]) == 2
         out, err = capsys.readouterr()
         lines = err.strip().splitlines()

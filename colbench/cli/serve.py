@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--semantics", choices=("reference", "python"), default="reference",
                    help="backend scoring semantics (reference: comparable with published numbers)")
     p.add_argument("--workers", type=int, default=2, help="sandboxed evaluator workers (backend), shared by all sessions")
+    p.add_argument("--scoring-nice", type=int, default=0,
+                   help="run the sandboxed scoring (backend) this many nice levels (0-19) below the server, so that "
+                        "under CPU contention the sessions' steps go first (on a shared machine, also behind other work)")
     p.add_argument("--render-pool", type=int, default=1, help="Chromium drivers (frontend), shared by all sessions")
     p.add_argument("--shutdown-timeout", type=float, default=5.0,
                    help="seconds after SIGTERM/SIGINT within which the server has exited (steps in progress are "
@@ -66,6 +69,8 @@ def main(args: argparse.Namespace) -> int:
                              ("--workers", args.workers, 1), ("--render-pool", args.render_pool, 1)):
         if value < low:
             raise UsageError(f"{name} must be >= {low}, got {value}")
+    if not 0 <= args.scoring_nice <= 19:
+        raise UsageError(f"--scoring-nice must be in 0..19, got {args.scoring_nice}")
     if not args.shutdown_timeout > 0:
         raise UsageError(f"--shutdown-timeout must be > 0, got {args.shutdown_timeout}")
     if not args.idle_timeout > 0:
@@ -89,7 +94,7 @@ def main(args: argparse.Namespace) -> int:
     app = create_colbench_app(args.env, tasks, simulator=args.simulator, simulator_kwargs=sim_kwargs,
                               max_turns=args.max_turns, max_sessions=args.max_sessions,
                               idle_timeout=args.idle_timeout, evaluator=args.semantics, eval_workers=args.workers,
-                              render_pool=args.render_pool)
+                              render_pool=args.render_pool, eval_nice=args.scoring_nice)
     try:
         sock = listen(args.host, args.port)
     except OSError as e:

@@ -33,13 +33,15 @@ class EpisodeParts:
             share (the caller's to close).
         similarity: frontend, ``"visual"`` (default), ``"clip"`` or a callable.
         eval_workers: sandbox workers of the evaluator built here (``None``: one per CPU).
+        eval_nice: how much lower the CPU priority of that evaluator's sandbox processes is than this
+            process's (``BackendEvaluator(nice=...)``; 0: the same).
         render_pool: Chromium drivers of the renderer built here (frontend).
     """
 
     def __init__(self, kind: str = "backend", tasks: Any = "default", *, split: str | None = None,
                  simulator: Any = "scripted", simulator_kwargs: dict | None = None, max_turns: int = MAX_TURNS,
                  evaluator: Any = "reference", similarity: Any = "visual", eval_workers: int | None = None,
-                 render_pool: int = 1):
+                 render_pool: int = 1, eval_nice: int = 0):
         if kind not in ("backend", "frontend"):
             raise ValueError(f"kind must be 'backend' or 'frontend', got {kind!r}")
         if not isinstance(max_turns, int) or max_turns < 1:
@@ -58,6 +60,9 @@ class EpisodeParts:
         self._simulator: Simulator | None = simulator if isinstance(simulator, Simulator) else None
         self._evaluator_spec = evaluator
         self._eval_workers = eval_workers
+        from colbench_env.evaluation.sandbox import check_nice
+
+        self._eval_nice = check_nice(eval_nice)
         if not isinstance(render_pool, int) or render_pool < 1:
             raise ValueError(f"render_pool must be a positive int, got {render_pool!r}")
         self._render_pool = render_pool
@@ -79,7 +84,8 @@ class EpisodeParts:
                 if self._evaluator is None:
                     from colbench_env.evaluation.backend import BackendEvaluator
 
-                    self._evaluator = BackendEvaluator(workers=self._eval_workers, semantics=self._evaluator_spec)
+                    self._evaluator = BackendEvaluator(workers=self._eval_workers, semantics=self._evaluator_spec,
+                                                       nice=self._eval_nice)
                 return {"evaluator": self._evaluator}
             if self._renderer is None:
                 from colbench_env.evaluation.render import Renderer
@@ -92,6 +98,18 @@ class EpisodeParts:
         Closing it closes none of the shared parts."""
         return ColBenchEnv(self.kind, self.tasks, simulator=self.simulator, max_turns=self.max_turns,
                            **self._scorer_part())
+
+    def start(self) -> None:
+        """Build the shared parts now rather than on first use: the simulator, the scorer's part,
+        and (backend) the evaluator's sandbox workers, started and ready
+        (:meth:`~colbench_env.evaluation.backend.BackendEvaluator.start`; an evaluator passed in
+        without a ``start`` method is left as it is). The frontend's browsers still start on the
+        first render."""
+        self.simulator
+        part = self._scorer_part()
+        start = getattr(part.get("evaluator"), "start", None)
+        if callable(start):
+            start()
 
     def close(self, graceful: bool = True) -> None:
         """Close what was built here (not a simulator or evaluator passed in). ``graceful=False``

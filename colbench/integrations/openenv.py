@@ -265,11 +265,32 @@ def _session_server_class():
     return _SessionServer
 
 
+class _QuietDisconnects:
+    """ASGI middleware: a WebSocket session whose client left first ends without a logged error.
+    OpenEnv 0.4.1's ``/ws`` handler closes the socket after the session ends, which raises
+    ``WebSocketDisconnect`` when the client has already closed it -- the normal end of a session --
+    and uvicorn then logged "Exception in ASGI application" with a ~40-frame traceback for every
+    session, formatted in the event loop that serves every other session."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "websocket":
+            return await self.app(scope, receive, send)
+        from starlette.websockets import WebSocketDisconnect
+
+        try:
+            await self.app(scope, receive, send)
+        except WebSocketDisconnect:
+            pass
+
+
 def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "default", *, split: str | None = None,
                         simulator: Any = "scripted", simulator_kwargs: dict | None = None,
                         max_turns: int = MAX_TURNS, max_sessions: int = 64, idle_timeout: float | None = 300.0,
                         evaluator: Any = "reference", similarity: Any = "visual", eval_workers: int | None = None,
-                        render_pool: int = 1, parts: EpisodeParts | None = None):
+                        render_pool: int = 1, eval_nice: int = 0, parts: EpisodeParts | None = None):
     """The FastAPI app of ``colbench serve``: OpenEnv's server and routes (as its ``create_app`` makes
     them, busy sessions exempt from the idle reaper) with ColBench's env, action and observation, a
     session cap and an idle timeout, ``GET /tasks``, and one-line JSON errors for bad requests.
@@ -282,11 +303,16 @@ def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "defau
         idle_timeout: seconds without a message, and none being handled, after which a session is
             destroyed (``None``: never).
         render_pool: Chromium drivers shared by the sessions (frontend).
+        eval_nice: nice levels the backend's sandbox (scoring) processes run below the server
+            (``BackendEvaluator(nice=...)``): when CPUs are short, the sessions' steps run first. On a
+            machine shared with other work it also puts the scoring behind that work.
         parts: shared parts built by the caller (then the arguments above but ``env_id``, ``max_sessions``
             and ``idle_timeout`` are not used, and the caller closes them).
 
-    The app's ``state.colbench_parts`` are the shared parts; they are closed at the app's shutdown
-    (unless passed in); ``state.colbench_sessions()`` counts live sessions.
+    The app's ``state.colbench_parts`` are the shared parts; they are started at the app's startup
+    (:meth:`EpisodeParts.start`: the backend's sandbox workers are ready before the server accepts
+    a connection, instead of starting at the first answer, in the middle of other sessions' steps)
+    and closed at its shutdown (unless passed in); ``state.colbench_sessions()`` counts live sessions.
     """
     from fastapi import Request
     from fastapi.exceptions import RequestValidationError
@@ -304,7 +330,8 @@ def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "defau
     if own:
         parts = EpisodeParts(ENV_IDS[env_id], tasks, split=split, simulator=simulator,
                              simulator_kwargs=simulator_kwargs, max_turns=max_turns, evaluator=evaluator,
-                             similarity=similarity, eval_workers=eval_workers, render_pool=render_pool)
+                             similarity=similarity, eval_workers=eval_workers, render_pool=render_pool,
+                             eval_nice=eval_nice)
     elif parts.kind != ENV_IDS[env_id]:
         raise ValueError(f"{env_id} needs {ENV_IDS[env_id]} parts, got {parts.kind}")
     live: set = set()
@@ -330,6 +357,7 @@ def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "defau
                                      concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
                                                                           session_timeout=idle_timeout))
     server.register_routes(app)
+    app.add_middleware(_QuietDisconnects)
 
     def count() -> int:
         with live_lock:
@@ -364,6 +392,7 @@ def create_colbench_app(env_id: str = "ColBench-Backend-v0", tasks: Any = "defau
                      f"{first.get('msg', 'invalid')}"
         return JSONResponse({"error": _one_line(detail)}, status_code=exc.status_code)
 
+    app.router.on_startup.append(parts.start)  # the sandbox workers are ready before the first connection
     if own:
         app.router.on_shutdown.append(parts.close)
     return app
