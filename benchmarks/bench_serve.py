@@ -8,9 +8,12 @@ Per env (backend, then frontend):
   scripted agent (two questions, then an answer: three steps, the last one scored); errors,
   episodes per second, p50 / p99 step latency;
 * **scoring does not hold other sessions**: p99 latency of non-final steps while answers are being
-  scored (the load phase), over p99 of the same steps in a phase where no episode ever answers
-  (sessions ask two questions and reset): goal <= 2x (backend: the answers run in the evaluator's
-  sandbox pool, each session's step in its own thread);
+  scored -- those of the load phase sent while at least one other session's answer was in flight
+  (sent, its reply not yet received) -- over p99 of the non-final steps of a phase where no
+  episode ever answers (sessions ask two questions and reset): goal <= 2x (backend: the answers
+  run in the evaluator's sandbox pool, each session's step in its own thread). Also given: the
+  same over all non-final steps of the load phase (``nonfinal_p99_ratio``), which counts the
+  first steps of the phase, sent by all sessions at once before any answer;
 * **abrupt disconnects**: ``sessions`` sessions reset, then their TCP connections are dropped without
   a WebSocket close; after the idle timeout (+ OpenEnv's reaper period) ``sessions`` new sessions
   are opened: those refused are sessions still alive (goal 0);
@@ -73,12 +76,14 @@ async def _load(url: str, kind: str, sessions: int, episodes: int, answer: bool,
     from colbench_env.trajectories import append_jsonl
 
     lat_nonfinal, lat_final, errors = [], [], []
+    lat_scoring = []  # non-final steps sent while another session's answer was in flight
+    in_flight = 0  # answers sent, their replies not yet received
     done = 0
     claimed = 0
     t_end = time.monotonic() + deadline_s
 
     async def worker(w: int) -> None:
-        nonlocal done, claimed
+        nonlocal done, claimed, in_flight
         env = GenericEnvClient(base_url=url, message_timeout_s=MESSAGE_TIMEOUT_S)
         try:
             await env.connect()
@@ -86,11 +91,20 @@ async def _load(url: str, kind: str, sessions: int, episodes: int, answer: bool,
                 claimed += 1
                 k = claimed
                 r = await env.reset(task_index=k % 8 if kind == "backend" else k % 4)
-                for action in _plan(kind, k, answer):
+                plan = _plan(kind, k, answer)
+                for i, action in enumerate(plan):
+                    final = answer and i == len(plan) - 1
+                    scoring = in_flight > 0
+                    in_flight += final
                     t0 = time.perf_counter()
-                    r = await env.step({"message": action})
+                    try:
+                        r = await env.step({"message": action})
+                    finally:
+                        in_flight -= final
                     dt = time.perf_counter() - t0
                     (lat_final if r.done else lat_nonfinal).append(dt)
+                    if scoring and not r.done:
+                        lat_scoring.append(dt)
                     if r.done:
                         break
                 done += 1
@@ -112,6 +126,9 @@ async def _load(url: str, kind: str, sessions: int, episodes: int, answer: bool,
     return {"episodes": done, "errors": errors, "seconds": wall, "episodes_per_s": done / wall,
             "step_p50_s": _pct(steps, 0.5), "step_p99_s": _pct(steps, 0.99),
             "nonfinal_p99_s": _pct(lat_nonfinal, 0.99), "nonfinal_p50_s": _pct(lat_nonfinal, 0.5),
+            "nonfinal_while_scoring_p99_s": _pct(lat_scoring, 0.99),
+            "nonfinal_while_scoring_p50_s": _pct(lat_scoring, 0.5), "nonfinal_while_scoring_steps": len(lat_scoring),
+            "nonfinal_steps": len(lat_nonfinal),
             "final_p50_s": _pct(lat_final, 0.5), "final_p99_s": _pct(lat_final, 0.99), "steps": len(steps)}
 
 
@@ -230,6 +247,8 @@ def run(episodes: int = 500, sessions: int = 64, kinds: tuple = ("backend", "fro
             alive = asyncio.run(_abrupt(srv.url, sessions, idle + max(idle / 4, 5.0) + 2.0))
         out[f"serve_{kind}"] = {"load": load, "no_scoring": base, "alive_after_abrupt_disconnects": alive,
                                 "nonfinal_p99_ratio": load["nonfinal_p99_s"] / base["nonfinal_p99_s"],
+                                "nonfinal_while_scoring_p99_ratio": load["nonfinal_while_scoring_p99_s"]
+                                / base["nonfinal_p99_s"],
                                 "kill": _stop_mid_run(kind, tasks, sessions, idle, signal.SIGKILL),
                                 "sigterm": _stop_mid_run(kind, tasks, sessions, idle, signal.SIGTERM),
                                 "load_average_1min_before": load_before, "load_average_1min_after": os.getloadavg()[0]}
