@@ -349,6 +349,30 @@ def _deepspeed_load_full_state(lm, weights: dict[str, torch.Tensor], optim: dict
         g.update({k: v for k, v in saved.items() if k != "params"})
 
 
+@contextlib.contextmanager
+def _without_step_reset(engine):
+    """ZeRO-3's start-of-forward hook taken off ``engine``'s module for the duration (put back first in
+    line on exit). TRL's ``unwrap_model_for_generation`` removes the parameter hooks but not this one,
+    which resets the parameter coordinator's step at every forward -- and, until the coordinator has
+    traced a whole step, checks the module order against the other processes (a collective): a
+    process that calls the gathered model on its own then waits forever for the others (SWEET-RL's
+    candidate stage on a policy not yet trained, split unevenly over the processes)."""
+    optimizer = getattr(engine, "optimizer", None)  # ZeRO-3's optimizer, or its offload itself without one
+    offload = next((o for o in (getattr(optimizer, "parameter_offload", None), optimizer)
+                    if hasattr(o, "fwd_pre_hook")), None)
+    handle = getattr(offload, "fwd_pre_hook", None)
+    hooks = handle.hooks_dict_ref() if handle is not None else None
+    if hooks is None or handle.id not in hooks:
+        yield
+        return
+    hook = hooks[handle.id]
+    handle.remove()
+    try:
+        yield
+    finally:
+        offload.fwd_pre_hook = offload.module.register_forward_pre_hook(hook, prepend=True)
+
+
 # --- generation -----------------------------------------------------------------------------------
 @contextlib.contextmanager
 def generation_model(kind: str, wrapped, accelerator):
@@ -361,7 +385,7 @@ def generation_model(kind: str, wrapped, accelerator):
     if kind == "deepspeed":
         from trl.models.utils import unwrap_model_for_generation
 
-        with unwrap_model_for_generation(wrapped, accelerator) as net:
+        with unwrap_model_for_generation(wrapped, accelerator) as net, _without_step_reset(wrapped):
             yield net
         return
     from torch.distributed.fsdp import FSDPModule, FullyShardedDataParallel as FSDP
