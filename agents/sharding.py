@@ -40,7 +40,8 @@ from typing import Sequence
 import torch
 
 __all__ = ["make_accelerator", "process_state", "sharding_kind", "configure_deepspeed", "global_grad_norm",
-           "clip_sharded", "full_weights", "full_optimizer_state", "load_full_state", "generation_model", "loaded_whole", "clean_name"]
+           "clip_sharded", "full_weights", "full_optimizer_state", "load_full_state", "generation_model",
+           "loaded_whole", "clean_name"]
 
 
 def _flag(name: str) -> bool:
