@@ -59,19 +59,24 @@ from colbench_env.lm.base import BackendError, GeneratedText, SamplingParams, de
 from colbench_env.trajectories import append_jsonl, atomic_open, read_jsonl
 
 from .losses import bradley_terry_loss, turn_advantage
-from .mt_dpo import PreferencePair, all_ordered_pairs, train_preference_pairs, trajectory_pairs
+from .mt_dpo import (SUBSAMPLE_STREAM, PreferencePair, all_ordered_pairs, subsample_pairs, train_preference_pairs,
+                     trajectory_pairs)
 from .sweet_rl_config import CriticConfig, SweetRLConfig
 from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn,
                        turn_masks)
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
-from .trainer_base import ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key
+from .trainer_base import BUDGET_FIELDS, ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key, training_budget
 
 __all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "StageFiles", "StageMismatch", "critic_keep_head",
-           "critic_messages", "training_info",
+           "critic_messages", "training_info", "draw_step_pairs",
            "critic_pairs", "all_ordered_pairs"]
 
 INFO_HEADER = "Training-time information (hidden from the agent; use it to judge the agent's actions):"
 
+
+#: config fields that only stage 3 (the policy DPO) reads: left out of the stage signature, so that
+#: :meth:`SweetRL.step_pair_count`'s stage files serve an update with a matched budget
+_POLICY_STAGE_ONLY = ("max_pairs", "optimizer_steps")
 
 #: ``derived_seed`` keys of the candidate sampling streams (one per update and state) and of the
 #: policy stage's torch seed (so that a resumed update trains the policy as an uninterrupted one)
@@ -260,7 +265,8 @@ class SweetRL(LMTrainer):
 
         Returns:
             ``{"critic_loss", "critic_accuracy", "n_critic_pairs", "n_critic_dropped"}`` (means over the
-            last epoch's micro-batches of every process).
+            last epoch's micro-batches of every process) and the critic's ``critic_optimizer_steps``,
+            ``critic_learning_rate``, ``critic_epochs`` (:func:`~colbench.agents.trainer_base.training_budget`).
         """
         records = load_trajectories(trajectories)
         c = self.config
@@ -284,7 +290,9 @@ class SweetRL(LMTrainer):
             for rec in {id(r): r for pair in pairs for r in pair}.values():
                 ref_cache[id(rec)] = self._turn_sums(lm, cache[id(rec)], reference=True)
         lm.train()
-        lm.start_schedule(self._n_batches(len(pairs), c.critic.pairs_per_batch), c.critic.epochs)
+        per_pass = self._n_batches(len(pairs), c.critic.pairs_per_batch)
+        lm.start_schedule(per_pass, c.critic.epochs)
+        start = (lm.optimizer_steps, lm.micro_batches)
         loss_sum, acc_sum, n = 0.0, 0.0, 0
         for epoch in range(c.critic.epochs):
             loss_sum, acc_sum, n = 0.0, 0.0, 0
@@ -304,11 +312,13 @@ class SweetRL(LMTrainer):
                 acc_sum += float((chosen > rejected).float().mean())
                 n += 1
             lm.flush()
+        budget = training_budget(lm, start, examples=len(pairs), micro_batches_per_pass=per_pass, nll_coef=0.0)
         if self.accelerator.num_processes > 1:  # every process's batches: the means one process reports
             totals = torch.tensor([loss_sum, acc_sum, float(n)], dtype=torch.float64, device=self.accelerator.device)
             loss_sum, acc_sum, n = self.accelerator.reduce(totals, reduction="sum").tolist()
         return {"critic_loss": loss_sum / max(n, 1), "critic_accuracy": acc_sum / max(n, 1), "n_critic_pairs": len(pairs),
-                "n_critic_dropped": len(dropped)}
+                "n_critic_dropped": len(dropped),
+                **{f"critic_{k}": budget[k] for k in ("optimizer_steps", "learning_rate", "epochs")}}
 
     @torch.no_grad()
     def score_actions(self, task: dict, history: list, actions: Sequence[str], *,
@@ -392,7 +402,9 @@ class SweetRL(LMTrainer):
         state back (without stage files: gathered in memory), and all draw the same pairs.
 
         Args:
-            candidates: optional ``{(task_key, turn_index): [actions]}`` used instead of sampling.
+            candidates: optional ``{(task_key, turn_index): [actions]}``, or a list of each state's
+                actions in state order (states of one task and turn may differ), used instead of
+                sampling (a :class:`~colbench_env.lm.base.GeneratedText` keeps its finish reason).
             stages: the :class:`StageFiles` of :meth:`update`'s ``stage_dir``: states already in its
                 files are read back instead of sampled and scored; new ones are appended.
             critic_metrics: the critic's training metrics, recorded in (and, on resume, checked against)
@@ -437,33 +449,70 @@ class SweetRL(LMTrainer):
             self._close_candidate_backend()
         every = self._every_state(keys, done, made, stages, critic_metrics)
         scored = [every[i] for i in range(len(states))]
+        pairs, stats = self._draw_pairs(states, scored)
+        return pairs, {**stats, "n_states_resumed": len(done)}
+
+    def _draw_pairs(self, states: list[tuple[dict, Turn]], entries: Sequence[dict]) -> tuple[list[PreferencePair], dict]:
+        """The step-level pairs of scored states (:func:`draw_step_pairs` with this trainer's
+        generator), tokenised for the policy, and their statistics."""
+        c = self.config
         pairs: list[PreferencePair] = []
         gaps = []
-        n_dropped = 0
-        for (rec, turn), entry in zip(states, scored):
-            if "dropped" in entry:
-                n_dropped += 1
-                continue
-            acts = [GeneratedText(a, r) for a, r in zip(entry["actions"], entry["finish_reasons"])]
-            scores = entry["scores"]
-            order = sorted(range(len(acts)), key=lambda i: scores[i], reverse=True)
-            half = len(order) // 2
-            top, bottom = order[:half], order[len(order) - half:]
-            for _ in range(c.pairs_per_state):
-                i, j = self._rng.choice(top), self._rng.choice(bottom)
-                if acts[i] == acts[j]:
-                    continue
-                pairs.append(([tokenize_turn(self.tokenizer, turn.messages, acts[i], max_length=c.max_length)],
-                              [tokenize_turn(self.tokenizer, turn.messages, acts[j], max_length=c.max_length)]))
-                gaps.append(scores[i] - scores[j])
+        for k, i, j in draw_step_pairs(entries, self._rng, c.pairs_per_state):
+            entry, turn = entries[k], states[k][1]
+            reasons = entry.get("finish_reasons") or [None] * len(entry["actions"])
+            acts = [GeneratedText(a, r) for a, r in zip(entry["actions"], reasons)]
+            pairs.append(([tokenize_turn(self.tokenizer, turn.messages, acts[i], max_length=c.max_length)],
+                          [tokenize_turn(self.tokenizer, turn.messages, acts[j], max_length=c.max_length)]))
+            gaps.append(entry["scores"][i] - entry["scores"][j])
         return pairs, {"n_step_pairs": len(pairs), "mean_advantage_gap": sum(gaps) / max(len(gaps), 1),
-                       "n_states_dropped": n_dropped, "n_states": len(states),
-                       "n_states_resumed": len(done)}
+                       "n_states_dropped": sum(1 for e in entries if "dropped" in e), "n_states": len(states)}
 
-    def _scored_state(self, i: int, rec: dict, turn: Turn, candidates: dict | None) -> dict:
+    def update_from_scores(self, trajectories, entries: Sequence[dict], *, scorer: dict | None = None) -> dict:
+        """Stage 3 alone, on candidates scored elsewhere: another critic's scores, or an oracle's
+        (true continuation values). ``entries`` holds one ``{"task", "turn", "actions", "scores"}``
+        (optionally ``"finish_reasons"``; ``"dropped"`` instead of ``"scores"`` leaves a state out)
+        per stage-2 state of ``trajectories`` (:meth:`select_states`, in order), e.g. the lines of a
+        stage directory's ``candidates.jsonl`` after its header. The pairs are drawn, subsampled
+        (``max_pairs``) and trained as :meth:`update` does with its own critic's scores -- the same
+        pairs, settings and budget; only the order of the policy's micro-batches differs, drawn from
+        this trainer's shuffle counter where :meth:`update`'s continues after its critic's passes.
+        ``scorer`` (e.g. ``{"kind": "oracle", ...}``) is recorded in the metrics as given.
+
+        Raises:
+            ValueError: an entry is not the state it stands at (task or turn differ), or the counts differ.
+        """
+        records = self.training_records(trajectories)
+        states = self.select_states(records)
+        if len(entries) != len(states):
+            raise ValueError(f"sweet-rl: {len(entries)} scored entries for {len(states)} states")
+        for k, ((rec, turn), entry) in enumerate(zip(states, entries)):
+            if (entry.get("task"), entry.get("turn")) != (task_key(rec["task"]), turn.index):
+                raise ValueError(f"sweet-rl: entry {k} scores ({entry.get('task')!r}, turn {entry.get('turn')!r}), "
+                                 f"state {k} is ({task_key(rec['task'])!r}, turn {turn.index})")
+        pairs, metrics = self._draw_pairs(states, entries)
+        if scorer is not None:
+            metrics["scorer"] = scorer
+        metrics.update(self._policy_stage(pairs))
+        return self._record(metrics)
+
+    def _policy_stage(self, pairs: list[PreferencePair]) -> dict:
+        """Stage 3 as :meth:`update` runs it: the pairs subsampled to ``max_pairs``
+        (:func:`~colbench.agents.mt_dpo.subsample_pairs`), the policy's torch seed set, DPO + NLL; returns its
+        metrics and ``n_pairs_available`` (``{}`` without any pair)."""
+        c = self.config
+        available = len(pairs)
+        pairs = subsample_pairs(pairs, c.max_pairs, derived_seed(c.seed, SUBSAMPLE_STREAM, self.updates))
+        torch.manual_seed(derived_seed(c.seed, _POLICY_STREAM, self.updates))
+        if not pairs:
+            return {}
+        return {**self.update_policy(pairs), "n_pairs_available": available}
+
+    def _scored_state(self, i: int, rec: dict, turn: Turn, candidates: dict | list | None) -> dict:
         """State ``i``'s candidates and their critic scores: one line of ``candidates.jsonl``."""
         if candidates is not None:
-            acts = list(candidates[(task_key(rec["task"]), turn.index)])
+            acts = list(candidates[i] if isinstance(candidates, (list, tuple))
+                        else candidates[(task_key(rec["task"]), turn.index)])
         else:
             acts = self.sample_candidates(turn.messages, i)
         entry = {"state": i, "task": task_key(rec["task"]), "turn": turn.index, "actions": [str(a) for a in acts],
@@ -535,14 +584,32 @@ class SweetRL(LMTrainer):
         return dict(gather_object(sorted(made.items())))
 
     def update_policy(self, pairs: Sequence[PreferencePair]) -> dict:
-        """Stage 3: DPO + NLL on step-level pairs."""
+        """Stage 3: DPO + NLL on step-level pairs (``optimizer_steps`` set: exactly that many steps).
+        Its losses are returned as ``policy_<name>``, its budget
+        (:data:`~colbench.agents.trainer_base.BUDGET_FIELDS`) under the plain names: the policy's budget is
+        the run's, comparable with every other trainer's."""
         c = self.config
         m = train_preference_pairs(self.policy, list(pairs), beta=c.dpo_beta, nll_coef=c.nll_coef, nll_scope=c.nll_scope,
                                    pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
-                                   progress=self._progress)
-        return {f"policy_{k}" if not k.startswith("n_") else k: v for k, v in m.items()}
+                                   progress=self._progress, optimizer_steps=c.optimizer_steps)
+        return {f"policy_{k}" if not (k.startswith("n_") or k in BUDGET_FIELDS) else k: v for k, v in m.items()}
 
-    def update(self, trajectories, *, stage_dir: str | os.PathLike | None = None) -> dict:
+    def step_pair_count(self, trajectories, *, stage_dir: str | os.PathLike, candidates=None) -> int:
+        """Stages 1 and 2 of :meth:`update` into ``stage_dir`` (the critic, the scored candidates),
+        then the number of step pairs drawn from them, before ``max_pairs``. A later :meth:`update`
+        with the same ``stage_dir``, trajectories and settings -- ``max_pairs`` and
+        ``optimizer_steps`` aside, which only stage 3 reads -- resumes both stages from the files and
+        draws the same pairs: how ``colbench pipeline --matched-budget`` learns SWEET-RL's pair count
+        before any preference method trains. Changes nothing of this trainer's policy."""
+        records = self.training_records(trajectories)
+        stages = StageFiles(stage_dir, self._stage_signature(records))
+        metrics = self._critic_stage(records, stages)
+        rng = self._rng.getstate()
+        pairs, _ = self.step_pairs(records, stages=stages, critic_metrics=metrics, candidates=candidates)
+        self._rng.setstate(rng)
+        return len(pairs)
+
+    def update(self, trajectories, *, stage_dir: str | os.PathLike | None = None, candidates=None) -> dict:
         """All three stages on ``trajectories``; returns critic and policy metrics.
 
         Args:
@@ -553,6 +620,11 @@ class SweetRL(LMTrainer):
                 skips the states already done, and gives the same pairs and policy as an
                 uninterrupted run. Other settings or other trajectories are refused
                 (:class:`StageMismatch`, naming the file and field). ``None``: nothing is written.
+            candidates: given candidate actions instead of sampled ones (:meth:`step_pairs`).
+
+        The policy trains on at most ``max_pairs`` step pairs (a seeded subsample) for ``epochs``
+        passes or exactly ``optimizer_steps`` steps; its budget is in the metrics under the plain
+        names (:meth:`update_policy`), the critic's as ``critic_*``.
 
         Memory: with ``stage_dir`` the critic's models are freed before the policy stage
         (:meth:`release_critic`; their trained state is in ``critic/``), so the policy trains
@@ -562,13 +634,11 @@ class SweetRL(LMTrainer):
         stages = StageFiles(stage_dir, self._stage_signature(records)) if stage_dir is not None else None
         metrics = self._critic_stage(records, stages)
         if self.config.train_policy:
-            pairs, stats = self.step_pairs(records, stages=stages, critic_metrics=metrics)
+            pairs, stats = self.step_pairs(records, stages=stages, critic_metrics=metrics, candidates=candidates)
             metrics.update(stats)
             # the policy stage needs no critic: its models go now, when its trained state is on disk
             self.release_critic()
-            torch.manual_seed(derived_seed(self.config.seed, _POLICY_STREAM, self.updates))
-            if pairs:
-                metrics.update(self.update_policy(pairs))
+            metrics.update(self._policy_stage(pairs))
         return self._record(metrics)
 
     def _stage_signature(self, records: list[dict]) -> dict:
@@ -577,7 +647,8 @@ class SweetRL(LMTrainer):
         when sampled here) and the trajectories' content (sha256 of their canonical JSON), and the
         update's number."""
         conf = json.loads(json.dumps(self.config.to_dict(), default=str))
-        for name in ("show_progress", "candidate_base_url", "candidate_timeout_s"):  # change no result
+        # progress bars, the candidates' server URL and timeout (change no result); what only stage 3 reads
+        for name in ("show_progress", "candidate_base_url", "candidate_timeout_s", *_POLICY_STAGE_ONLY):
             conf.pop(name, None)
         conf["candidate_model"] = self.candidate_model()  # None: sampled here
         digest = hashlib.sha256()
@@ -619,6 +690,31 @@ class SweetRL(LMTrainer):
         p = d / "sweet_rng.pt"
         if p.exists():
             self._rng.setstate(torch.load(p, weights_only=False))
+
+
+def draw_step_pairs(entries: Sequence[dict], rng: random.Random, pairs_per_state: int) -> list[tuple[int, int, int]]:
+    """SWEET-RL's step-level pairs from scored states (stage 2; the reference's
+    ``generate_random_pairs_from_ranks.py``): per state, in order, its candidates sorted by score
+    (highest first; ties keep sampling order), ``pairs_per_state`` draws of one candidate of the top
+    half (chosen) and one of the bottom half (rejected) with ``rng``, a draw whose two texts are equal
+    left out. ``entries``: ``{"actions", "scores"}`` per state (a ``"dropped"`` one gives nothing).
+
+    Returns:
+        ``(entry index, chosen candidate, rejected candidate)`` per pair, in drawing order.
+    """
+    out = []
+    for k, entry in enumerate(entries):
+        if "dropped" in entry:
+            continue
+        acts, scores = entry["actions"], entry["scores"]
+        order = sorted(range(len(acts)), key=lambda i: scores[i], reverse=True)
+        half = len(order) // 2
+        top, bottom = order[:half], order[len(order) - half:]
+        for _ in range(pairs_per_state):
+            i, j = rng.choice(top), rng.choice(bottom)
+            if acts[i] != acts[j]:
+                out.append((k, i, j))
+    return out
 
 
 class StageMismatch(UsageError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .config import ModelConfig, TrainerConfig, _check, _check_positive_ints, _nested_config
+from .config import ModelConfig, TrainerConfig, _check, _check_max_pairs, _check_positive_ints, _nested_config
 
 __all__ = ["CriticConfig", "SweetRLConfig"]
 
@@ -79,6 +79,10 @@ class SweetRLConfig(TrainerConfig):
         pairs_per_batch: step-level (chosen, rejected) action pairs per policy DPO micro-batch (also
             the candidate actions scored per critic forward pass).
         epochs: policy DPO passes over the step-level pairs per ``update``.
+        max_pairs: the policy DPO trains on at most this many step-level pairs: when stage 2 draws
+            more, a seeded uniform subsample (:func:`colbench.agents.mt_dpo.subsample_pairs`, the same on every
+            rerun); ``None``: all of them. ``colbench pipeline --matched-budget`` sets it to the
+            smallest preference method's count.
         min_reward_gap: a pair's rewards must differ by more than this.
         train_policy: ``False`` trains only the critic in ``update``.
         critic_pairs: which rollout pairs train the critic (:func:`critic_pairs`).
@@ -121,6 +125,7 @@ class SweetRLConfig(TrainerConfig):
     critic: CriticConfig = field(default_factory=CriticConfig)
     pairs_per_batch: int = 4
     epochs: int = 1
+    max_pairs: int | None = None
     min_reward_gap: float = 0.0
     train_policy: bool = True
     critic_pairs: str = "best_vs_lower"
@@ -137,6 +142,7 @@ class SweetRLConfig(TrainerConfig):
         _check(isinstance(self.n_candidates, int) and self.n_candidates >= 2, "n_candidates",
                f"must be an int >= 2 (a top and a bottom half), got {self.n_candidates!r}")
         _check_positive_ints(self, "pairs_per_state", "pairs_per_batch", "epochs")
+        _check_max_pairs(self)
         _check(0.0 < self.state_fraction <= 1.0, "state_fraction", f"must be in (0, 1], got {self.state_fraction!r}")
         _check(self.candidate_temperature > 0, "candidate_temperature",
                f"must be > 0 (candidates are sampled), got {self.candidate_temperature!r}")

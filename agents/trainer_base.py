@@ -49,7 +49,8 @@ from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate, tokenize_trajectory
 
 __all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories",
-           "config_from_dict", "merge_config_dicts", "canonical_config_dict"]
+           "config_from_dict", "merge_config_dicts", "canonical_config_dict", "epoch_plan", "plan_steps",
+           "training_budget", "BUDGET_FIELDS"]
 
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -98,6 +99,10 @@ class TrainableLM:
         self.max_grad_norm = max_grad_norm
         self.accumulation = gradient_accumulation_steps
         self._pending = 0
+        #: optimiser steps taken so far (counted where :meth:`flush` steps the optimiser) and
+        #: micro-batches back-propagated (:meth:`backward` calls): what a trainer's budget reports
+        self.optimizer_steps = 0
+        self.micro_batches = 0
         self._sliced_logits = True
         self.full_finetune = bool(full_finetune)
         self._schedule_kind, self._warmup_ratio, self._min_lr_ratio = lr_scheduler, warmup_ratio, min_lr_ratio
@@ -476,6 +481,7 @@ class TrainableLM:
         else:
             self.accelerator.backward(loss / self.accumulation)
         self._pending += 1
+        self.micro_batches += 1
         if self._pending >= self.accumulation:
             self.flush()
 
@@ -506,6 +512,7 @@ class TrainableLM:
         else:
             self.optimizer.step()
             self.optimizer.zero_grad(set_to_none=True)
+        self.optimizer_steps += 1
         if self.extra_optimizer is not None:
             self.extra_optimizer.step()
             self.extra_optimizer.zero_grad(set_to_none=True)
@@ -514,19 +521,27 @@ class TrainableLM:
                 scheduler.step()
         self._pending = 0
 
-    def start_schedule(self, micro_batches_per_epoch: int, epochs: int) -> None:
+    @property
+    def learning_rate(self) -> float:
+        """The configured learning rate of the model's optimiser (the schedule's peak: its
+        ``initial_lr`` once a schedule has started), read from the optimiser itself."""
+        group = sharding.torch_optimizer(self.optimizer).param_groups[0]
+        return float(group.get("initial_lr", group["lr"]))
+
+    def start_schedule(self, micro_batches_per_epoch: int, epochs: int, *, steps: int | None = None) -> None:
         """Set up the learning-rate schedule for one ``update`` of ``epochs`` x
         ``micro_batches_per_epoch`` micro-batches (pending gradients are flushed at each epoch's
-        end, so an epoch is ``ceil(micro_batches / accumulation)`` optimiser steps). A no-op for
-        ``"constant"``. Every ``update`` restarts the schedule from the configured learning rate,
-        as each reference training run does."""
+        end, so an epoch is ``ceil(micro_batches / accumulation)`` optimiser steps), or of exactly
+        ``steps`` optimiser steps when given (:func:`epoch_plan`'s). A no-op for ``"constant"``.
+        Every ``update`` restarts the schedule from the configured learning rate, as each reference
+        training run does."""
         if self._schedule_kind == "constant":
             return
         import math
 
         from transformers import get_scheduler
 
-        total = max(1, epochs * math.ceil(micro_batches_per_epoch / self.accumulation))
+        total = max(1, steps if steps is not None else epochs * math.ceil(micro_batches_per_epoch / self.accumulation))
 
         def schedule(opt):
             for g in opt.param_groups:  # restart from the configured rates
@@ -769,6 +784,52 @@ def trajectory_reward(rec: dict) -> float:
 def task_key(task: dict) -> str:
     """Group key of a task record: its ``task_id``, else its problem description."""
     return str(task.get("task_id") or task.get("problem_description"))
+
+
+def epoch_plan(micro_batches: int, epochs: int, accumulation: int = 1,
+               optimizer_steps: int | None = None) -> list[int]:
+    """How many micro-batches each pass over the data trains: ``[micro_batches] * epochs``, or --
+    with ``optimizer_steps`` -- as many whole passes as fit in that many optimiser steps and one last
+    pass cut short, so that the update takes exactly ``optimizer_steps`` steps. A pass of ``m``
+    micro-batches is ``ceil(m / accumulation)`` steps (pending gradients are applied at a pass's end).
+
+    >>> epoch_plan(5, 2)
+    [5, 5]
+    >>> epoch_plan(5, 2, optimizer_steps=12)   # 2 whole passes of 5 steps, then 2 steps
+    [5, 5, 2]
+    >>> epoch_plan(5, 1, accumulation=2, optimizer_steps=4)   # a pass is 3 steps (2 + 2 + 1 micro-batches)
+    [5, 2]
+    """
+    if micro_batches < 1:
+        raise ValueError(f"epoch_plan: a pass needs at least one micro-batch, got {micro_batches}")
+    if optimizer_steps is None:
+        return [micro_batches] * epochs
+    per_pass = -(-micro_batches // accumulation)
+    whole, rest = divmod(optimizer_steps, per_pass)
+    return [micro_batches] * whole + ([rest * accumulation] if rest else [])
+
+
+def plan_steps(plan: Sequence[int], accumulation: int = 1) -> int:
+    """Optimiser steps of an :func:`epoch_plan` (each pass ``ceil(m / accumulation)``)."""
+    return sum(-(-m // accumulation) for m in plan)
+
+
+#: the budget fields every trainer's ``update`` metrics carry (:meth:`LMTrainer._budget`)
+BUDGET_FIELDS = ("optimizer_steps", "examples", "learning_rate", "nll_coef", "epochs")
+
+
+def training_budget(lm: "TrainableLM", start: tuple[int, int], *, examples: int, micro_batches_per_pass: int,
+                    nll_coef: float) -> dict:
+    """What one update of ``lm`` really did, since ``start`` = ``(lm.optimizer_steps,
+    lm.micro_batches)`` read before it: ``optimizer_steps`` (counted where the optimiser steps),
+    ``examples`` (the pairs, sequences or trajectories it trained on), ``learning_rate`` (read from
+    the optimiser), ``nll_coef`` (the weight of an NLL term on the chosen / kept text: 1 for RFT,
+    whose loss is the NLL, 0 where there is none) and ``epochs``: the micro-batches back-propagated
+    over the micro-batches of one pass (a pass cut short counts its fraction; with several
+    processes, this process's share of each)."""
+    steps, micro = lm.optimizer_steps - start[0], lm.micro_batches - start[1]
+    return {"optimizer_steps": steps, "examples": int(examples), "learning_rate": lm.learning_rate,
+            "nll_coef": float(nll_coef), "epochs": micro / max(micro_batches_per_pass, 1)}
 
 
 class LMTrainer(abc.ABC):

@@ -39,6 +39,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("colbench.cli.bench", "performance benchmarks, measured side by side; prints ratios"),
     "demo": ("colbench.cli.demo", "a first look in ~2 minutes: one dialogue turn by turn, then lower bound vs "
                                   "SmolLM2 vs upper bound"),
+    "serve": ("colbench.cli.serve", "ColBench as an OpenEnv environment server (HTTP/WebSocket sessions, the human "
+                                    "simulated server-side)"),
     "setup": ("colbench.cli.setup", "fetch the frontend's Tailwind stylesheet into the user cache; check the browser"),
     "view": ("colbench.cli.view", "trajectories -> one self-contained HTML report: episodes, per-test tables, pages, "
                                   "two runs compared"),
@@ -49,7 +51,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 EXTRAS = {"torch": "lm", "transformers": "lm", "gguf": "lm", "safetensors": "lm",
           "selenium": "frontend", "PIL": "frontend", "psutil": "frontend",
           "peft": "train", "trl": "train", "accelerate": "train", "bitsandbytes": "train",
-          "matplotlib": "bench", "jinja2": "view", "pygments": "view", "markupsafe": "view"}
+          "matplotlib": "bench", "jinja2": "view", "openenv": "serve", "uvicorn": "serve", "fastapi": "serve",
+          "verifiers": "verifiers", "pygments": "view", "markupsafe": "view"}
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):

@@ -114,6 +114,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap-resamples", type=int, default=None, help="bootstrap resamples for the intervals")
     p.add_argument("--semantics", choices=("reference", "python"), default=None,
                    help="backend scoring: reference (default, comparable with published numbers) or python")
+    p.add_argument("--matched-budget", action="store_true", default=None,
+                   help="train every method at one budget: the preference methods (mt-dpo, SWEET-RL's policy) "
+                        "with SWEET-RL's DPO settings on the same number of pairs (a seeded subsample to the "
+                        "smallest count), RFT, PPO and GRPO for the same number of optimiser steps")
     p.add_argument("--similarity", choices=sorted(FRONTEND_REWARD_GAP), default=None,
                    help="frontend reward: visual (offline, default) or clip (the paper's CLIP ViT-B/32 cosine)")
 
@@ -131,7 +135,7 @@ def main(args: argparse.Namespace) -> int:
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
                  "max_new_tokens", "episodes_in_flight", "semantics", "seeds", "eval_samples", "eval_temperature",
                  "eval_samples_temperature", "policy_base_url", "policy_lora",
-                 "bootstrap_resamples", "similarity"):
+                 "bootstrap_resamples", "similarity", "matched_budget"):
         v = getattr(args, name, None)
         if v is not None:
             conf[name] = v

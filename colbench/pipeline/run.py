@@ -242,6 +242,8 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
     baselines = (zs, zs_sampled)
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
     no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
+    budgets = matched_plan(cfg, base, rollouts, out, [m for m in methods if m not in earlier]) \
+        if cfg.matched_budget and not no_signal else {}
     for method in methods:
         if method in earlier:
             rows.append(_earlier_row(cfg, method, out, test_tasks, train_info, baselines))
@@ -253,7 +255,7 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
             rows.append(_row(method, 0.0, note=f"not trained: {no_signal}", kind=cfg.kind))
             log(f"{method} not trained: {no_signal}")
             continue
-        info = train_method(cfg, method, base, rollouts, out)
+        info = train_method(cfg, method, base, rollouts, out, budgets.get(method))
         train_info[method] = info
         if "skipped" in info:
             rows.append(_row(method, info["train_seconds"], note=f"not trained: {info['skipped']}", kind=cfg.kind))
@@ -280,6 +282,35 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
                              title=f"{preset}: {cfg.policy}")
     procs.wait()
     return {"rows": rows, **meta, "stats": stats}
+
+
+def matched_plan(cfg: PipelineConfig, base: str, rollouts: list[dict], out: Path, methods: list[str]) -> dict:
+    """The matched budget of one seed (:mod:`colbench.pipeline.budget`): ``{method: config fields}``.
+    Computed once and kept in ``out/budget_plan.json`` (a resumed run reads it): each preference
+    method's pairs are counted (SWEET-RL's critic and candidate stages run into
+    ``out/stages/sweet-rl``, where its training resumes them), every preference method gets the
+    smallest count as ``max_pairs``, the others that many pairs' optimiser steps."""
+    from colbench.agents.config import NoTrainingData
+
+    from .budget import PREFERENCE_METHODS, matched_overrides, preference_pair_counts
+    from .config import trainer_config
+
+    path = out / "budget_plan.json"
+    if path.exists():
+        return json.loads(path.read_text())["overrides"]
+    configs = {m: trainer_config(cfg, m, base) for m in methods}
+    counts = {}
+    for m in [m for m in methods if m in PREFERENCE_METHODS]:
+        try:
+            counts.update(preference_pair_counts({m: configs[m]}, rollouts, sweet_stage_dir=out / "stages" / "sweet-rl"))
+        except NoTrainingData as e:  # it trains nothing (its stage says so); the others match among themselves
+            log(f"matched budget: {e}")
+        if not counts.get(m):
+            configs.pop(m)
+    overrides, plan = matched_overrides(configs, rollouts, counts)
+    path.write_text(json.dumps({"overrides": overrides, "plan": plan}, indent=2) + "\n")
+    log(f"matched budget: {plan}")
+    return overrides
 
 
 def _earlier_row(cfg: PipelineConfig, method: str, out: Path, test_tasks: list, train_info: dict,

@@ -23,7 +23,7 @@ from colbench_env.lm.heap import release_memory
 
 from .config import METHODS, PipelineConfig, trainer_config
 
-__all__ = ["Processes", "base_policy", "episode_part", "episodes_in_file", "finished_methods", "log", "mark_finished",
+__all__ = ["Processes", "base_policy", "episode_part", "episodes_in_file", "export_merged", "finished_methods", "log", "mark_finished",
            "merge_episode_parts", "policy_adapter", "processes", "run_stage_episodes", "task_split", "train_method",
            "training_outcome"]
 
@@ -249,9 +249,11 @@ def training_outcome(out: Path, method: str) -> dict | None:
 
 
 
-def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path) -> dict:
+def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path,
+                 budget: dict | None = None) -> dict:
     """Train ``method`` on the rollouts; save the checkpoint and the merged policy (``out/ckpt/<method>``,
     ``out/models/<method>``). Resumes: a stage marked done returns its recorded outcome, trains nothing.
+    ``budget``: the matched budget's fields for this method (:func:`trainer_config`).
 
     Every process of a launch trains (the trainer shards); the trainer is freed before the main
     process exports the merged policy from the checkpoint (:func:`colbench_env.lm.models.export_model`,
@@ -269,7 +271,7 @@ def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dic
         return done
     procs = processes()
     cls = trainer_class(method)
-    conf = trainer_config(cfg, method, base)
+    conf = trainer_config(cfg, method, base, budget)
     log(f"train {method}: {len(rollouts)} rollouts, config {conf.to_dict()}")
     t0 = time.perf_counter()
     trainer = cls(conf)
@@ -294,7 +296,7 @@ def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dic
         release_memory()
     if trained:
         if procs.main:
-            _export_merged(ckpt, model_dir)
+            export_merged(ckpt, model_dir)
         info = {"method": method, "metrics": metrics, "train_seconds": time.perf_counter() - t0}
     if procs.main:
         mark_finished(out, method, info)
@@ -313,7 +315,7 @@ def mark_finished(out: Path, method: str, info: dict) -> dict:
     return info
 
 
-def _export_merged(ckpt: Path, model_dir: Path) -> None:
+def export_merged(ckpt: Path, model_dir: Path) -> None:
     """The trained policy of checkpoint ``ckpt`` as a plain transformers model directory (LoRA merged
     into the base), freed again before the next stage. Loaded whole in this process (the main one of
     a launch exports alone: :func:`colbench.agents.sharding.loaded_whole`)."""
