@@ -22,6 +22,10 @@ What accelerate (1.16) leaves to the training code, and this module does:
   drives the first one only: SWEET-RL has two).
 * **Generation.** :func:`generation_model` gives a module whose forward needs no collective: FSDP's
   full parameters, or DeepSpeed's gathered ones (TRL's ``unwrap_model_for_generation``).
+* **Loading a model in one process.** Once an accelerator of a ZeRO-3 launch exists, transformers
+  partitions every model it loads over the processes (``zero.Init``: collectives on load) -- a
+  model that one process loads alone (the pipeline's export of a trained policy on the main
+  process) waits forever for the others. :func:`loaded_whole` loads it whole instead.
 
 Measured on CPU with torch 2.13: ``StateDictOptions(full_state_dict=True, cpu_offload=True)`` of an
 FSDP model on CPU ranks crashes rank 0 (SIGSEGV; offloading to the CPU a tensor already there), so
@@ -36,7 +40,8 @@ from typing import Sequence
 import torch
 
 __all__ = ["make_accelerator", "process_state", "sharding_kind", "configure_deepspeed", "global_grad_norm",
-           "clip_sharded", "full_weights", "full_optimizer_state", "load_full_state", "generation_model", "clean_name"]
+           "clip_sharded", "full_weights", "full_optimizer_state", "load_full_state", "generation_model",
+           "loaded_whole", "clean_name"]
 
 
 def _flag(name: str) -> bool:
@@ -345,6 +350,30 @@ def _deepspeed_load_full_state(lm, weights: dict[str, torch.Tensor], optim: dict
         g.update({k: v for k, v in saved.items() if k != "params"})
 
 
+@contextlib.contextmanager
+def _without_step_reset(engine):
+    """ZeRO-3's start-of-forward hook taken off ``engine``'s module for the duration (put back first in
+    line on exit). TRL's ``unwrap_model_for_generation`` removes the parameter hooks but not this one,
+    which resets the parameter coordinator's step at every forward -- and, until the coordinator has
+    traced a whole step, checks the module order against the other processes (a collective): a
+    process that calls the gathered model on its own then waits forever for the others (SWEET-RL's
+    candidate stage on a policy not yet trained, split unevenly over the processes)."""
+    optimizer = getattr(engine, "optimizer", None)  # ZeRO-3's optimizer, or its offload itself without one
+    offload = next((o for o in (getattr(optimizer, "parameter_offload", None), optimizer)
+                    if hasattr(o, "fwd_pre_hook")), None)
+    handle = getattr(offload, "fwd_pre_hook", None)
+    hooks = handle.hooks_dict_ref() if handle is not None else None
+    if hooks is None or handle.id not in hooks:
+        yield
+        return
+    hook = hooks[handle.id]
+    handle.remove()
+    try:
+        yield
+    finally:
+        offload.fwd_pre_hook = offload.module.register_forward_pre_hook(hook, prepend=True)
+
+
 # --- generation -----------------------------------------------------------------------------------
 @contextlib.contextmanager
 def generation_model(kind: str, wrapped, accelerator):
@@ -357,7 +386,7 @@ def generation_model(kind: str, wrapped, accelerator):
     if kind == "deepspeed":
         from trl.models.utils import unwrap_model_for_generation
 
-        with unwrap_model_for_generation(wrapped, accelerator) as net:
+        with unwrap_model_for_generation(wrapped, accelerator) as net, _without_step_reset(wrapped):
             yield net
         return
     from torch.distributed.fsdp import FSDPModule, FullyShardedDataParallel as FSDP
@@ -395,6 +424,31 @@ def generation_model(kind: str, wrapped, accelerator):
         for m in units:
             m.reshard()
             m.set_reshard_after_forward(accelerator.state.fsdp_plugin.reshard_after_forward, recurse=False)
+
+
+@contextlib.contextmanager
+def loaded_whole():
+    """Models that transformers loads inside this block are loaded whole in this process, not
+    partitioned over a ZeRO-3 launch's processes: what one process loads alone (an export, an
+    agent of its own). Outside a ZeRO-3 launch (no DeepSpeed config registered with transformers)
+    it changes nothing.
+
+    transformers partitions a model as it loads it (``deepspeed.zero.Init``, a collective in every
+    layer's constructor) while a ZeRO-3 DeepSpeed config is registered with it, which accelerate does
+    for the launch's whole life as soon as an ``Accelerator`` exists; the block unregisters it
+    (``unset_hf_deepspeed_config``) and registers the same config again on exit."""
+    from transformers.integrations import deepspeed as hf_deepspeed
+
+    ref = hf_deepspeed._hf_deepspeed_config_weak_ref  # the registered config (transformers keeps a weakref)
+    held = ref() if ref is not None else None
+    if held is None:
+        yield
+        return
+    hf_deepspeed.unset_hf_deepspeed_config()
+    try:
+        yield
+    finally:
+        hf_deepspeed.set_hf_deepspeed_config(held)
 
 
 def clean_name(name: str) -> str:

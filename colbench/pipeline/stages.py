@@ -158,8 +158,11 @@ def run_stage_episodes(cfg: PipelineConfig, tasks: list, model_path: str, out: P
     if todo and procs.main:
         load_adapter()  # once, before any process asks for the model
     procs.wait()
-    try:
-        run({s.episode_id for s in todo[procs.index::procs.count]}, episode_part(out, procs.index))
+    from colbench.agents.sharding import loaded_whole
+
+    try:  # a local policy: each process loads its own (whole, under ZeRO-3 too) for its own episodes
+        with loaded_whole():
+            run({s.episode_id for s in todo[procs.index::procs.count]}, episode_part(out, procs.index))
     except StageFailed:  # every process raises it below, from the merged file
         pass
     procs.wait()
@@ -314,8 +317,11 @@ def mark_finished(out: Path, method: str, info: dict) -> dict:
 
 def export_merged(ckpt: Path, model_dir: Path) -> None:
     """The trained policy of checkpoint ``ckpt`` as a plain transformers model directory (LoRA merged
-    into the base), freed again before the next stage."""
+    into the base), freed again before the next stage. Loaded whole in this process (the main one of
+    a launch exports alone: :func:`colbench.agents.sharding.loaded_whole`)."""
+    from colbench.agents.sharding import loaded_whole
     from colbench_env.lm.models import export_model
 
-    export_model(ckpt, model_dir)
+    with loaded_whole():
+        export_model(ckpt, model_dir)
     release_memory()
