@@ -15,12 +15,14 @@ import sys
 
 def main() -> int:
     algorithm, data, model, out, config = sys.argv[1:6]
+    from colbench.agents.config import merge_config_dicts
     from colbench.agents.registry import trainer_class
     from colbench.agents.trainer_base import config_from_dict, load_trajectories
 
     cls = trainer_class(algorithm)
     records = load_trajectories(data)
-    trainer = cls(config_from_dict(cls.config_class, dict(json.loads(config), model=model)))
+    trainer = cls(config_from_dict(cls.config_class, merge_config_dicts(cls.config_class, json.loads(config),
+                                                                         {"policy": {"model_name_or_path": model}})))
     if not trainer.accelerator.is_main_process:
         root = os.path.abspath(out)
 

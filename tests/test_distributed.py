@@ -21,6 +21,7 @@ from safetensors.torch import load_file
 from samples import BAD, GOOD, MID, TASK, traj
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
+from colbench.agents.config import merge_config_dicts
 from colbench.agents.registry import TRAINERS, trainer_class
 from colbench import configs_dir
 
@@ -79,7 +80,8 @@ def _config(algorithm: str, batch: int) -> dict:
 def _single_process(algorithm: str, model: str, out: Path, batch: int) -> None:
     """The same two updates (and resume) in this process, for the comparison."""
     cls = CLASSES[algorithm]
-    trainer = cls(dict(_config(algorithm, batch), model=model))
+    trainer = cls(merge_config_dicts(cls.config_class, _config(algorithm, batch),
+                                     {"policy": {"model_name_or_path": model}}))
     trainer.update(DATA)
     trainer.save(out / "first")
     resumed = cls.load(out / "first")

@@ -48,6 +48,7 @@ import torch
 from test_distributed import DATA, PER_BATCH, _free_port, _weights
 from tiny_models import save_tiny_llama, smollm2_tokenizer
 
+from colbench.agents.config import merge_config_dicts
 from colbench.agents.registry import trainer_class
 from colbench import configs_dir
 
@@ -124,7 +125,8 @@ def one_process(setup):
         log = _recording_losses(mp)
         for algorithm in CONFIGS:
             cls = trainer_class(algorithm)
-            trainer = cls(dict(_config(algorithm, 2), model=model))
+            trainer = cls(merge_config_dicts(cls.config_class, _config(algorithm, 2),
+                                             {"policy": {"model_name_or_path": model}}))
             losses = []
             for stage in ("first", "resumed"):
                 log.clear()
