@@ -541,7 +541,7 @@ class StageFiles:
             return
         data = {"format": self.FORMAT, "signature": self.signature, "metrics": metrics, "shuffle_calls": shuffle_calls}
         tmp = self.critic_json.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(data, indent=2, default=str, allow_nan=False) + "\n", encoding="utf-8")
         os.replace(tmp, self.critic_json)
 
     def open_candidates(self, keys: Sequence[tuple[int, str, int]], critic_metrics: dict, *,

@@ -320,7 +320,7 @@ def write_run_config(out: str | os.PathLike, signature: dict, *, option: str = "
     tmp = cfg_file.with_name(cfg_file.name + ".tmp")
     try:
         cfg_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(signature, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(signature, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
         os.replace(tmp, cfg_file)
     except OSError as e:
         raise UsageError(f"{option} {out}: cannot write {cfg_file} ({e.strerror or e})") from None

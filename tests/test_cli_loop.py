@@ -101,16 +101,18 @@ def test_model_names_lead_where_the_docstring_says(tmp_path, model_dir):
 
 
 # ------------------------------------------------------------------------ nothing to learn from
-@pytest.mark.parametrize("algorithm", ["mt-dpo", "sweet-rl", "grpo", "rft"])
+@pytest.mark.parametrize("algorithm", ["mt-dpo", "sweet-rl", "grpo", "rft", "ppo"])
 def test_trajectories_without_pairs_are_refused_saying_what_data_gives_them(tmp_path, algorithm):
     traj = scripted_rollouts(tmp_path)  # greedy, one rollout per task, every reward 0
     ck = tmp_path / "ck"
     line = assert_user_error(colbench("train", algorithm, "--trajectories", traj, "--model", "smollm2", "--out", ck),
                              "train", f"{algorithm}: ", "2 trajectories")
-    if algorithm != "rft":
-        assert "--rollouts-per-task K --temperature T" in line and "several of each task" in line
-    else:
+    if algorithm == "rft":
         assert "reaches reward >= 1" in line and "--rollouts-per-task" in line
+    elif algorithm == "ppo":
+        assert "all 2 trajectories have reward 0" in line and "--rollouts-per-task K --temperature T" in line
+    else:
+        assert "--rollouts-per-task K --temperature T" in line and "several of each task" in line
     assert not ck.exists()
 
 

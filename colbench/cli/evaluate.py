@@ -113,7 +113,7 @@ def _compare(args: argparse.Namespace) -> int:
     print(f"win rate of {args.compare[0]} over {args.compare[1]}: {100 * result['win_rate']:.1f}% "
           f"({result['wins']} wins, {result['losses']} losses, {result['ties']} ties over {result['tasks']} tasks)")
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result, allow_nan=False))
     return 0
 
 
@@ -205,5 +205,5 @@ def main(args: argparse.Namespace) -> int:
     if args.out:
         print(f"wrote {args.out}")
     if args.json:
-        print(json.dumps(metrics))
+        print(json.dumps(metrics, allow_nan=False))
     return 0

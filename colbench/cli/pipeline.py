@@ -172,5 +172,5 @@ def main(args: argparse.Namespace) -> int:
     if not cfg.seeds:
         print((out / "results.md").read_text())
     print((out / "stats.md").read_text())
-    print(json.dumps({"rows": report["rows"]}))
+    print(json.dumps({"rows": report["rows"]}, allow_nan=False))
     return 0

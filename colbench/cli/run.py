@@ -121,5 +121,5 @@ def main(args: argparse.Namespace) -> int:
         return 130
     print(format_summary(metrics))
     if args.json:
-        print(json.dumps(metrics))
+        print(json.dumps(metrics, allow_nan=False))
     return 0
