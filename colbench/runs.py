@@ -16,7 +16,9 @@ changed included) stops with an error naming the fields that differ instead of m
 file. A run that fails before its first episode (a model that is not found, ...) writes nothing. Each invocation's command line and code (git commit,
 versions) is appended to ``<out>.invocations.jsonl``. ``--episodes`` and ``--episodes-in-flight`` may change
 between reruns (more episodes extend the run). The metrics are computed over every episode of the
-run found in the file.
+run found in the file. Episodes that end with an error (a server failed) are written with their
+``error``; the run then ends with :class:`~colbench.errors.EpisodesFailed` (``colbench run`` exits 1,
+naming the first error), and a rerun retries them.
 
 Python: :func:`run` takes a :class:`RunConfig` (and optionally an agent object) and returns the
 metrics; the command line only parses arguments into a :class:`RunConfig`. The building blocks
@@ -36,11 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from colbench.errors import UsageError
+from colbench.errors import EpisodesFailed, UsageError
 from colbench_env.metrics import summarize
 from colbench_env.prompting import PROMPT_STYLES
 
-__all__ = ["RunConfig", "AGENTS", "SEMANTICS", "check_out_path", "check_resume", "config_path", "env_kind",
+__all__ = ["RunConfig", "AGENTS", "SEMANTICS", "check_episode_errors", "check_out_path", "check_resume",
+           "config_path", "env_kind",
            "invocations_path", "load_run_tasks", "make_agent", "make_run_simulator", "policy_agent", "resolve_policy",
            "run", "run_policy_episodes", "run_signature", "run_to_file", "scoring_pool", "tasks_hash",
            "write_run_config"]
@@ -437,6 +440,11 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     Everything the user can get wrong (env id, task file, ``out``, an earlier different run in
     ``out``, a plug-in spec) is checked before any model loads, and raised as :class:`UsageError`.
 
+    Raises:
+        EpisodesFailed: after every episode ran and was written, when some ended with an error (the
+            agent's or the human's server failed: :func:`check_episode_errors`); it names the first
+            error, carries the metrics, and rerunning the same config retries those episodes.
+
     Args:
         agent: an agent object to use instead of building ``config.agent`` (``config.agent`` then
             only names it in the run configuration).
@@ -494,7 +502,9 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
     finally:
         if simulator is None:
             sim.close()
-    return summarize(records)
+    metrics = summarize(records)
+    check_episode_errors(records, config.out, metrics=metrics)
+    return metrics
 
 
 # ------------------------------------------------------------------------- an LM policy's episodes
@@ -575,12 +585,11 @@ def run_policy_episodes(env_id: str, tasks: list, make_policy: Callable[[], Any]
     (:func:`colbench.pipeline.run_stage_episodes`) or of critic-ranking.
 
     Raises:
-        StageFailed: some episodes ended with an error (the agent's or the human's server failed);
+        EpisodesFailed: some episodes ended with an error (the agent's or the human's server failed);
             their records are kept and the episodes are run again on the next call.
     """
     import gymnasium as gym
 
-    from colbench.errors import StageFailed
     from colbench_env.lm.heap import release_memory
     from colbench_env.rollout import episode_specs
     from colbench_env.simulators import make_simulator
@@ -596,8 +605,18 @@ def run_policy_episodes(env_id: str, tasks: list, make_policy: Callable[[], Any]
     finally:
         sim.close()
         release_memory()
+    check_episode_errors(records, out)
+    return records
+
+
+def check_episode_errors(records: list[dict], out: str | os.PathLike, *, metrics: dict | None = None) -> None:
+    """Raise :class:`~colbench.errors.EpisodesFailed` (a :class:`~colbench.errors.StageFailed`) when
+    some of ``records`` (the episodes of ``out``) ended with an error, naming how many, the first
+    error, and how to retry them: rerunning the command resumes, running only the failed episodes
+    again (the others are kept). ``metrics`` ride along on the exception."""
     failed = [r for r in records if r.get("error")]
     if failed:
-        raise StageFailed(f"{out}: {len(failed)} of {len(records)} episodes ended with an error (first: "
-                          f"{str(failed[0]['error'])[:300]}); run the same command again to retry them")
-    return records
+        first = " ".join(str(failed[0]["error"]).split())
+        raise EpisodesFailed(f"{out}: {len(failed)} of {len(records)} episodes ended with an error (first: "
+                             f"{first[:300]}); run the same command again to retry them (it resumes: the "
+                             f"{len(records) - len(failed)} finished episodes are kept)", metrics)

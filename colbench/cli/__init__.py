@@ -7,7 +7,9 @@ imported, so light commands (``colbench evaluate``) never import torch.
 
 One error style: a user error (:class:`colbench.errors.UsageError`, a malformed task or trajectory
 file, an argparse error) prints one line ``colbench <command>: error: <message>`` naming the file,
-line and field, and exits with status 2, without a traceback. Ctrl-C exits with status 130.
+line and field, and exits with status 2, without a traceback. Episodes that a server failed
+(:class:`colbench.errors.StageFailed`: kept, retried by the same command) print one line and exit
+with status 1. Ctrl-C exits with status 130.
 """
 from __future__ import annotations
 
@@ -92,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     name = argv[0]
     module_name, help_text = COMMANDS[name]
     prog = f"colbench {name}"
-    from colbench.errors import user_error_types
+    from colbench.errors import StageFailed, user_error_types
 
     try:
         module = importlib.import_module(module_name)
@@ -111,6 +113,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: error: this needs the '{extra}' extra ({e}): pip install 'colbench[{extra}]'",
               file=sys.stderr)
         return 2
+    except StageFailed as e:  # episodes a server failed: the work done is kept, the same command retries them
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130
