@@ -45,13 +45,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-#: third-party module -> the extra that installs it (pyproject.toml)
-EXTRAS = {"torch": "lm", "transformers": "lm", "gguf": "lm", "safetensors": "lm",
-          "selenium": "frontend", "PIL": "frontend", "psutil": "frontend",
-          "peft": "train", "trl": "train", "accelerate": "train", "bitsandbytes": "train",
-          "matplotlib": "bench", "jinja2": "view", "pygments": "view", "markupsafe": "view"}
-
-
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Shows every option's default; keeps the description's line breaks."""
 
@@ -106,8 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     except user_error_types() as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
-    except ModuleNotFoundError as e:
-        extra = EXTRAS.get((e.name or "").split(".")[0])
+    except ModuleNotFoundError as e:  # a command that checks its extras first never gets here
+        from colbench.extras import extra_of
+
+        extra = extra_of((e.name or "").split(".")[0], prefer=(name,))
         if extra is None:
             raise
         print(f"{prog}: error: this needs the '{extra}' extra ({e}): pip install 'colbench[{extra}]'",
