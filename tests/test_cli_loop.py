@@ -460,3 +460,51 @@ def test_the_readme_loop_runs_as_written(tmp_path, readme_block):
         assert "gemm_4bit_forward" not in p.stderr and "Traceback" not in p.stderr, cmd
     assert (tmp_path / "runs/loop/ckpt/trainer.json").exists() and (tmp_path / "runs/loop/model/config.json").exists()
     assert "win rate of runs/loop/trained.jsonl over runs/loop/base.jsonl" in p.stdout
+
+
+# ------------------------------------------------------------------------------ a first run, told
+def test_a_local_model_on_the_paper_prompt_is_told_its_cost_only_there():
+    """The up-front note is for a local model on the paper's prompt only (it measures the model, so
+    any other run is left alone: nothing is generated for it)."""
+    from colbench.runs import RunConfig, local_model_note
+
+    class Untouchable:  # generating would fail: the note must not get that far
+        lm = None
+
+    for config in (RunConfig(out="o", agent="smollm2", prompt_style="compact"), RunConfig(out="o", agent="scripted"),
+                   RunConfig(out="o", agent="openai", agent_model="m", agent_base_url="http://127.0.0.1:9/v1")):
+        assert local_model_note(config, Untouchable(), task=None) is None
+
+
+@pytest.mark.slow
+def test_a_first_run_says_what_an_episode_costs_and_shows_progress_by_turn(tmp_path):
+    """SmolLM2 on the paper's prompt (colbench run's defaults), 2 tasks, 2 turns: before the first
+    episode one note says what an episode can cost (turns x new tokens, at the rate measured then)
+    and one the settings the embedded model is made for; the progress goes by turn, with episodes
+    and tokens per second, and ends at the turns the records hold."""
+    out = tmp_path / "first.jsonl"
+    p = colbench("run", "--agent", "smollm2", "--tasks", "generated:2:1:rate", "--max-turns", 2, "--max-new-tokens",
+                 24, "--out", out, env_extra=OFFLINE, timeout=600)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr[-3000:]
+    lines = p.stderr.replace("\r", "\n").splitlines()
+    cost = [ln for ln in lines if ln.startswith("colbench run: note: on the paper's prompt")]
+    assert len(cost) == 1, p.stderr[-3000:]
+    m = re.fullmatch(r"colbench run: note: on the paper's prompt an episode can take up to 2 turns x 24 new tokens = "
+                     r"48 tokens, about (?:(\d+) min )?(\d+) s an episode at the ([\d.]+) tokens/s measured now \((\d+) "
+                     r"tokens of one sequence; 4 episodes in flight share the model\)", cost[0])
+    assert m, cost[0]
+    minutes, seconds, rate, probe = int(m.group(1) or 0), int(m.group(2)), float(m.group(3)), int(m.group(4))
+    assert 0 < probe <= 32 and rate > 0
+    assert 48 / (rate + 0.05) - 1 <= 60 * minutes + seconds <= 48 / max(rate - 0.05, 1e-9) + 1  # 48 tokens at that rate
+    assert ("colbench run: note: the embedded SmolLM2-135M solves none of the paper-prompt tasks; it is made for "
+            "--prompt-style compact (a worked example) and the backend's 'rate' task family, e.g. colbench run "
+            "--agent smollm2 --tasks generated:16:1:rate --split test --prompt-style compact --max-turns 3 "
+            "--max-new-tokens 96") in lines
+    assert lines.index(cost[0]) < min(i for i, ln in enumerate(lines) if ln.startswith("smollm2 on "))  # before it starts
+    recs = read_trajectories(out)
+    turns = sum(m["role"] == "assistant" for r in recs for m in r["dialogue_history"])
+    bar = [ln for ln in lines if ln.startswith("smollm2 on ColBench-Backend-v0:")]
+    assert re.search(r"\| 0/4 \[.*episodes 0/2\]$", bar[0]), bar[0]  # at most 2 episodes x 2 turns; no rate yet
+    final = re.search(rf"100%\|.*\| {turns}/{turns} \[[\d:]+<00:00, .*, episodes 2/2, ([\d.]+) tok/s\]$", bar[-1])
+    assert final and float(final.group(1)) > 0, bar[-1]
+    assert any(re.search(rf"\| [1-{turns - 1}]/\d \[.*, episodes [01]/2, [\d.]+ tok/s\]$", ln) for ln in bar), bar

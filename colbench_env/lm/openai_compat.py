@@ -301,6 +301,9 @@ class OpenAICompatBackend(LMBackend):
                 body["logprobs"] = True
             body.update(self.extra_body)
             reply, url = self._post(body)
+            usage = reply.get("usage") if isinstance(reply, dict) else None
+            if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
+                self._count_tokens(usage["completion_tokens"])  # the server's count, for tokens per second
             choices = reply.get("choices") if isinstance(reply, dict) else None
             if not isinstance(choices, list) or not choices:
                 raise BackendError(f"{url} answered JSON without 'choices': {json.dumps(reply)[:200]}")
