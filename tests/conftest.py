@@ -29,14 +29,28 @@ def tok():
 
 
 @pytest.fixture(scope="session")
-def model_dir(tok, tmp_path_factory):
-    """A saved tiny random Llama (seed 0) with SmolLM2's tokenizer: a model path for the trainers."""
-    from tiny_models import tiny_llama
+def tiny_model_dir(tok, tmp_path_factory):
+    """``tiny_model_dir(seed=0, hidden_size=32)``: the path of a saved tiny random Llama with SmolLM2's
+    tokenizer (:func:`tiny_models.save_tiny_llama`), made once per session and settings: the one
+    model directory the trainers, the pipeline and the launches load. Read-only: a test that changes
+    a model copies it first."""
+    from tiny_models import save_tiny_llama
 
-    d = tmp_path_factory.mktemp("tiny_llama")
-    tiny_llama(tok, 0).save_pretrained(d)
-    tok.save_pretrained(d)
-    return str(d)
+    made: dict[tuple[int, int], str] = {}
+
+    def get(seed: int = 0, hidden_size: int = 32) -> str:
+        if (seed, hidden_size) not in made:
+            made[seed, hidden_size] = save_tiny_llama(tmp_path_factory.mktemp(f"tiny-{seed}-{hidden_size}"), tok,
+                                                      seed, hidden_size)
+        return made[seed, hidden_size]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def model_dir(tiny_model_dir):
+    """The trainer tests' tiny model: :func:`tiny_model_dir` at seed 0, hidden size 64."""
+    return tiny_model_dir(0, 64)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ stderr): checkpoints must be written once, by the main process.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 

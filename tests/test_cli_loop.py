@@ -335,12 +335,10 @@ def test_the_bitsandbytes_kernel_warning_is_gone():
 
 # ------------------------------------------------------------------- checkpoints and exports
 @pytest.mark.slow
-def test_a_checkpoint_and_its_export_run_with_the_same_greedy_texts(tmp_path, tok):
+def test_a_checkpoint_and_its_export_run_with_the_same_greedy_texts(tmp_path, tiny_model_dir):
     from safetensors.torch import load_file
 
-    from tiny_models import save_tiny_llama
-
-    base = save_tiny_llama(tmp_path / "base", tok, seed=3)
+    base = tiny_model_dir(seed=3, hidden_size=64)
     traj = write_jsonl(tmp_path / "t.jsonl", [GOOD, BAD, MID])
     ck, ex = tmp_path / "ck", tmp_path / "exported"
     p = colbench("train", "mt-dpo", "--trajectories", traj, "--model", base, "--out", ck, "--export", ex,

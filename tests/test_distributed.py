@@ -21,7 +21,6 @@ import pytest
 import torch
 from safetensors.torch import load_file
 from samples import BAD, GOOD, MID, TASK, traj
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 from colbench import configs_dir
 from colbench.agents.registry import TRAINERS, trainer_class
@@ -58,9 +57,9 @@ PER_PROCESS = 1  # micro-batch per process; one process gets 2 x this
 
 
 @pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory):
+def tiny_dir(tiny_model_dir):
     torch.set_num_threads(1)
-    return save_tiny_llama(tmp_path_factory.mktemp("tiny_ddp"), smollm2_tokenizer(), hidden_size=32)
+    return tiny_model_dir()
 
 
 def _free_port() -> int:

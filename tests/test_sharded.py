@@ -88,10 +88,10 @@ def _config(algorithm: str, per_process: int) -> dict:
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory):
+def setup(tmp_path_factory, tiny_model_dir):
     torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("sharded")
-    model = save_tiny_llama(root / "tiny", smollm2_tokenizer(), hidden_size=32)
+    model = tiny_model_dir()
     data = root / "trajs.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in DATA))
     return root, model, data
