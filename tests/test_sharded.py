@@ -46,10 +46,10 @@ from pathlib import Path
 import pytest
 import torch
 from test_distributed import DATA, PER_BATCH, _free_port, _weights
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
-from colbench.agents.registry import trainer_class
 from colbench import configs_dir
+from colbench.agents.registry import trainer_class
+from colbench.cli.train import cli_defaults
 
 HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.slow
@@ -124,7 +124,8 @@ def one_process(setup):
         log = _recording_losses(mp)
         for algorithm in CONFIGS:
             cls = trainer_class(algorithm)
-            trainer = cls(dict(_config(algorithm, 2), model=model))
+            conf = dict(cli_defaults(algorithm), **_config(algorithm, 2))  # as colbench train builds it
+            trainer = cls(dict(conf, policy=dict(conf["policy"], model_name_or_path=model)))
             losses = []
             for stage in ("first", "resumed"):
                 log.clear()
