@@ -18,7 +18,7 @@ VF_PY := $(VF_VENV)/bin/python
 
 export COLBENCH_ASSETS := $(ASSETS)
 
-.PHONY: setup verifiers-env browser assets test test-fast demo bench clean
+.PHONY: setup verifiers-env browser assets test test-fast demo bench docs clean
 
 $(VENV)/.stamp: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -72,5 +72,9 @@ demo: setup
 bench: setup browser assets
 	$(VENV)/bin/colbench bench
 
+# The docs site into ./site (the test suite builds it too, and follows every link: tests/test_docs.py).
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) $(VF_VENV) $(ASSETS) build *.egg-info
+	rm -rf $(VENV) $(VF_VENV) $(ASSETS) build site *.egg-info

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import threading
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Sequence
 
-from colbench_env.lm.base import GeneratedText, LMBackend, SamplingParams, derived_seed
+from colbench_env.lm.base import GeneratedText, Generation, LMBackend, SamplingParams, derived_seed
+from colbench_env.lm.tokens import TurnTokens, tokenizer_fingerprint
 from colbench_env.protocol import ANSWER_MARKER, MAX_TURNS, OUTPUT_MARKER
 from colbench_env.prompting import observation_to_messages
 
@@ -143,6 +145,18 @@ class LMAgent(Agent):
             reproducible for the same sequence of calls, and no two turns share random numbers.
         prompt_style: ``"paper"`` (default) or ``"compact"`` (a worked example, for very small
             policies; :data:`colbench_env.prompting.PROMPT_STYLES`).
+        record_tokens: attach to each action the token ids the policy saw and produced
+            (:class:`~colbench_env.lm.tokens.TurnTokens` on the returned
+            :class:`~colbench_env.lm.base.GeneratedText`; the environment records them on the
+            dialogue entry): always from a local model, from a server when it gives them
+            (vLLM's ``return_token_ids``), else the server's token counts.
+        record_logprobs: also ask for, and record, the log-prob of each generated token (a local
+            model keeps every step's logits for it; a server must answer ``logprobs``).
+        tokenizer: the policy's tokenizer (an object, or a name or path for
+            :func:`colbench_env.lm.models.resolve_model`), whose
+            :func:`~colbench_env.lm.tokens.tokenizer_fingerprint` the recorded ids carry so that a
+            trainer knows they are in its own tokens; default: the backend's (a local model), none
+            for a server (:func:`colbench.agents.served.served_policy` passes the served model's).
         lm_kwargs: passed to :func:`make_backend` when ``lm`` is a name.
 
     ``batched`` is the backend's (:attr:`~colbench_env.lm.base.LMBackend.batched`): the rollout
@@ -151,7 +165,8 @@ class LMAgent(Agent):
     """
 
     def __init__(self, lm: Any = "smollm2", *, kind: str = "backend", max_turns: int = MAX_TURNS,
-                 sampling: SamplingParams | None = None, prompt_style: str = "paper", **lm_kwargs: Any):
+                 sampling: SamplingParams | None = None, prompt_style: str = "paper", record_tokens: bool = True,
+                 record_logprobs: bool = False, tokenizer: Any = None, **lm_kwargs: Any):
         from colbench_env.prompting import PROMPT_STYLES
 
         if prompt_style not in PROMPT_STYLES:
@@ -166,6 +181,10 @@ class LMAgent(Agent):
         self.max_turns = max_turns
         self.sampling = sampling or SamplingParams(max_new_tokens=512, temperature=0.0)
         self.prompt_style = prompt_style
+        self.record_tokens = bool(record_tokens)
+        self.record_logprobs = bool(record_logprobs)
+        #: :func:`~colbench_env.lm.tokens.tokenizer_fingerprint` of the policy's tokenizer (``None``: unknown)
+        self.token_fingerprint = _fingerprint(tokenizer if tokenizer is not None else getattr(self.lm, "tokenizer", None))
         self._calls = 0
         self._calls_lock = threading.Lock()
 
@@ -195,10 +214,37 @@ class LMAgent(Agent):
             call, self._calls = self._calls, self._calls + 1
         if params.seed is not None and params.temperature > 0:
             params = dataclasses.replace(params, seed=derived_seed(params.seed, call))
+        if self.record_tokens:
+            params = dataclasses.replace(params, return_token_ids=True,
+                                         return_logprobs=params.return_logprobs or self.record_logprobs)
         gens = self.lm.generate([self.messages(o) for o in observations], params)
         n = self.sampling.n
-        # the text, knowing whether it ended at an end token or was cut at max_new_tokens
-        return [GeneratedText(gens[i * n].text, gens[i * n].finish_reason) for i in range(len(observations))]
+        # the text, knowing whether it ended at an end token or was cut at max_new_tokens (and its ids)
+        return [GeneratedText(g.text, g.finish_reason, self._tokens(g) if self.record_tokens else None)
+                for g in (gens[i * n] for i in range(len(observations)))]
+
+    def _tokens(self, gen: Generation) -> TurnTokens:
+        """What :attr:`record_tokens` attaches to an action: the generation's ids, else a server's counts;
+        its log-probs when asked for and one per generated id."""
+        usage = gen.meta.get("usage") or {}
+        logprobs = gen.logprobs if self.record_logprobs or self.sampling.return_logprobs else None
+        if logprobs is not None and gen.token_ids is not None and len(logprobs) != len(gen.token_ids):
+            logprobs = None
+        return TurnTokens(prompt_ids=gen.prompt_token_ids, completion_ids=gen.token_ids, logprobs=logprobs,
+                          fingerprint=self.token_fingerprint, n_prompt=usage.get("prompt_tokens"),
+                          n_completion=usage.get("completion_tokens"))
 
     def close(self) -> None:
         self.lm.close()
+
+
+def _fingerprint(tokenizer: Any) -> str | None:
+    """:func:`~colbench_env.lm.tokens.tokenizer_fingerprint` of a tokenizer, or of the one of a model
+    name or path (:func:`~colbench_env.lm.models.resolve_model`); ``None`` for ``None``."""
+    if tokenizer is None:
+        return None
+    if isinstance(tokenizer, (str, os.PathLike)):
+        from colbench_env.lm.models import load_tokenizer, resolve_model
+
+        tokenizer = load_tokenizer(resolve_model(tokenizer, option="tokenizer"))
+    return tokenizer_fingerprint(tokenizer)

@@ -220,6 +220,10 @@ class TrainerConfig:
             rate (transformers' ``cosine_with_min_lr``, as the reference's ``train_dpo.py``).
         warmup_ratio: warm-up fraction of the steps (``"cosine"`` only; reference 0.03).
         min_lr_ratio: final learning rate / learning rate (``"cosine"`` only; reference 0.1).
+        recorded_tokens: train the policy on the token ids it recorded while collecting a trajectory
+            (each agent entry's ``tokens``), when every agent turn of the record has them from this
+            policy's tokenizer (same :func:`~colbench_env.lm.tokens.tokenizer_fingerprint`);
+            ``False``: always re-tokenize the text (:mod:`colbench.agents.tokenize`).
     """
 
     _nested: ClassVar[dict[str, type]] = {"policy": ModelConfig}
@@ -241,6 +245,7 @@ class TrainerConfig:
     lr_scheduler: str = "constant"
     warmup_ratio: float = 0.0
     min_lr_ratio: float = 0.1
+    recorded_tokens: bool = True
 
     def __post_init__(self) -> None:
         self.policy = _nested_config(ModelConfig, self.policy, "policy")
@@ -319,6 +324,17 @@ def config_fields(cls: type, prefix: str = "") -> list[tuple[str, Any, str]]:
 #: the trainer config fields that shape the agent's contexts, as trajectories record them
 #: (``agent_prompt``: :data:`colbench_env.prompting.AGENT_PROMPT_FIELD`)
 CONTEXT_SETTINGS = ("prompt_style", "max_turns")
+
+
+def config_formatter(config: TrainerConfig):
+    """The contexts a trainer with ``config`` builds by default, ``(task_record, dialogue_history) ->
+    chat messages``: :func:`colbench_env.prompting.record_messages` with its ``max_turns`` and
+    ``prompt_style``."""
+    import functools
+
+    from colbench_env.prompting import record_messages
+
+    return functools.partial(record_messages, max_turns=config.max_turns, style=config.prompt_style)
 
 
 def recorded_context(records: list[dict], *, source: str = "<trajectories>") -> dict:

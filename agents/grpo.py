@@ -29,7 +29,6 @@ import torch
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .grpo_config import GRPOConfig
 from .losses import group_relative_advantages, grpo_loss
-from .tokenize import tokenize_trajectory
 from .trainer_base import LMTrainer, load_trajectories, task_key, trajectory_reward
 
 __all__ = ["GRPOConfig", "GRPO"]
@@ -68,8 +67,7 @@ class GRPO(LMTrainer):
         for i, (rec, a) in enumerate(zip(records, adv.tolist())):
             if c.drop_zero_advantage and a == 0.0:
                 continue
-            seqs = tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter, max_length=c.max_length,
-                                       source=f"<trajectory {i}>")
+            seqs = self.trajectory_sequences(rec, source=f"<trajectory {i}>")
             for s in seqs:
                 batch = self.policy.batch([s])
                 with torch.no_grad():
@@ -134,7 +132,7 @@ class GRPO(LMTrainer):
     @torch.no_grad()
     def turn_logprobs(self, record: dict) -> list[float]:
         """Summed log-prob of each agent turn of a trajectory under the current policy."""
-        seqs = tokenize_trajectory(self.tokenizer, record, formatter=self.formatter, max_length=self.config.max_length)
+        seqs = self.trajectory_sequences(record)
         self.policy.eval()
         batch = self.policy.batch(seqs)
         logps = self.policy.token_logps(batch)

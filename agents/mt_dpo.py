@@ -27,7 +27,7 @@ import torch
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .losses import dpo_loss, masked_sum
 from .mt_dpo_config import MultiTurnDPOConfig
-from .tokenize import TokenizedSequence, tokenize_trajectory
+from .tokenize import TokenizedSequence
 from .trainer_base import LMTrainer, TrainableLM, task_key, trajectory_reward
 
 __all__ = ["MultiTurnDPOConfig", "MultiTurnDPO", "all_ordered_pairs", "trajectory_pairs", "train_preference_pairs",
@@ -180,8 +180,7 @@ class MultiTurnDPO(LMTrainer):
 
         def tok(rec: dict) -> list[TokenizedSequence]:
             if id(rec) not in cache:
-                cache[id(rec)] = tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter,
-                                                     max_length=c.max_length)
+                cache[id(rec)] = self.trajectory_sequences(rec)
             return cache[id(rec)]
 
         for chosen, rejected in trajectory_pairs(trajectories, success_threshold=c.success_threshold,
@@ -219,7 +218,7 @@ class MultiTurnDPO(LMTrainer):
     @torch.no_grad()
     def trajectory_logprob(self, record: dict, *, reference: bool = False) -> float:
         """``sum_t log pi(a_t | context_t)`` of one trajectory under the policy (or the reference)."""
-        seqs = tokenize_trajectory(self.tokenizer, record, formatter=self.formatter, max_length=self.config.max_length)
+        seqs = self.trajectory_sequences(record)
         self.policy.eval()
         total, _ = _summed_logps(self.policy, [seqs], reference=reference)
         return float(total[0])

@@ -34,7 +34,7 @@ import torch
 
 from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, value_loss
 from .ppo_config import PPOConfig
-from .tokenize import TokenizedSequence, tokenize_trajectory
+from .tokenize import TokenizedSequence
 from .config import NoTrainingData
 from .trainer_base import LMTrainer, load_trajectories, trajectory_reward
 
@@ -113,8 +113,7 @@ class PPO(LMTrainer):
         items = []
         self.policy.eval()
         for i, rec in enumerate(load_trajectories(trajectories)):
-            seqs = tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter, max_length=c.max_length,
-                                       source=f"<trajectory {i}>")
+            seqs = self.trajectory_sequences(rec, source=f"<trajectory {i}>")
             if not seqs:
                 continue
             with torch.no_grad():
@@ -190,7 +189,7 @@ class PPO(LMTrainer):
     def turn_logprobs(self, record: dict) -> list[float]:
         """Summed log-prob of each agent turn of a trajectory under the current policy (at the
         sampling temperature, as in the PPO loss)."""
-        seqs = tokenize_trajectory(self.tokenizer, record, formatter=self.formatter, max_length=self.config.max_length)
+        seqs = self.trajectory_sequences(record)
         self.policy.eval()
         logps, batch, _ = self._forward(seqs, with_values=False)
         out = []

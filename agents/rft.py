@@ -12,7 +12,6 @@ import torch
 
 from .losses import masked_sum
 from .rft_config import RFTConfig
-from .tokenize import tokenize_trajectory
 from .config import NoTrainingData
 from .trainer_base import LMTrainer, load_trajectories, task_key, trajectory_reward
 
@@ -57,8 +56,7 @@ class RejectionFineTuning(LMTrainer):
     def _tokenize(self, records: list[dict]) -> list:
         seqs = []
         for i, rec in enumerate(records):
-            seqs += tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter,
-                                        max_length=self.config.max_length, source=f"<trajectory {i}>")
+            seqs += self.trajectory_sequences(rec, source=f"<trajectory {i}>")
         return seqs
 
     def kept(self, trajectories) -> list[dict]:
@@ -114,7 +112,7 @@ class RejectionFineTuning(LMTrainer):
         """Mean log-prob per agent token of the given trajectories under the current policy."""
         seqs = []
         for rec in load_trajectories(trajectories):
-            seqs += tokenize_trajectory(self.tokenizer, rec, formatter=self.formatter, max_length=self.config.max_length)
+            seqs += self.trajectory_sequences(rec)
         lm = self.policy
         lm.eval()
         s, n = 0.0, 0.0

@@ -61,13 +61,33 @@ def served_policy(base_url: str | Sequence[str], model: str | os.PathLike, *, ru
     """An :class:`~colbench.agents.base.LMAgent` whose turns ``model`` generates on the server(s) at
     ``base_url``, asked for by :func:`served_model_name` ``(model, run_dir)``.
 
+    The agent records the token ids the server gives (vLLM's ``return_token_ids``; its token counts
+    otherwise: :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend`) with the fingerprint of
+    ``model``'s tokenizer when ``model`` is found here (:func:`colbench_env.lm.models.resolve_model`:
+    the base's path, a trained policy's directory), so that the trainers train on them.
+
     Args:
-        agent_kwargs: :class:`LMAgent`'s (``kind``, ``max_turns``, ``sampling``, ``prompt_style``);
-            greedy decoding (``temperature=0``) asks the server for greedy decoding too.
+        agent_kwargs: :class:`LMAgent`'s (``kind``, ``max_turns``, ``sampling``, ``prompt_style``,
+            ``tokenizer`` to name the tokenizer otherwise); greedy decoding (``temperature=0``) asks
+            the server for greedy decoding too.
         timeout_s: per-request timeout (a long generation on a busy server takes minutes).
     """
+    if agent_kwargs.get("tokenizer") is None:
+        agent_kwargs["tokenizer"] = _local_tokenizer(model)
     return LMAgent("openai", base_url=base_url, model=served_model_name(model, run_dir), api_key=api_key,
                    timeout_s=timeout_s, **agent_kwargs)
+
+
+def _local_tokenizer(model: str | os.PathLike):
+    """The tokenizer of ``model`` when it is found here (a path, a checkpoint, a hub id in the cache),
+    else ``None`` (a model only the server has)."""
+    from colbench_env.errors import UsageError
+    from colbench_env.lm.models import load_tokenizer, resolve_model
+
+    try:
+        return load_tokenizer(resolve_model(model, option="model"))
+    except (UsageError, OSError, ValueError):
+        return None
 
 
 def load_lora_adapter(base_url: str | Sequence[str], name: str, path: str | os.PathLike, *,

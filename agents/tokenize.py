@@ -26,15 +26,33 @@ sequence per turn: e.g. after a turn with a thought before ``OUTPUT:`` (the next
 turn as its message only, as the reference's agent sees it, while the action trained is the raw
 generation), or with a prompt that re-writes the whole history into one user message each turn; the
 summed log-probability ``sum_t log pi(a_t | context_t)`` is the same either way.
+
+Recorded token ids (token-exact training): a record made by a policy that recorded the ids it saw and
+produced (each agent entry's ``tokens``, :mod:`colbench_env.lm.tokens`) is trained on those ids, not
+on a re-tokenization of its text, when :func:`tokenize_trajectory` is given the fingerprint of its
+tokenizer (``token_fingerprint``) and *every* agent turn of the record carries prompt and completion
+ids with that fingerprint (otherwise the whole record is re-tokenized as above). Turn ``t`` is then
+``(prompt_ids_t, completion_ids_t)``: the completion -- what the policy generated, its end-of-turn
+token included when it sampled one, none after a generation cut at ``max_new_tokens`` -- is trained
+(``mask == 1``), the prompt never (the instructions, the human's replies, earlier turns as the
+template re-rendered them). The turns pack into one sequence when each turn's prompt ids start with
+the previous turns' prompt + completion ids (the same test as above, on ids), else one sequence per
+turn, each exactly as the policy saw it: a chat template that re-renders earlier turns (Qwen3
+dropping earlier ``<think>`` blocks) gives per-turn sequences, never a context the policy did not see.
+The completion is all the policy generated, also past a second ``OUTPUT:`` that the recorded
+``output`` text is cut before. Re-tokenizing instead trains what the template writes: with ChatML
+(SmolLM2) the ``"\n"`` after each ``<|im_end|>``, which the policy never sampled
+(:func:`token_report` counts the turns whose trained tokens differ from the policy's).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import torch
 
 from colbench_env.lm.base import FINISH_REASONS, GeneratedText, finish_reason_of
+from colbench_env.lm.tokens import TokenRecordError, TurnTokens, history_turn_tokens
 
 __all__ = [
     "Turn",
@@ -47,6 +65,10 @@ __all__ = [
     "tokenize_trajectory",
     "collate",
     "default_formatter",
+    "recorded_turn_tokens",
+    "token_report",
+    "policy_token_report",
+    "TokenReport",
 ]
 
 Messages = list[dict]
@@ -219,6 +241,62 @@ def tokenize_turn(tokenizer, messages: Messages, action: str, *, max_length: int
                              [(len(p_ids), len(p_ids) + trained)], [0])
 
 
+def recorded_turn_tokens(record: dict, token_fingerprint: str | None, *,
+                         source: str = "<trajectory>") -> list[TurnTokens] | None:
+    """The recorded ids of every agent turn of ``record`` when each carries prompt and completion ids
+    made with the tokenizer of ``token_fingerprint``; ``None`` otherwise (or when it is ``None``).
+
+    Raises:
+        TokenizationError: a malformed ``tokens`` field, naming the record and the field.
+    """
+    if token_fingerprint is None:
+        return None
+    turns = _history_tokens(record, source)
+    if not turns or not all(t is not None and t.has_ids and t.fingerprint == token_fingerprint for t in turns):
+        return None
+    return turns
+
+
+def _history_tokens(record: dict, source: str) -> list[TurnTokens | None]:
+    try:
+        return history_turn_tokens(record.get("dialogue_history") or [])
+    except TokenRecordError as e:
+        raise TokenizationError(f"{source}: {e}") from None
+
+
+def _recorded_sequences(turns: Sequence[TurnTokens], *, max_length: int | None,
+                        multi_turn: bool) -> list[TokenizedSequence]:
+    """The sequences of recorded turns (module docstring): packed when every prompt extends the ids
+    before it and the whole fits ``max_length``, else one per turn, the prompt cut from the left
+    (and a completion longer than ``max_length - 1`` cut from the right)."""
+    if multi_turn:
+        ids: list[int] = []
+        mask: list[int] = []
+        spans: list[tuple[int, int]] = []
+        for t in turns:
+            if t.prompt_ids[:len(ids)] != ids:
+                break
+            new_context = t.prompt_ids[len(ids):]
+            ids += new_context
+            mask += [0] * len(new_context)
+            spans.append((len(ids), len(ids) + len(t.completion_ids)))
+            ids += t.completion_ids
+            mask += [1] * len(t.completion_ids)
+        else:
+            if max_length is None or len(ids) <= max_length:
+                return [TokenizedSequence(ids, mask, spans, list(range(len(turns))))]
+    out = []
+    for k, t in enumerate(turns):
+        p_ids, c_ids = list(t.prompt_ids), list(t.completion_ids)
+        if max_length is not None and len(p_ids) + len(c_ids) > max_length:
+            c_ids = c_ids[:max_length - 1] if len(c_ids) >= max_length else c_ids
+            room = max_length - len(c_ids)
+            p_ids = p_ids[len(p_ids) - room:] if room > 0 else []
+        out.append(TokenizedSequence(p_ids + c_ids, [0] * len(p_ids) + [1] * len(c_ids),
+                                     [(len(p_ids), len(p_ids) + len(c_ids))], [k]))
+    return out
+
+
 def tokenize_trajectory(
     tokenizer,
     record: dict,
@@ -228,6 +306,7 @@ def tokenize_trajectory(
     multi_turn: bool = True,
     keep_head: int = 0,
     source: str = "<trajectory>",
+    token_fingerprint: str | None = None,
 ) -> list[TokenizedSequence]:
     """All agent turns of a trajectory, as one multi-turn sequence when possible (module docstring).
 
@@ -237,10 +316,19 @@ def tokenize_trajectory(
             cut as in :func:`tokenize_turn`.
         keep_head: messages at the start of every context that truncation must keep
             (:func:`tokenize_turn`); :class:`ContextTooLong` when some turn cannot keep them.
+            Re-tokenized contexts only: with ``keep_head > 0`` recorded ids are not used.
+        token_fingerprint: :func:`~colbench_env.lm.tokens.tokenizer_fingerprint` of ``tokenizer``:
+            train on the ids the policy recorded when every agent turn has them with this fingerprint
+            (:func:`recorded_turn_tokens`; ``formatter`` is then not used); ``None``: always
+            re-tokenize the text.
 
     Returns:
         A list of sequences whose masks together cover every agent action exactly once.
     """
+    if keep_head == 0:
+        recorded = recorded_turn_tokens(record, token_fingerprint, source=source)
+        if recorded is not None:
+            return _recorded_sequences(recorded, max_length=max_length, multi_turn=multi_turn)
     turns = agent_turns(record, formatter, source=source)
     if not turns:
         return []
@@ -312,6 +400,130 @@ def turn_masks(sequences: Sequence[TokenizedSequence], length: int) -> list[tupl
             m[max(start - 1, 0):end - 1] = 1.0
             out.append((b, tid, m))
     return out
+
+
+@dataclass
+class TokenReport:
+    """How the agent turns of some trajectories would be trained, against what their policy saw
+    (:func:`token_report`).
+
+    Attributes:
+        turns: agent turns.
+        recorded: of those, trained on the ids the policy recorded (the record carries them for
+            every turn, with the trainer's tokenizer fingerprint).
+        would_differ: of the ``recorded`` ones, how many re-tokenizing the text would have changed.
+        same: re-tokenized turns whose trained ids equal the ids the policy recorded (another
+            tokenizer fingerprint, or none, but the same tokens).
+        differ: re-tokenized turns whose trained tokens differ from the policy's: other ids than
+            the recorded ones, or as many tokens as the server did not count.
+        unchecked: re-tokenized turns with nothing recorded to check against (no ids; the counts,
+            when recorded, agree).
+        first: ``{"differ" | "unchecked": "<source> agent turn k: why"}``, the first turn of each kind.
+    """
+
+    turns: int = 0
+    recorded: int = 0
+    would_differ: int = 0
+    same: int = 0
+    differ: int = 0
+    unchecked: int = 0
+    first: dict = field(default_factory=dict)
+
+    @property
+    def retokenized(self) -> int:
+        """Turns trained on a re-tokenization of their text."""
+        return self.turns - self.recorded
+
+    @property
+    def inexact(self) -> int:
+        """Turns whose trained tokens are not known to be the policy's (``differ + unchecked``)."""
+        return self.differ + self.unchecked
+
+    def summary(self) -> str:
+        """One line: how many turns train on recorded ids, how many re-tokenized ones differ."""
+        text = f"{self.turns} agent turns: {self.recorded} trained on the token ids the policy recorded"
+        if self.recorded:
+            text += f" (re-tokenizing their text would change {self.would_differ})"
+        if self.retokenized:
+            text += (f"; {self.retokenized} re-tokenized: {self.differ} differ from what the policy saw, "
+                     f"{self.same} the same, {self.unchecked} unchecked (no token ids recorded)")
+        return text
+
+
+def _trained_turns(sequences: Sequence[TokenizedSequence]) -> dict[int, tuple[list[int], list[int]]]:
+    """``{turn: (context ids before its span, its trained ids)}`` of a trajectory's sequences."""
+    out = {}
+    for seq in sequences:
+        for (start, end), tid in zip(seq.turn_spans, seq.turn_ids):
+            out[tid] = (seq.input_ids[:start], seq.input_ids[start:end])
+    return out
+
+
+def _difference(recorded: TurnTokens | None, context: list[int], trained: list[int]) -> str | None:
+    """Why a re-tokenized turn is not what the policy saw (``None``: the same), or ``"unchecked"``."""
+    if recorded is not None and recorded.has_ids:
+        if context != recorded.prompt_ids:
+            return f"the prompt re-tokenizes to other ids ({len(context)} tokens, the policy saw {len(recorded.prompt_ids)})"
+        if trained != recorded.completion_ids:
+            return (f"the completion re-tokenizes to other ids ({len(trained)} trained tokens, the policy produced "
+                    f"{len(recorded.completion_ids)})")
+        return None
+    if recorded is not None and recorded.n_prompt is not None and recorded.n_prompt != len(context):
+        return f"the prompt re-tokenizes to {len(context)} tokens, the server counted {recorded.n_prompt}"
+    if recorded is not None and recorded.n_completion is not None and recorded.n_completion != len(trained):
+        return f"the completion re-tokenizes to {len(trained)} trained tokens, the server counted {recorded.n_completion}"
+    return "unchecked"
+
+
+def token_report(tokenizer, records: Sequence[dict], formatter: Formatter | None = None, *,
+                 token_fingerprint: str | None = None, sources: Sequence[str] | None = None) -> TokenReport:
+    """How a trainer with ``tokenizer`` trains the agent turns of ``records``, turn by turn, against
+    the ids their policy recorded (:class:`TokenReport`).
+
+    A record is trained on its recorded ids exactly when :func:`tokenize_trajectory` with
+    ``token_fingerprint`` would use them; every other turn is re-tokenized (``formatter``, no
+    ``max_length``: truncation aside), and its trained tokens -- the context ids before its span and
+    the span's ids, as the trainer builds them, packed or not -- are compared with what the policy
+    recorded: its ids, else the counts a server reported. ``sources`` names the records in
+    :attr:`TokenReport.first` (default ``<trajectory i>``).
+    """
+    report = TokenReport()
+    for i, rec in enumerate(records):
+        source = sources[i] if sources is not None else f"<trajectory {i}>"
+        recorded = _history_tokens(rec, source)
+        if not recorded:
+            continue
+        retok = _trained_turns(tokenize_trajectory(tokenizer, rec, formatter=formatter, source=source))
+        exact = recorded_turn_tokens(rec, token_fingerprint, source=source) is not None
+        report.turns += len(recorded)
+        for k, rt in enumerate(recorded):
+            why = _difference(rt, *retok[k])
+            if exact:
+                report.recorded += 1
+                report.would_differ += why is not None
+                continue
+            kind = "same" if why is None else "unchecked" if why == "unchecked" else "differ"
+            setattr(report, kind, getattr(report, kind) + 1)
+            if kind != "same" and kind not in report.first:
+                report.first[kind] = f"{source} agent turn {k}: " + (
+                    "no token ids recorded" if kind == "unchecked" else why)
+    return report
+
+
+def policy_token_report(records: Sequence[dict], config, *, sources: Sequence[str] | None = None) -> TokenReport:
+    """:func:`token_report` of ``records`` as a trainer with ``config`` (a
+    :class:`~colbench.agents.config.TrainerConfig`) trains them: its policy's tokenizer (loaded alone,
+    no model: :func:`colbench_env.lm.models.resolve_model`), its default contexts
+    (:func:`~colbench.agents.config.config_formatter`), recorded ids used unless
+    ``config.recorded_tokens`` is off."""
+    from colbench_env.lm.models import load_tokenizer, resolve_model
+    from colbench_env.lm.tokens import tokenizer_fingerprint
+
+    from .config import config_formatter
+
+    tokenizer = load_tokenizer(resolve_model(config.policy.model_name_or_path, option="policy.model_name_or_path"))
+    return token_report(tokenizer, records, config_formatter(config), sources=sources,
+                        token_fingerprint=tokenizer_fingerprint(tokenizer) if config.recorded_tokens else None)
 
 
 def as_messages(x: Any) -> Messages:

@@ -41,13 +41,14 @@ import torch
 from colbench_env.lm.base import GeneratedText
 from colbench_env.lm.heap import limit_heap_retention
 from colbench_env.lm.quantization import keep_4bit_differentiable, prepare_4bit_for_training
+from colbench_env.lm.tokens import TurnTokens, tokenizer_fingerprint
 
 from . import sharding
 from .config import (CONTEXT_SETTINGS, ConfigError, ModelConfig, NoTrainingData,  # noqa: F401
-                     TrainerConfig, canonical_config_dict, config_from_dict, context_conflicts, merge_config_dicts,
-                     recorded_context)
+                     TrainerConfig, canonical_config_dict, config_formatter, config_from_dict, context_conflicts,
+                     merge_config_dicts, recorded_context)
 from .losses import token_logprobs
-from .tokenize import Formatter, TokenizedSequence, as_messages, collate
+from .tokenize import Formatter, TokenizedSequence, as_messages, collate, tokenize_trajectory
 
 __all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories",
            "config_from_dict", "merge_config_dicts", "canonical_config_dict"]
@@ -483,7 +484,9 @@ class TrainableLM:
                  temperature: float = 1.0, reference: bool = False) -> list[str]:
         """``n`` completions of a chat context (sampling at ``temperature``; greedy at 0), each a
         :class:`~colbench_env.lm.base.GeneratedText` saying whether it ended with an end token
-        (``"stop"``) or was cut at ``max_new_tokens`` (``"length"``).
+        (``"stop"``) or was cut at ``max_new_tokens`` (``"length"``), and carrying its token ids
+        (``tokens``: the prompt's, the generated ones up to and including the end token, this
+        tokenizer's fingerprint), which an environment records for training on them.
 
         Sharded, every process must call it alike (each generates the same completions: the same
         weights, prompt and random state): the model runs with its parameters gathered
@@ -515,7 +518,13 @@ class TrainableLM:
         eos = tok.eos_token_id if eos is None else eos
         eos = {eos} if isinstance(eos, int) else set(eos or [])
         reasons = ["stop" if any(int(t) in eos for t in row) else "length" for row in generated]
-        texts = [GeneratedText(t, r) for t, r in zip(tok.batch_decode(generated, skip_special_tokens=True), reasons)]
+        if getattr(self, "_token_fingerprint", None) is None:
+            self._token_fingerprint = tokenizer_fingerprint(tok)
+        prompt = input_ids[0].tolist()
+        tokens = [TurnTokens(prompt_ids=prompt, completion_ids=_until_end(row.tolist(), eos),
+                             fingerprint=self._token_fingerprint) for row in generated]
+        texts = [GeneratedText(t, r, k) for t, r, k in
+                 zip(tok.batch_decode(generated, skip_special_tokens=True), reasons, tokens)]
         if temperature <= 0 and n > 1:
             texts = texts * n
         return texts
@@ -642,6 +651,14 @@ class TrainableLM:
             raise ValueError(f"{weights}: adapter keys do not match the model: {missing_lora[:3]}")
 
 
+def _until_end(ids: list[int], end: set[int]) -> list[int]:
+    """``ids`` up to and including the first of ``end`` (all of them when none is there)."""
+    for i, t in enumerate(ids):
+        if t in end:
+            return ids[:i + 1]
+    return ids
+
+
 def _join_optimizer_states(own: dict, extra: torch.optim.Optimizer | None) -> dict:
     """One ``state_dict`` of two optimisers: ``extra``'s groups after ``own``'s, its parameter indices
     shifted past ``own``'s (what a single optimiser holding both would give)."""
@@ -723,10 +740,9 @@ class LMTrainer(abc.ABC):
         if formatter is None or prompt is None:
             import functools
 
-            from colbench_env.prompting import observation_to_messages, record_messages
+            from colbench_env.prompting import observation_to_messages
 
-            formatter = formatter or functools.partial(record_messages, max_turns=config.max_turns,
-                                                       style=config.prompt_style)
+            formatter = formatter or config_formatter(config)
             prompt = prompt or functools.partial(observation_to_messages, max_turns=config.max_turns,
                                                  style=config.prompt_style)
         self.formatter = formatter
@@ -738,6 +754,9 @@ class LMTrainer(abc.ABC):
             raise ConfigError("field 'policy.model_name_or_path': no model given (set it to a path or pass model=...)")
         self.policy = self._make_lm(source, tokenizer, config.policy)
         self.tokenizer = self.policy.tokenizer
+        #: the tokenizer fingerprint recorded ids must carry to be trained on as they are (``None`` when
+        #: ``config.recorded_tokens`` is off: every trajectory is re-tokenized); :meth:`trajectory_sequences`
+        self.token_fingerprint = tokenizer_fingerprint(self.tokenizer) if config.recorded_tokens else None
         self._build()
 
     def _make_lm(self, source, tokenizer, settings: ModelConfig) -> TrainableLM:
@@ -758,6 +777,13 @@ class LMTrainer(abc.ABC):
         """Hook for subclasses: build extra models (critic, value head)."""
 
     # --- the shared verbs --------------------------------------------------------------------
+    def trajectory_sequences(self, record: dict, *, source: str = "<trajectory>") -> list[TokenizedSequence]:
+        """The policy's training sequences of one trajectory: its recorded token ids when it has them
+        from this policy's tokenizer (:attr:`token_fingerprint`), else its text re-tokenized with
+        :attr:`formatter` (:func:`colbench.agents.tokenize.tokenize_trajectory`), cut to ``config.max_length``."""
+        return tokenize_trajectory(self.tokenizer, record, formatter=self.formatter, max_length=self.config.max_length,
+                                   source=source, token_fingerprint=self.token_fingerprint)
+
     def _models(self) -> dict[str, TrainableLM]:
         return {"policy": self.policy}
 

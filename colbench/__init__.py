@@ -25,7 +25,7 @@ __all__ = ["__version__", "configs_dir"]
 
 def configs_dir():
     """The installed configuration files: the ``accelerate launch --config_file`` configs, one per
-    launch kind, each naming its command in its first line (README, "Multi-process training"):
+    launch kind, each naming its command in its first line (docs/guides/scale-out.md, "Multi-process training"):
 
     * ``accelerate/fsdp.yaml``: FSDP over 8 GPUs, bf16;
     * ``accelerate/deepspeed_zero3.yaml``: DeepSpeed ZeRO-3 over 8 GPUs, bf16 (the reference's);

@@ -28,7 +28,7 @@ def markdown_table(rows: Sequence[dict], columns: Sequence[str]) -> str:
 
 def write_report(rows: Sequence[dict], out_dir: str | os.PathLike, *, stem: str, columns: Sequence[str],
                  label: Sequence[str], metrics: Sequence[str], titles: dict | None = None,
-                 meta: dict | None = None, suptitle: str | None = None) -> dict:
+                 meta: dict | None = None, suptitle: str | None = None, notes: Sequence[str] = ()) -> dict:
     """Write the table of ``rows`` in four forms; returns ``{"md", "csv", "json", "png"}`` paths.
 
     Args:
@@ -37,6 +37,7 @@ def write_report(rows: Sequence[dict], out_dir: str | os.PathLike, *, stem: str,
         metrics: the numeric columns charted; a metric no row has is left out of the chart.
         titles: chart title per metric (default: the column name).
         meta: merged into ``<stem>.json`` next to ``"rows"``.
+        notes: lines written under the Markdown table (e.g. who played the human).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -45,7 +46,7 @@ def write_report(rows: Sequence[dict], out_dir: str | os.PathLike, *, stem: str,
         w = csv.DictWriter(f, fieldnames=list(columns), extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    Path(paths["md"]).write_text(markdown_table(rows, columns))
+    Path(paths["md"]).write_text(markdown_table(rows, columns) + "".join(f"\n{n}\n" for n in notes))
     Path(paths["json"]).write_text(json.dumps({"rows": list(rows), **(meta or {})}, indent=2, default=str,
                                           allow_nan=False) + "\n")
 

@@ -3,7 +3,9 @@
 
 Backend columns: % tests passed and success rate; frontend: mean similarity and win rate against
 the reference agent (the first one listed; per task, higher similarity to the target wins, ties
-counted apart). Any OpenAI-compatible policy or simulator plugs in, so users with GPUs reproduce the
+counted apart). With ``--rollouts-per-task K >= 2`` also pass@k and pass^k for k = 1..K (backend;
+:mod:`colbench_env.metrics`); every row names its human and counts the infrastructure errors left out
+of its means, and a line warns when the rows had different humans. Any OpenAI-compatible policy or simulator plugs in, so users with GPUs reproduce the
 paper's setting (e.g. ``--agents openai:meta-llama/Llama-3.1-8B-Instruct@http://localhost:8000/v1
 --simulator openai --simulator-model meta-llama/Llama-3.1-70B-Instruct --simulator-base-url ...``).
 
@@ -26,7 +28,7 @@ from colbench.runs import RunConfig, run
 from colbench.errors import UsageError
 from colbench_env.evaluation.trajectory_scoring import win_rate
 
-__all__ = ["ENVS", "TableConfig", "parse_agent_spec", "table", "write_table"]
+__all__ = ["ENVS", "TableConfig", "parse_agent_spec", "table", "write_table", "table_columns", "score_columns"]
 
 ENVS = ("ColBench-Backend-v0", "ColBench-Frontend-v0")
 COLUMNS = ["agent", "env", "episodes", "tests_passed_pct", "success_rate_pct", "similarity", "win_rate_pct"]
@@ -85,19 +87,40 @@ class TableConfig:
                             for e in self.envs for s in self.specs}
 
 
-def write_table(rows: list[dict], out_dir) -> dict:
-    """Write ``table.md``, ``table.csv``, ``table.json`` and ``table.png``; returns their paths."""
+def table_columns(rows: list[dict]) -> list[str]:
+    """:data:`COLUMNS`, then ``pass@k`` / ``pass^k`` for each ``k`` some row has (runs with ``K >= 2``
+    rollouts per task), then ``errors`` and ``human``."""
+    ks = sorted({int(c.split("@")[1]) for r in rows for c in r if c.startswith("pass@")})
+    return [*COLUMNS, *(f"pass{s}{k}" for k in ks for s in ("@", "^")), "errors", "human"]
+
+
+def write_table(rows: list[dict], out_dir, meta: dict | None = None) -> dict:
+    """Write ``table.md``, ``table.csv``, ``table.json`` (with ``meta``) and ``table.png``; returns their paths."""
     from colbench.report import write_report
 
-    return write_report(rows, out_dir, stem="table", columns=COLUMNS, label=("agent", "env"),
-                        metrics=("tests_passed_pct", "success_rate_pct", "similarity", "win_rate_pct"))
+    return write_report(rows, out_dir, stem="table", columns=table_columns(rows), label=("agent", "env"),
+                        metrics=("tests_passed_pct", "success_rate_pct", "similarity", "win_rate_pct"), meta=meta)
+
+
+def score_columns(metrics: dict) -> dict:
+    """A table row's columns from a run's metrics (:func:`colbench_env.metrics.summarize`): ``pass@k``
+    and ``pass^k`` in % (with ``K >= 2`` rollouts per task), ``errors`` (infrastructure errors, left out
+    of the means) and ``human`` (:func:`colbench_env.simulators.identity.describe_humans`)."""
+    from colbench_env.simulators.identity import describe_humans
+
+    row: dict = {"errors": metrics.get("errors", 0), "human": describe_humans(metrics.get("human") or [None])}
+    t = metrics.get("trials") or {}
+    for k, v in (t.get("pass_at_k") or {}).items():
+        row[f"pass@{k}"], row[f"pass^{k}"] = v, t["pass_hat_k"][k]
+    return row
 
 
 def table(config: TableConfig) -> dict:
     """Run (or resume) every agent on every env; write the table; returns ``{"rows", paths...}``."""
+    from colbench_env.simulators.identity import humans_warning
     from colbench_env.trajectories import read_trajectories
 
-    rows, trajs = [], {}
+    rows, trajs, humans = [], {}, {}
     for env_id in config.envs:
         for spec in config.specs:
             rc = config.run_configs[(spec["name"], env_id)]
@@ -110,9 +133,12 @@ def table(config: TableConfig) -> dict:
             else:
                 row["tests_passed_pct"] = m["tests_passed_pct"]
                 row["success_rate_pct"] = 100 * m["success_rate"]
+            row.update(score_columns(m))
+            humans[f"{spec['name']} on {env_id}"] = m.get("human") or [None]
             rows.append(row)
     ref = config.specs[0]["name"]
     for row in rows:
         if row["env"] == "ColBench-Frontend-v0":
             row["win_rate_pct"] = 100 * win_rate(trajs[(row["agent"], row["env"])], trajs[(ref, row["env"])])["win_rate"]
-    return {"rows": rows, **write_table(rows, config.out_dir)}
+    warning = humans_warning(humans)
+    return {"rows": rows, "humans_warning": warning, **write_table(rows, config.out_dir, {"humans_warning": warning})}

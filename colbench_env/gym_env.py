@@ -139,6 +139,7 @@ class ColBenchEnv(gym.Env):
         self._simulator_spec = simulator
         self._simulator_kwargs = dict(simulator_kwargs or {})
         self._simulator: Simulator | None = simulator if isinstance(simulator, Simulator) else None
+        self._answering: Simulator | None = None  # who answers this env's episodes when not its own simulator
         self.observation_space = self.pz.observation_space(AGENT)
         self.action_space = self.pz.action_space(AGENT)
         self.render_mode = render_mode
@@ -156,6 +157,22 @@ class ColBenchEnv(gym.Env):
     def simulator_built(self) -> bool:
         """Whether this env has a simulator object (passed in, or built on first use)."""
         return self._simulator is not None
+
+    def answered_by(self, simulator: Simulator) -> None:
+        """Say that ``simulator`` -- not this env's own -- answers this env's episodes (a rollout runner
+        answers every env with the first env's simulator): its identity goes on the records."""
+        if not isinstance(simulator, Simulator):
+            raise TypeError(f"simulator must be a Simulator, got {type(simulator).__name__}")
+        self._answering = simulator
+
+    def human_identity(self) -> dict | None:
+        """The identity of the human of this env's episodes (:mod:`colbench_env.simulators.identity`):
+        the simulator that answers them (:meth:`answered_by`, else this env's own; a named scripted
+        one is built for it, any other named one only once it has answered), ``None`` when unknown."""
+        sim = self._answering or self._simulator
+        if sim is None and self._simulator_spec == "scripted":
+            sim = self.simulator
+        return sim.identity() if sim is not None else None
 
     # convenience views of the underlying episode
     @property
@@ -239,8 +256,13 @@ class ColBenchEnv(gym.Env):
         return self.transition()
 
     def trajectory_record(self) -> dict:
-        """The episode in the official trajectory format."""
-        return self.pz.trajectory_record()
+        """The episode in the official trajectory format, with ``human``: who played the human
+        (:meth:`human_identity`; absent when unknown)."""
+        rec = self.pz.trajectory_record()
+        ident = self.human_identity()
+        if ident is not None:
+            rec["human"] = ident
+        return rec
 
     def render(self):
         return self.pz.render()

@@ -15,6 +15,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from .lm.base import finish_reason_of
+from .lm.tokens import TOKENS_FIELD, TurnTokens, encode_turn_tokens
 from .protocol import MAX_TURNS, AgentTurn, parse_agent_turn
 from .scoring import EpisodeResult, Scorer, make_scorer
 from .spaces import UnicodeText
@@ -54,7 +55,9 @@ class ColBenchAECEnv(AECEnv):
     ``OUTPUT:`` as the reference records it. The agent never observes training-time information.
     Trajectory records (:meth:`trajectory_record`) also carry ``finish_reason`` on an agent entry when the
     action said why it ended (:class:`~colbench_env.lm.base.GeneratedText` from
-    :class:`~colbench.agents.base.LMAgent`): ``"length"`` marks a generation cut at ``max_new_tokens``.
+    :class:`~colbench.agents.base.LMAgent`): ``"length"`` marks a generation cut at ``max_new_tokens``; and
+    ``tokens`` when the action carries the token ids its policy saw and produced
+    (:mod:`colbench_env.lm.tokens`; the observations and the human never see them).
 
     ## Action Space
 
@@ -190,6 +193,7 @@ class ColBenchAECEnv(AECEnv):
         self.task: BackendTask | FrontendTask | None = None
         self.dialogue: list[dict] = []
         self.turn = 0
+        self._last_tokens = None  # the previous agent turn's TurnTokens (what the next one's prompt extends)
         self.answer: str | None = None
         self.result: EpisodeResult | None = None
         self.error: str | None = None
@@ -233,6 +237,7 @@ class ColBenchAECEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.dialogue = []
         self.turn = 0
+        self._last_tokens = None
         self.infos = {a: self._base_info() for a in self.agents}
         self.answer = None
         self.result = None
@@ -283,11 +288,17 @@ class ColBenchAECEnv(AECEnv):
 
     def _step_agent(self, action: str) -> AgentTurn:
         self.turn += 1
+        tokens = getattr(action, "tokens", None)
+        tokens = tokens if isinstance(tokens, TurnTokens) else None
         reason, action = finish_reason_of(action), str(action)  # a plain str from here on (marshal, sandbox)
         parsed = parse_agent_turn(action, last_turn=self.turn >= self.max_turns)
         entry = {"role": "assistant", "content": parsed.message, "output": parsed.output}
         if reason is not None:  # "length": cut at max_new_tokens (the trainers do not train an end token)
             entry["finish_reason"] = reason
+        field = encode_turn_tokens(tokens, self._last_tokens) if tokens is not None else None
+        if field:  # the ids the policy saw and produced (the trainers train on them)
+            entry[TOKENS_FIELD] = field
+        self._last_tokens = tokens
         self.dialogue.append(entry)
         if parsed.is_answer:
             self.answer = self.scorer.final_answer(parsed)
@@ -349,7 +360,8 @@ class ColBenchAECEnv(AECEnv):
         (``renders`` is ``None`` for the backend)."""
         if self.task is None:
             raise RuntimeError("call reset() first")
-        return self.task, [dict(m) for m in self.dialogue], self.scorer.simulator_renders()
+        return (self.task, [{k: v for k, v in m.items() if k != TOKENS_FIELD} for m in self.dialogue],
+                self.scorer.simulator_renders())
 
     @property
     def simulator(self):
@@ -377,7 +389,9 @@ class ColBenchAECEnv(AECEnv):
 
     # ------------------------------------------------------------ trajectory
     def trajectory_record(self) -> dict:
-        """The episode so far in the official trajectory format (see :mod:`colbench_env.trajectories`)."""
+        """The episode so far in the official trajectory format (see :mod:`colbench_env.trajectories`);
+        with ``human`` (:meth:`Simulator.identity <colbench_env.simulators.Simulator.identity>`) when
+        this env's simulator has been built."""
         rec: dict[str, Any] = {
             "task": self.task.to_record(),
             "dialogue_history": [dict(m) for m in self.dialogue],
@@ -392,6 +406,8 @@ class ColBenchAECEnv(AECEnv):
             rec["seed"] = self.seed_used
         if self.error:
             rec["error"] = self.error
+        if self._simulator is not None:  # who played the human (colbench_env.simulators.identity)
+            rec["human"] = self._simulator.identity()
         return rec
 
     # -------------------------------------------------------------- render/close

@@ -413,7 +413,10 @@ def run_episodes(
             envs.append(env_fn())
         if not envs:
             return []
-        runner = _Runner(envs, policy, envs[0].unwrapped.simulator, specs, on_episode, progress, on_turn)
+        simulator = envs[0].unwrapped.simulator
+        for env in envs[1:]:
+            env.unwrapped.answered_by(simulator)  # the records name the human that answered
+        runner = _Runner(envs, policy, simulator, specs, on_episode, progress, on_turn)
         runner.run()
         return runner.results
     finally:

@@ -4,18 +4,22 @@ One trajectory per line::
 
     {"task": {<official task record>},
      "dialogue_history": [{"role": "assistant", "content": str, "input"?: ..., "output"?: str,
-                           "finish_reason"?: "stop" | "length"},
+                           "finish_reason"?: "stop" | "length", "tokens"?: {...}},
                           {"role": "user", "content": str}, ...],
      "answer": str,
      "reward"?: float, "success"?: bool,
      # colbench adds, and readers ignore when absent:
-     "task_id"?: str, "episode_id"?: str, "seed"?: int, "env_id"?: str, "error"?: str}
+     "task_id"?: str, "episode_id"?: str, "seed"?: int, "env_id"?: str, "error"?: str,
+     "human"?: {...},        # who played the human (colbench_env.simulators.identity); absent: unknown
+     "human_flags"?: [...]}  # the human turns' faults (colbench audit dialogues --out)
 
 ``role == "assistant"`` is the LLM agent, ``"user"`` the (simulated) human. On assistant turns
 ``content`` is the message the human saw, ``output`` the raw generation (thought included) and
 ``input`` what the agent was given (its observation) when recorded; colbench adds ``finish_reason``
 when the generation said why it ended (``"length"``: cut at ``max_new_tokens``, so the policy
-produced no end-of-turn token and the trainers do not train one).
+produced no end-of-turn token and the trainers do not train one), and ``tokens`` when the policy
+recorded the token ids it saw and produced (:mod:`colbench_env.lm.tokens`: what the trainers train on
+instead of re-tokenizing the text). Readers that do not know a field ignore it.
 
 Files are written append-only (one complete line per flush: a crash loses at most the line being
 written, never earlier ones) or atomically (temp file + ``os.replace``).

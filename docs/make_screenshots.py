@@ -1,4 +1,4 @@
-"""Make the README's screenshots of ``colbench view`` (``docs/view_*.png``) from committed episodes, in
+"""Make the docs' screenshots of ``colbench view`` (``docs/view_*.png``) from committed episodes, in
 the same offline headless Chromium the tests use.
 
     python docs/make_screenshots.py

@@ -198,19 +198,30 @@ def scored_trajectories():
     return [GOOD, BAD, MID]
 
 
-@pytest.fixture(scope="session")
-def readme_block():
-    """``readme_block(name)``: the code of the first fenced block after ``<!-- readme-test: name -->``
-    in README.md (the lines a user copies, which a test then runs)."""
+def docs_blocks() -> dict[str, tuple[str, str]]:
+    """Every block a test runs: ``name -> (file, code)`` for each ``<!-- docs-test: name -->`` in
+    README.md and the guides (``docs/guides/*.md``), the code being the first fenced block after it."""
     import re
 
-    text = (ROOT / "README.md").read_text()
+    root = ROOT
+    out: dict[str, tuple[str, str]] = {}
+    for md in [root / "README.md", *sorted((root / "docs" / "guides").glob("*.md"))]:
+        text = md.read_text(encoding="utf-8")
+        for m in re.finditer(r"<!-- docs-test: ([\w-]+) -->", text):
+            assert m.group(1) not in out, f"two blocks named {m.group(1)!r}: {out[m.group(1)][0]} and {md}"
+            body = text[m.end():].split("```", 1)[1].split("\n", 1)[1]
+            out[m.group(1)] = (str(md.relative_to(root)), body[:re.search(r"^```[ \t]*$", body, re.M).start()])
+    return out
+
+
+@pytest.fixture(scope="session")
+def docs_block():
+    """``docs_block(name)``: the code of the fenced block after ``<!-- docs-test: name -->`` in
+    README.md or a guide (the lines a user copies, which a test then runs)."""
+    blocks = docs_blocks()
 
     def block(name: str) -> str:
-        marker = f"<!-- readme-test: {name} -->"
-        assert marker in text, f"README.md has no {marker}"
-        after = text.split(marker, 1)[1].split("```", 1)[1]
-        body = after.split("\n", 1)[1]
-        return body[:re.search(r"^```[ \t]*$", body, re.M).start()]  # the closing fence: a line of its own
+        assert name in blocks, f"no <!-- docs-test: {name} --> in README.md or docs/guides/"
+        return blocks[name][1]
 
     return block

@@ -13,14 +13,27 @@ first ``stop`` string. Behaviour is selected by the request's ``model`` name:
   HTTP 429 / a closed socket without any reply; later ones are answered;
 * ``garbage``: answer 200 with a body that is not JSON;
 * ``nochoices``: answer JSON without ``choices``; ``empty``: answer a choice with empty content;
-* ``onechoice``: answer one choice whatever ``n`` is (as servers that ignore ``n`` do).
+* ``onechoice``: answer one choice whatever ``n`` is (as servers that ignore ``n`` do);
+* ``strict``: refuse a request field outside OpenAI's chat-completions schema (vLLM's
+  ``return_token_ids``, say) with HTTP 400 naming it, as OpenAI's API does
+  (``"Unrecognized request argument supplied: NAME"``).
+
+``OpenAITestServer(backend=...)`` generates with a local :class:`~colbench_env.lm.base.LMBackend`
+(e.g. an :class:`~colbench_env.lm.hf.HFBackend` on a tiny model) instead of echoing, and answers as
+vLLM (>= 0.10.2) does: ``usage`` counts, with ``"return_token_ids": true`` the prompt's ids at the top
+of the reply (``prompt_token_ids``) and each choice's generated ids (``token_ids``, the end token
+included), with ``"logprobs": true`` each generated token's log-prob in ``logprobs.content``.
 
 ``POST /v1/load_lora_adapter`` (vLLM's runtime LoRA loading) is recorded and answered as vLLM
 answers: 200, or HTTP 400 "The lora adapter 'NAME' has already been loaded." for a name loaded
 before; ``GET /v1/models`` lists the loaded adapters as vLLM does (``{"id": name, "root": path}``).
 
 ``OpenAITestServer(mode=...)`` gives every request that behaviour whatever its model (two servers of
-one model that behave differently). The server counts requests per model, records every request body
+one model that behave differently). ``OpenAITestServer(served_model=ID)`` reports ``ID`` as the
+``model`` of its replies whatever name was requested (as vLLM does for a ``--served-model-name``
+alias, or a proxy routing a name to a model); by default a reply reports the requested name.
+``OpenAITestServer(answer=FN)`` answers each chat request with ``FN(body)`` as the content of every
+choice when it returns a string (a test's scripted reviewer), else as above. The server counts requests per model, records every request body
 and its headers, and tracks the most requests in flight at once; it accepts 128 pending connections
 (a threaded server's default backlog of 5 refuses connections under a few dozen concurrent clients). Run it alone with ``python tests/openai_test_server.py [--port N]``.
 """
@@ -131,11 +144,22 @@ class _Handler(BaseHTTPRequestHandler):
         elif mode == "nochoices":
             self._send(200, json.dumps({"id": "x", "object": "chat.completion"}).encode())
             return
+        if mode == "strict":
+            unknown = sorted(set(body) - OPENAI_FIELDS)
+            if unknown:
+                self._send(400, json.dumps({"error": {"message": f"Unrecognized request argument supplied: "
+                                                                  f"{unknown[0]}", "type": "invalid_request_error",
+                                                      "param": None, "code": None}}).encode())
+                return
+        if self.server.backend is not None:
+            self._send(200, json.dumps(self._generated(body, nth)).encode())
+            return
         n = 1 if mode == "onechoice" else int(body.get("n", 1))
         text = _last_user_text(body.get("messages", []))
+        scripted = self.server.answer(body) if self.server.answer is not None else None
         choices = []
         for i in range(n):
-            content = "" if mode == "empty" else f"ECHO[{i}] {text}"
+            content = "" if mode == "empty" else scripted if scripted is not None else f"ECHO[{i}] {text}"
             for s in body.get("stop") or []:
                 if s and s in content:
                     content = content[: content.index(s)]
@@ -145,9 +169,48 @@ class _Handler(BaseHTTPRequestHandler):
                 choice["logprobs"] = {"content": [{"token": w, "logprob": -0.5 * (k + 1), "bytes": None,
                                                    "top_logprobs": []} for k, w in enumerate(words)]}
             choices.append(choice)
-        payload = {"id": f"cmpl-{nth}", "object": "chat.completion", "created": 0, "model": body.get("model"),
+        payload = {"id": f"cmpl-{nth}", "object": "chat.completion", "created": 0,
+                   "model": self.server.served_model or body.get("model"),
                    "choices": choices, "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
         self._send(200, json.dumps(payload).encode())
+
+
+    def _generated(self, body: dict, nth: int) -> dict:
+        """A reply of the server's backend, in vLLM's shape (module docstring)."""
+        from colbench_env.lm.base import SamplingParams
+
+        params = SamplingParams(max_new_tokens=int(body.get("max_tokens") or 16),
+                                temperature=float(body.get("temperature", 1.0)), top_p=float(body.get("top_p", 1.0)),
+                                n=int(body.get("n", 1)), seed=body.get("seed"), stop=tuple(body.get("stop") or ()),
+                                return_logprobs=bool(body.get("logprobs")), return_token_ids=True)
+        with self.server.backend_lock:  # a local model generates one request at a time
+            gens = self.server.backend.generate([body["messages"]], params)
+        tokenizer = getattr(self.server.backend, "tokenizer", None)
+        choices = []
+        for i, g in enumerate(gens):
+            choice = {"index": i, "message": {"role": "assistant", "content": g.text}, "finish_reason": g.finish_reason}
+            if body.get("return_token_ids"):
+                choice["token_ids"] = g.token_ids
+            if body.get("logprobs"):
+                choice["logprobs"] = {"content": [{"token": tokenizer.decode([t]) if tokenizer is not None else str(t),
+                                                   "logprob": lp, "bytes": None, "top_logprobs": []}
+                                                  for t, lp in zip(g.token_ids, g.logprobs)]}
+            choices.append(choice)
+        reply = {"id": f"cmpl-{nth}", "object": "chat.completion", "created": 0,
+                 "model": self.server.served_model or body.get("model"),
+                 "choices": choices, "usage": {"prompt_tokens": len(gens[0].prompt_token_ids),
+                                               "completion_tokens": sum(len(g.token_ids) for g in gens),
+                                               "total_tokens": len(gens[0].prompt_token_ids)
+                                               + sum(len(g.token_ids) for g in gens)}}
+        if body.get("return_token_ids"):
+            reply["prompt_token_ids"] = gens[0].prompt_token_ids
+        return reply
+
+
+#: the request fields of OpenAI's chat-completions API (mode ``strict`` refuses any other)
+OPENAI_FIELDS = frozenset({"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "n",
+                           "stop", "seed", "logprobs", "top_logprobs", "stream", "stream_options", "presence_penalty",
+                           "frequency_penalty", "logit_bias", "user", "response_format", "tools", "tool_choice"})
 
 
 def _last_user_text(messages: list) -> str:
@@ -179,6 +242,10 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128
     state: _State
     mode: str | None = None
+    served_model: str | None = None
+    answer = None
+    backend = None
+    backend_lock: threading.Lock
 
     def handle_error(self, request, client_address) -> None:
         """A client that hung up before its answer (a timeout test) is expected: no traceback."""
@@ -193,10 +260,15 @@ class OpenAITestServer:
     Use as a context manager; :attr:`url` is the API root (``http://127.0.0.1:PORT/v1``).
     """
 
-    def __init__(self, port: int = 0, *, mode: str | None = None) -> None:
+    def __init__(self, port: int = 0, *, mode: str | None = None, served_model: str | None = None,
+                 answer=None, backend=None) -> None:
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.state = _State()
         self._httpd.mode = mode
+        self._httpd.served_model = served_model
+        self._httpd.answer = answer
+        self._httpd.backend = backend
+        self._httpd.backend_lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     @property

@@ -1,4 +1,6 @@
-"""Checks of the hand-authored part A of the embedded backend tasks (colbench_env/data/backend/part_a.jsonl).
+"""Checks of the hand-authored part A of the embedded backend tasks: the task folders
+colbench_env/data/authoring/backend/part_a/ (which build colbench_env/data/backend/part_a.jsonl; that the
+packaged file is their build is tests/test_authoring_build.py's).
 
 The ground truths and generic solutions are executed in real ``python -c`` subprocesses (all tasks in one
 batch, twice with different hash seeds to catch non-determinism); results travel back as ``repr`` text and
@@ -12,15 +14,13 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from colbench_env.data.authoring import backend_a
-from colbench_env.tasks import BackendTask, read_task_file
+from colbench_env.data.authoring import task_set
+from colbench_env.tasks import BackendTask
 
-PART_A = Path(backend_a.__file__).resolve().parent.parent / "backend" / "part_a.jsonl"
-TASKS = read_task_file(PART_A, kind="backend")
+TASKS = task_set("backend/part_a").tasks()
 IDS = [t.task_id for t in TASKS]
 
 # Runs in the child: exec each source in a fresh namespace, evaluate every call, compare with ==.
@@ -96,34 +96,6 @@ def test_count_ids_and_splits():
         assert t.split in ("train", "test")
         assert t.split == ("test" if i % 5 == 0 else "train"), t.task_id
     assert sum(t.split == "test" for t in TASKS) == 11
-
-
-def test_jsonl_is_exactly_what_write_jsonl_produces(tmp_path):
-    assert PART_A.read_text(encoding="utf-8") == backend_a.render_jsonl(backend_a.TASKS)
-    written = backend_a.write_jsonl(tmp_path / "sub" / "a.jsonl")
-    assert written.read_text(encoding="utf-8") == PART_A.read_text(encoding="utf-8")
-    assert [t.to_record() for t in read_task_file(written)] == [t.to_record() for t in TASKS]
-
-
-def test_main_writes_to_given_path(tmp_path, capsys):
-    target = tmp_path / "out.jsonl"
-    assert backend_a.main([str(target)]) == 0
-    assert target.read_text(encoding="utf-8") == PART_A.read_text(encoding="utf-8")
-    assert "55 tasks" in capsys.readouterr().out
-    assert backend_a.main(["a", "b"]) == 2
-
-
-def test_signature_of():
-    assert backend_a.signature_of("def f(a, b=1):\n    return a") == "def f(a, b=1)"
-    assert backend_a.signature_of("import math\ndef g(x):\n    return x") == "def g(x)"
-    with pytest.raises(ValueError, match="no top-level 'def name"):
-        backend_a.signature_of("x = 1")
-
-
-def test_records_keep_authoring_fields():
-    for rec in backend_a.TASKS:
-        assert list(rec) == ["task_id", "split", "problem_description", "ground_truth", "test_cases",
-                             "hidden_information", "generic_solution"]
 
 
 @pytest.mark.parametrize("task", TASKS, ids=IDS)

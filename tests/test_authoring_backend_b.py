@@ -1,4 +1,6 @@
-"""Checks of the hand-authored backend tasks, part B (``colbench_env/data/backend/part_b.jsonl``).
+"""Checks of the hand-authored backend tasks, part B: the task folders
+``colbench_env/data/authoring/backend/part_b/`` (which build ``colbench_env/data/backend/part_b.jsonl``;
+that the packaged file is their build is ``tests/test_authoring_build.py``'s).
 
 The ground truths and generic solutions are executed in one real ``python -c`` subprocess (not in
 the test process): each test call is evaluated twice on the ground truth and once on the generic
@@ -11,23 +13,19 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from colbench_env.data.authoring import backend_b
-from colbench_env.tasks import BackendTask, read_task_file
+from colbench_env.data.authoring import task_set
+from colbench_env.tasks import BackendTask
 
-JSONL = Path(backend_b.__file__).resolve().parent.parent / "backend" / "part_b.jsonl"
+PART_B = task_set("backend/part_b")
 
-# Runs in the child: reads the jsonl, executes every task, prints one JSON report.
+# Runs in the child: reads the records from stdin, executes every task, prints one JSON report.
 _CHILD = r'''
 import json, sys
 report = {}
-for line in open(sys.argv[1], encoding="utf-8"):
-    if not line.strip():
-        continue
-    rec = json.loads(line)
+for rec in json.load(sys.stdin):
     out = {"errors": [], "gt_none": [], "nondeterministic": [], "generic_passed": [], "generic_failed": []}
     try:
         gt1, gt2, gen = {}, {}, {}
@@ -62,24 +60,20 @@ print(json.dumps(report))
 
 @pytest.fixture(scope="module")
 def tasks() -> list[BackendTask]:
-    return read_task_file(JSONL, kind="backend")
+    return PART_B.tasks()
 
 
 @pytest.fixture(scope="module")
 def report() -> dict:
-    proc = subprocess.run([sys.executable, "-c", _CHILD, str(JSONL)], capture_output=True, text=True, timeout=120)
+    records = [t.to_record() for t in PART_B.tasks()]
+    proc = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(records), capture_output=True, text=True,
+                          timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
 
-def test_file_is_exactly_what_write_jsonl_produces(tmp_path):
-    out = backend_b.write_jsonl(tmp_path / "part_b.jsonl")
-    assert out.read_bytes() == JSONL.read_bytes()
-    assert backend_b.render_jsonl() == JSONL.read_text(encoding="utf-8")
-
-
 def test_count_ids_and_splits(tasks):
-    assert len(tasks) == 55 == len(backend_b.TASKS)
+    assert len(tasks) == 55
     ids = [t.task_id for t in tasks]
     assert ids == [f"b{i:03d}" for i in range(1, 56)]
     assert len(set(ids)) == len(ids)

@@ -1,4 +1,5 @@
-"""The embedded default frontend tasks (colbench_env/data/authoring/frontend.py -> data/frontend/tasks.jsonl).
+"""The embedded default frontend tasks: the task folders colbench_env/data/authoring/frontend/tasks/ (which build
+colbench_env/data/frontend/tasks.jsonl; that the packaged file is their build is tests/test_authoring_build.py's).
 
 Checks every record against the ColBench frontend format: a complete HTML document linking exactly the
 Tailwind 2.2.19 CDN stylesheet, balanced tags, no scripts, no external resources other than picsum id/48
@@ -8,18 +9,14 @@ images, only real Tailwind 2.2.19 classes (checked against the stylesheet itself
 from __future__ import annotations
 
 import itertools
-import json
 import re
-from pathlib import Path
 
 import pytest
 
-from colbench_env.data.authoring import frontend as authoring
-from colbench_env.tasks import FrontendTask, default_tasks, read_task_file
+from colbench_env.data.authoring import task_set
+from colbench_env.tasks import FrontendTask, default_tasks
 from html_checks import CDN, HEX_COLOUR, PICSUM, foreign_urls, leaked_classes, structure, stylesheet, tailwind_classes
 
-REPO = Path(__file__).resolve().parents[1]
-TASK_FILE = REPO / "colbench_env" / "data" / "frontend" / "tasks.jsonl"
 # ---------------------------------------------------------------- the helpers catch what they must
 
 def test_tailwind_class_parser_handles_escapes_variants_and_media():
@@ -51,9 +48,9 @@ def test_url_and_leak_checkers_flag_violations():
     assert leaked_classes("a background of red", {"bg-red-500", "flex"}) == []
 
 
-# ---------------------------------------------------------------- the packaged file
+# ---------------------------------------------------------------- the task sources
 
-TASKS = read_task_file(TASK_FILE, kind="frontend")
+TASKS = task_set("frontend/tasks").tasks()
 
 
 def test_file_loads_with_enough_tasks_and_unique_ids():
@@ -74,34 +71,6 @@ def test_splits_every_fourth_task_is_test():
 def test_default_tasks_serves_this_file():
     assert [t.task_id for t in default_tasks("frontend")] == [t.task_id for t in TASKS]
     assert [t.task_id for t in default_tasks("frontend", split="test")] == [t.task_id for t in TASKS if t.split == "test"]
-
-
-def test_jsonl_is_exactly_what_write_jsonl_produces(tmp_path):
-    out = authoring.write_jsonl(tmp_path / "frontend.jsonl")
-    assert out == tmp_path / "frontend.jsonl"
-    assert out.read_bytes() == TASK_FILE.read_bytes(), \
-        "tasks.jsonl is stale: run `python -m colbench_env.data.authoring.frontend`"
-    assert authoring.render_jsonl() == TASK_FILE.read_text(encoding="utf-8")
-    first = json.loads(TASK_FILE.read_text(encoding="utf-8").splitlines()[0])
-    assert list(first) == ["task_id", "split", "problem_description", "ground_truth"]
-
-
-def test_cli_writes_to_the_given_path(tmp_path, capsys):
-    target = tmp_path / "sub" / "out.jsonl"
-    assert authoring.main([str(target)]) == 0
-    assert target.read_bytes() == TASK_FILE.read_bytes()
-    assert f"wrote {len(TASKS)} frontend tasks" in capsys.readouterr().out
-    assert authoring.main(["a", "b"]) == 2
-
-
-def test_ids_splits_and_pages_reject_bad_input():
-    assert authoring.task_id(1) == "f001" and authoring.split_of(8) == "test" and authoring.split_of(7) == "train"
-    with pytest.raises(ValueError, match="1-based"):
-        authoring.task_id(0)
-    with pytest.raises(ValueError, match="1-based"):
-        authoring.split_of(0)
-    with pytest.raises(ValueError, match="AuthoredPage.body must be a non-empty string"):
-        authoring.AuthoredPage(description="d", title="t", body_class="bg-white", body="  ")
 
 
 @pytest.mark.parametrize("task", TASKS, ids=[t.task_id for t in TASKS])

@@ -1,7 +1,7 @@
 """The loop a researcher runs from the command line -- collect, train, run the checkpoint, compare --
 with nothing stale or silent (issue 38). Every command is the installed console script, as a user
 runs it. The fast tests use the scripted agent, plug-ins written here, or a tiny random Llama; the
-``slow`` ones run the embedded SmolLM2 (the README's loop, and the contexts a trainer rebuilds)."""
+``slow`` ones run the embedded SmolLM2 (the Training guide's loop, and the contexts a trainer rebuilds)."""
 from __future__ import annotations
 
 import json
@@ -259,8 +259,16 @@ def test_compare_works_on_backend_files(tmp_path):
     last_json(colbench("run", "--agent", f"{oracle}:Oracle", "--agent-kwargs", json.dumps({"tasks_file": str(tasks)}),
                        "--tasks", tasks, "--out", a, "--json"))
     last_json(colbench("run", "--agent", "scripted", "--tasks", tasks, "--out", b, "--json"))
-    assert last_json(colbench("evaluate", "--compare", a, b, "--json")) == {
+    got = last_json(colbench("evaluate", "--compare", a, b, "--json"))
+    assert {k: v for k, v in got.items() if k != "paired"} == {
         "wins": 2, "losses": 0, "ties": 0, "tasks": 2, "win_rate": 1.0}
+    # the paired difference: the oracle passes every test of both tasks, the scripted agent none, one
+    # trial each (no flip noise to measure), the same scripted human in both runs
+    p = got["paired"]
+    assert (p["kind"], p["tasks"], p["only_a"], p["only_b"], p["errors"]) == ("backend", 2, 0, 0, [0, 0])
+    assert {m: (v["a"], v["b"], v["diff_mean"], v["diff_low"], v["diff_high"]) for m, v in p["metrics"].items()} == {
+        "success_rate_pct": (100.0, 0.0, 100.0, 100.0, 100.0), "tests_passed_pct": (100.0, 0.0, 100.0, 100.0, 100.0)}
+    assert (p["trials"], p["flip_share"], p["noise_note"], p["humans_warning"]) == ([1, 1], [None, None], None, None)
     # records without a reward are scored in the sandbox first
     unscored = write_jsonl(tmp_path / "unscored.jsonl",
                            [{k: v for k, v in r.items() if k not in ("reward", "success")} for r in read_trajectories(a)])
@@ -444,10 +452,10 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_readme_loop_runs_as_written(tmp_path, readme_block):
-    """README.md's command-line loop (collect -> train -> run the checkpoint -> compare), each line run
+def test_the_training_guide_loop_runs_as_written(tmp_path, docs_block):
+    """The Training guide's command-line loop (collect -> train -> run the checkpoint -> compare), each line run
     as written in a fresh directory."""
-    commands = [" ".join(c.split(" #")[0].split()) for c in readme_block("loop").replace("\\\n", " ").splitlines()]
+    commands = [" ".join(c.split(" #")[0].split()) for c in docs_block("loop").replace("\\\n", " ").splitlines()]
     commands = [c for c in commands if c]
     assert [c.split()[1] for c in commands] == ["run", "train", "run", "run", "evaluate"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")

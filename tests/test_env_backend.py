@@ -219,14 +219,12 @@ def test_a_simulator_plays_the_human_of_the_aec_env(evaluator):
         colbench_env.aec_env("backend", simulator="nobody")
 
 
-def test_the_readme_use_block_runs_as_written(readme_block):
-    """README.md's "Use" block, run as written with the user's ``my_agent`` (the scripted agent): the
+def test_the_environments_guide_block_runs_as_written(docs_block):
+    """The Environments guide's block, run as written (its ``my_agent`` is the scripted agent): the
     Gymnasium lines step, and its AEC loop -- embedded task 3, the scripted human stepped by
     ``human_action()`` -- plays the episode the Gymnasium env plays on that task with that agent."""
-    from colbench.agents import ScriptedAgent
-
-    scope = {"my_agent": ScriptedAgent()}
-    exec(readme_block("use"), scope)
+    scope: dict = {}
+    exec(docs_block("environments"), scope)
     assert scope["terminated"] and 0.0 <= scope["reward"] <= 1.0 and "tests_passed" in scope["info"]
     aec = scope["aec"]
     assert not aec.agents  # the loop ran to the end

@@ -40,10 +40,10 @@ def test_frontend_has_no_success_backend_does():
 def test_frontend_metrics_report_similarity_only():
     from colbench_env.metrics import format_summary, summarize
 
-    recs = [{"task": {"problem_description": "p", "ground_truth": "<html></html>"}, "answer": "", "reward": r,
+    recs = [{"task": {"problem_description": "p", "ground_truth": f"<html>{r}</html>"}, "answer": "", "reward": r,
              "dialogue_history": [{"role": "assistant", "content": "x"}]} for r in (0.5, 0.7)]
-    m = summarize(recs)
-    assert m == {"count": 2, "errors": 0, "similarity": pytest.approx(0.6), "mean_turns": 1.0}
+    m = summarize(recs)  # two tasks, one trial each: no trials block; records without a human: unknown
+    assert m == {"count": 2, "errors": 0, "similarity": pytest.approx(0.6), "mean_turns": 1.0, "human": [None]}
     assert format_summary(m) == "similarity 0.6000  episodes 2  errors 0  mean turns 1.00"
 
 

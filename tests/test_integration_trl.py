@@ -236,8 +236,8 @@ def test_frontend_tools_score_as_colbench_evaluate(tmp_path):
 
 
 @pytest.mark.slow
-def test_readme_lines_train(readme_block, tmp_path):
-    """The README's lines, as written, in a script that has a ``model`` and ``args``: one GRPO step."""
+def test_guide_lines_train(docs_block, tmp_path):
+    """The Integrations guide's lines, as written, in a script that has a ``model`` and ``args``: one GRPO step."""
     from trl import GRPOConfig
     from trl.chat_template_utils import qwen2_5_chat_template
 
@@ -249,7 +249,7 @@ def test_readme_lines_train(readme_block, tmp_path):
                       max_completion_length=16, logging_steps=1, report_to="none", use_cpu=True, bf16=False,
                       gradient_checkpointing=False, save_strategy="no", seed=0)
     scope = {"model": str(tmp_path / "model"), "args": args}
-    exec(readme_block("trl"), scope)
+    exec(docs_block("trl"), scope)
     trainer, colbench = scope["trainer"], scope["colbench"]
     try:
         assert len(trainer.train_dataset) == len(colbench.parts.tasks) > 0 and trainer.state.global_step == 1

@@ -135,9 +135,9 @@ def test_nothing_sent_or_saved_holds_ground_truth_or_tests(run):
     assert [s for s in SECRETS if s in sent] == [] and [s for s in SECRETS if s in saved] == []
 
 
-def test_readme_lines_load_an_env_that_evaluates(readme_block, monkeypatch):
-    """The README's lines, as written, give an env that verifiers evaluates against a local server;
-    the README's ``vf-eval -a`` arguments load too."""
+def test_guide_lines_load_an_env_that_evaluates(docs_block, monkeypatch):
+    """The Integrations guide's lines, as written, give an env that verifiers evaluates against a local
+    server; the guide's ``vf-eval -a`` arguments load too."""
     import re
     import signal
 
@@ -147,10 +147,10 @@ def test_readme_lines_load_an_env_that_evaluates(readme_block, monkeypatch):
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     try:  # a verifiers Environment installs SIGINT/SIGTERM handlers: keep pytest's
         scope: dict = {}
-        exec(readme_block("verifiers"), scope)
+        exec(docs_block("verifiers"), scope)
         env = scope["env"]
-        readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-        args = json.loads(re.search(r"vf-eval colbench\.integrations\.verifiers -a '([^']*)'", readme).group(1))
+        guide = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "integrations.md").read_text()
+        args = json.loads(re.search(r"vf-eval colbench\.integrations\.verifiers -a '([^']*)'", guide).group(1))
         assert len(vf.load_environment("colbench.integrations.verifiers", **args).get_eval_dataset()) > 0
     finally:
         for s, h in handlers.items():

@@ -1,5 +1,6 @@
 """The layout: which package and sub-package may import which (layers, no import circle), and every
-command the README writes still parsing (``--help`` exits 0), so that README commands cannot rot."""
+command the README and the docs' guides write still parsing (``--help`` exits 0), so that documented
+commands cannot rot."""
 from __future__ import annotations
 
 import ast
@@ -31,7 +32,7 @@ LAYERS = [
     ("colbench.agents",),
     ("colbench",),  # the package itself: __version__, configs_dir (it imports nothing)
     ("colbench.errors", "colbench.stats", "colbench.report", "colbench.resume"),
-    ("colbench.plugins", "colbench.provenance", "colbench.extras"),
+    ("colbench.plugins", "colbench.provenance", "colbench.extras", "colbench.comparison", "colbench.audit"),
     ("colbench.runs",),  # episodes into a resumed trajectory file (colbench run's service)
     ("colbench.table", "colbench.viewer", "colbench.integrations", "colbench.critics"),
     ("colbench.pipeline",),
@@ -258,11 +259,18 @@ def test_the_readme_command_parser_finds_what_it_should():
         ["python", "-m", "studies.offline_human.measure", "--help"], ["colbench", "--version"]]
 
 
+#: the Markdown a user reads for commands: the README and the docs' guides (the CLI reference in the
+#: site is generated from the parsers themselves)
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs" / "guides").glob("*.md")), ROOT / "benchmarks" / "README.md"]
+
+
 def test_every_readme_command_parses():
-    """Each command README.md writes (``colbench ...``, ``python -m ...``) exits 0 with ``--help``:
-    the command, or module, exists and parses its options."""
-    commands = sorted({tuple(_help_argv(c)) for c in _command_lines((ROOT / "README.md").read_text())})
-    assert len(commands) >= 10, commands
+    """Each command README.md and the guides write (``colbench ...``, ``python -m ...``) exits 0 with
+    ``--help``: the command, or module, exists and parses its options."""
+    from colbench.cli import COMMANDS
+
+    commands = sorted({tuple(_help_argv(c)) for md in DOCS for c in _command_lines(md.read_text())})
+    assert {argv[1] for argv in commands if argv[0] == "colbench"} >= set(COMMANDS), commands  # each is shown
     failed = []
     for argv in commands:
         cmd = [sys.executable, "-m", "colbench", *argv[1:]] if argv[0] == "colbench" else [sys.executable, *argv[1:]]
@@ -291,9 +299,10 @@ def test_every_study_readme_names_commands_that_exist():
 
 
 def test_markdown_links_resolve():
-    """Every relative link and image of the committed Markdown (README, studies) points to a file."""
+    """Every relative link and image of the committed Markdown (README, the guides, benchmarks,
+    studies) points to a file in the repository (the site's own check: tests/test_docs.py)."""
     bad = []
-    for md in [ROOT / "README.md", *sorted((ROOT / "studies").rglob("*.md"))]:
+    for md in [*DOCS, *sorted((ROOT / "studies").rglob("*.md"))]:
         for target in re.findall(r"\]\(([^)\s]+)\)", md.read_text()):
             if re.match(r"[a-z]+:", target) or target.startswith("#"):
                 continue

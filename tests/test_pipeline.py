@@ -111,7 +111,7 @@ def test_policy_probe_runs(tiny_model):
     assert all(k.startswith("gen-rate-d1-") for k in r["per_task"]) and r["prompt_style"] == "compact"
 
 
-def test_small_preset_is_what_the_readme_says():
+def test_small_preset_is_what_the_docs_say():
     """--small: rate-family tasks, the compact prompt, sampled (not temperature-1 noise) rollouts; the
     trainers get the collection's turn budget and prompt style; bad fields name themselves."""
     cfg = PipelineConfig()
@@ -127,60 +127,6 @@ def test_small_preset_is_what_the_readme_says():
         PipelineConfig(family="easy")
     with pytest.raises(ValueError, match="prompt_style must be one of"):
         PipelineConfig(prompt_style="tiny")
-
-
-def test_paper_preset_is_the_reference_setting():
-    """--paper resolves to the reference's values (PAPER_SETTINGS: value + file), and the README table
-    is generated from the same preset."""
-    from pathlib import Path
-
-    from colbench.pipeline import PAPER_SETTINGS, paper_settings_table, resolve_setting, trainer_config
-
-    cfg = PipelineConfig(**PRESETS["paper"])
-    trainers = {m: trainer_config(cfg, m, cfg.policy) for m in cfg.methods}
-    for setting, reference, _source, key in PAPER_SETTINGS:
-        assert resolve_setting(key, cfg, trainers) == reference, setting
-    sweet = trainers["sweet-rl"]  # spot checks written from the issue, independent of PAPER_SETTINGS
-    assert (sweet.critic.learning_rate, sweet.critic.epochs, sweet.critic.max_length, sweet.policy.learning_rate,
-            sweet.max_length, sweet.n_candidates, sweet.pairs_per_state, sweet.nll_coef) == \
-        (2e-7, 4, 8192, 2e-7, 16384, 16, 4, 0.01)
-    assert (sweet.pairs_per_batch, sweet.critic.pairs_per_batch, sweet.gradient_accumulation_steps) == (1, 1, 8)
-    assert sweet.policy.full_finetune and sweet.critic.full_finetune and sweet.adam_betas == (0.9, 0.95)
-    # the reference's states: every turn of the first 10 % of the trajectories (not random turns)
-    assert (sweet.state_selection, sweet.state_fraction) == ("first_trajectories", 0.1)
-    assert cfg.n_train_tasks * cfg.rollouts_per_task == 15000 and cfg.eval_temperature == 1.0
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    table = readme.split("<!-- paper-settings:begin -->\n")[1].split("<!-- paper-settings:end -->")[0]
-    assert table == paper_settings_table()
-
-
-@pytest.mark.skipif(not all(os.path.isdir(f"/work/.mirror/{r}/repo") for r in
-                            ("facebookresearch+sweet_rl", "YifeiZhou02+collab_openrlhf")),
-                    reason="the reference repositories are not mirrored here")
-def test_paper_settings_cite_flags_that_exist_in_the_reference():
-    import re
-    import subprocess
-
-    from colbench.pipeline import PAPER_SETTINGS
-
-    repos = {"facebookresearch/sweet_rl": "/work/.mirror/facebookresearch+sweet_rl/repo",
-             "YifeiZhou02/collab_openrlhf": "/work/.mirror/YifeiZhou02+collab_openrlhf/repo"}
-    for setting, _ref, source, _key in PAPER_SETTINGS:
-        repo, path = source.split(" ")[:2]
-        text = subprocess.run(["git", "-C", repos[repo], "show", f"HEAD:{path.rstrip(',')}"], capture_output=True,
-                              text=True, check=True).stdout
-        for flag in re.findall(r"--[a-z_]+", source):
-            assert flag in text, (setting, flag, path)
-    # the human's decoding, read from the reference's environment (independent of PAPER_SETTINGS)
-    human_env = subprocess.run(["git", "-C", repos["facebookresearch/sweet_rl"], "show",
-                                "HEAD:sweet_rl/environments/human_interaction_env.py"],
-                               capture_output=True, text=True, check=True).stdout
-    assert "max_tokens=4096" in human_env and "temperature=0" in human_env
-    assert "HUMAN_RESPONSE_CHARACTER_LIMIT = 400" in human_env
-    from colbench_env.simulators import BACKEND_REPLY_LIMIT
-
-    paper = PRESETS["paper"]["simulator_kwargs"]
-    assert (paper["max_new_tokens"], paper["temperature"], BACKEND_REPLY_LIMIT) == (4096, 0, 400)
 
 
 def test_simulator_options_are_checked_before_anything_is_written(tmp_path, monkeypatch, capsys):

@@ -131,7 +131,8 @@ def test_frontend_pipeline_runs_every_stage_and_resumes(tmp_path, tiny_model):
 
 def test_frontend_preset_and_its_errors(capsys):
     """--small --env ColBench-Frontend-v0: mini pages at difficulty 1, two turns, the compact prompt;
-    --paper has no frontend setting and --semantics is the backend's: one line, exit 2."""
+    --semantics is the backend's and the family a backend one: one line, exit 2 (``--paper``'s frontend
+    setting: tests/test_paper_settings.py)."""
     cfg = PipelineConfig(**preset_settings("small", FRONTEND))
     assert (cfg.kind, cfg.tasks, cfg.family, cfg.difficulty, cfg.max_turns, cfg.prompt_style, cfg.similarity) == \
         ("frontend", "generated", "mini", 1, 2, "compact", "visual")
@@ -139,14 +140,15 @@ def test_frontend_preset_and_its_errors(capsys):
     # the backend's --small is unchanged by the frontend's
     assert preset_settings("small") == {**__import__("colbench.pipeline", fromlist=["PRESETS"]).PRESETS["small"],
                                         "env": "ColBench-Backend-v0"}
-    for argv, msg in ((["--paper", "--env", FRONTEND], "the paper preset has no ColBench-Frontend-v0 setting"),
-                      (["--env", FRONTEND, "--semantics", "python"], "only backend runs have scoring semantics"),
+    for argv, msg in ((["--env", FRONTEND, "--semantics", "python"], "only backend runs have scoring semantics"),
                       (["--env", FRONTEND, "--family", "rate"], "family must be one of ['all', 'mini', 'simple']")):
         assert pipeline_cli(*argv) == 2
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and msg in err and err.startswith("colbench pipeline: error:"), err
     with pytest.raises(ValueError, match="env must be one of"):
         PipelineConfig(env="ColBench-Backend-v1")
+    with pytest.raises(ValueError, match="preset must be one of"):
+        preset_settings("tiny", FRONTEND)
 
 
 def _record(task_id: str, reward: float, episode: str) -> dict:

@@ -84,14 +84,15 @@ def test_pipeline_policy_server_options_and_their_checks(tmp_path, capsys):
     cfg = PipelineConfig(policy_base_url=args.policy_base_url)
     assert cfg.policy_base_url == "http://127.0.0.1:9/v1,http://127.0.0.1:10/v1,http://127.0.0.1:11/v1"
     assert PipelineConfig(policy_base_url=["http://a:1/v1", "http://b:2/v1"]).policy_base_url == "http://a:1/v1,http://b:2/v1"
-    assert PipelineConfig(**PRESETS["paper"], methods=("rft",), policy_base_url="http://a:1/v1", policy_lora=True).policy_lora
+    lora = {**PRESETS["paper"], "trainer_overrides": {"rft": {"policy": {"full_finetune": False}}}}
+    assert PipelineConfig(**lora, methods=("rft",), policy_base_url="http://a:1/v1", policy_lora=True).policy_lora
     for argv, msg in ((["--policy-base-url", "localhost:8000"], "policy_base_url: base_url must be an http(s) URL such "
                        "as 'http://localhost:8000/v1' (or several: a list or comma-separated), got 'localhost:8000'"),
                       (["--policy-lora"], "policy_lora: the adapters are loaded into the policy's server(s): set "
                                           "policy_base_url"),
                       (["--paper", "--policy-base-url", "http://a:1/v1", "--policy-lora"],
-                       "policy_lora: sweet-rl fully fine-tunes its policy (trainer_overrides['sweet-rl'].policy."
-                       "full_finetune): it leaves no LoRA adapter to load; serve its merged model (models/sweet-rl) instead")):
+                       "policy_lora: rft fully fine-tunes its policy (trainer_overrides['rft'].policy."
+                       "full_finetune): it leaves no LoRA adapter to load; serve its merged model (models/rft) instead")):
         assert _pipeline_cli(*argv, "--out-dir", tmp_path / "bad") == 2
         err = capsys.readouterr().err
         assert err == f"colbench pipeline: error: {msg}\n", err
@@ -203,8 +204,18 @@ def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_pat
 
     same = [k for k in by_id["local"] if texts(by_id["served"][k]) == texts(by_id["local"][k])]
     assert len(same) >= 3, [(texts(by_id["served"][k]), texts(by_id["local"][k])) for k in by_id["local"]]
-    for k in same:
-        assert by_id["served"][k] == by_id["local"][k]
+    for k in same:  # token ids: the local model's; transformers serve gives none, only its counts
+        assert without_tokens(by_id["served"][k]) == without_tokens(by_id["local"][k])
+        for a, b in zip(by_id["local"][k]["dialogue_history"], by_id["served"][k]["dialogue_history"]):
+            if a["role"] == "assistant":
+                assert {"prompt_ids", "completion_ids"} <= a["tokens"].keys()
+                assert b["tokens"].keys() == {"n_prompt", "n_completion"}
+                assert b["tokens"]["n_completion"] == len(a["tokens"]["completion_ids"])
+
+
+def without_tokens(rec: dict) -> dict:
+    """A record without its agent entries' ``tokens`` (what a policy that records none writes)."""
+    return {**rec, "dialogue_history": [{k: v for k, v in m.items() if k != "tokens"} for m in rec["dialogue_history"]]}
 
 
 def _seed_success(out, cfg, task, spec):
@@ -306,8 +317,10 @@ def test_pipeline_through_transformers_serve_equals_the_local_policy(tmp_path, c
     same = [(name, k) for name, k in pairs if texts(served[name][k]) == texts(local[name][k])]
     print(f"served vs local: {len(same)} of {len(pairs)} episodes with the same agent texts")
     assert len(same) >= 3, [(texts(served[n][k]), texts(local[n][k])) for n, k in pairs]
-    for name, k in same:
-        assert served[name][k] == local[name][k]
+    for name, k in same:  # the served policy records its server's counts, the local one its ids; one tokenizer
+        assert without_tokens(served[name][k]) == without_tokens(local[name][k])
+        assert ({m["tokens"]["fingerprint"] for m in served[name][k]["dialogue_history"] if m["role"] == "assistant"}
+                == {m["tokens"]["fingerprint"] for m in local[name][k]["dialogue_history"] if m["role"] == "assistant"})
     # the server played the trained policy, not the base: rft answers at once, as its one success did
     zero_shot, rft = served["eval/zero-shot.jsonl"], served["eval/rft.jsonl"]
     assert any(texts(rft[k]) != texts(zero_shot[k]) for k in rft)

@@ -46,7 +46,11 @@ def test_openai_simulator_then_offline_replay(tmp_path, evaluator):
     # the server is gone: replay reproduces the run exactly, offline
     replayed = episodes(lambda: gym.make("ColBench-Backend-v0", simulator="replay",
                                          simulator_kwargs={"path": str(cache)}, evaluator=evaluator))
-    assert replayed == live
+    without_human = [[{k: v for k, v in r.items() if k != "human"} for r in rs] for rs in (replayed, live)]
+    assert without_human[0] == without_human[1]
+    # each record names its human: the replay stands for the served human it recorded
+    assert all(r["human"] == {**r["human"], "kind": "replay", "of": lv["human"]} for r, lv in zip(replayed, live))
+    assert live[0]["human"]["kind"] == "served" and live[0]["human"]["model"] == "echo"
     # a dialogue the cache has never seen fails loudly: the episode ends with the error recorded
     env = gym.make("ColBench-Backend-v0", simulator="replay", simulator_kwargs={"path": str(cache)},
                    evaluator=evaluator)

@@ -1,4 +1,4 @@
-"""Tiny randomly initialised Llama models with SmolLM2's tokenizer, shared by the trainer tests."""
+"""Tiny randomly initialised Llama models with SmolLM2's tokenizer (or a tiny BPE one), shared by the trainer tests."""
 from __future__ import annotations
 
 import torch
@@ -11,6 +11,27 @@ def smollm2_tokenizer():
     from colbench_env.lm.smollm2 import smollm2_path
 
     return AutoTokenizer.from_pretrained(smollm2_path())
+
+
+def tiny_bpe_tokenizer(chat_template: str, vocab_size: int = 400, corpus=None):
+    """A byte-level BPE tokenizer of ``vocab_size`` ids, trained here (in well under a second) on
+    ``corpus`` (default: the agent instructions of both prompt styles), with ChatML's special tokens
+    (``<|endoftext|>`` unk, ``<|im_start|>`` bos, ``<|im_end|>`` eos and pad) and ``chat_template``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    from colbench_env.prompting import BACKEND_AGENT_INSTRUCTIONS, COMPACT_BACKEND_AGENT_INSTRUCTIONS
+
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    backend.train_from_iterator(list(corpus or [BACKEND_AGENT_INSTRUCTIONS, COMPACT_BACKEND_AGENT_INSTRUCTIONS]), trainer)
+    tok = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token="<|im_start|>", eos_token="<|im_end|>",
+                                  unk_token="<|endoftext|>", pad_token="<|im_end|>")
+    tok.chat_template = chat_template
+    return tok
 
 
 def tiny_llama(tokenizer, seed: int = 0, hidden_size: int = 64, **config):
@@ -105,3 +126,43 @@ def fit_chats(model, tokenizer, chats, tools=None, steps: int = 150, lr: float =
     with torch.no_grad():
         h = model.model(input_ids=ids, attention_mask=mask).last_hidden_state[:, :-1][at]
         return torch.nn.functional.cross_entropy(model.lm_head(h), targets).item()
+
+
+def llama31_tokenizer():
+    """Llama-3.1's tokenizer with its chat template, built offline: the BPE ranks Meta ships in the
+    ``llama-models`` package (``llama_models/llama3/tokenizer.model``, tiktoken format; Llama 3 and
+    3.1 share it: 128,000 tokens + 256 special ones) converted by transformers' ``TikTokenConverter``,
+    and the Llama-3.1 chat template TRL ships (``trl.chat_template_utils.llama3_1_chat_template``).
+    Converted once into ``~/.cache/colbench/llama-3.1-tokenizer`` (about 15 s). Needs the ``dev``
+    extra (llama-models)."""
+    import os
+    import shutil
+    import tempfile
+    from importlib.resources import files
+    from pathlib import Path
+
+    from transformers import AutoTokenizer
+
+    cache = Path(os.environ.get("COLBENCH_CACHE", Path.home() / ".cache" / "colbench")) / "llama-3.1-tokenizer"
+    if not (cache / "tokenizer.json").exists():
+        from transformers import PreTrainedTokenizerFast
+        from transformers.convert_slow_tokenizer import TikTokenConverter
+        from trl.chat_template_utils import llama3_1_chat_template
+
+        named = ["<|begin_of_text|>", "<|end_of_text|>", "<|reserved_special_token_0|>", "<|reserved_special_token_1|>",
+                 "<|finetune_right_pad_id|>", "<|step_id|>", "<|start_header_id|>", "<|end_header_id|>", "<|eom_id|>",
+                 "<|eot_id|>", "<|python_tag|>"]
+        special = named + [f"<|reserved_special_token_{2 + i}|>" for i in range(256 - len(named))]
+        ranks = files("llama_models") / "llama3" / "tokenizer.model"
+        backend = TikTokenConverter(vocab_file=str(ranks), extra_special_tokens=special).converted()
+        tok = PreTrainedTokenizerFast(tokenizer_object=backend, bos_token="<|begin_of_text|>", eos_token="<|eot_id|>",
+                                      pad_token="<|finetune_right_pad_id|>")
+        tok.chat_template = llama3_1_chat_template
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=cache.parent))
+        tok.save_pretrained(tmp)
+        try:
+            tmp.rename(cache)
+        except OSError:  # another process made it meanwhile
+            shutil.rmtree(tmp, ignore_errors=True)
+    return AutoTokenizer.from_pretrained(cache)

@@ -51,7 +51,8 @@ def latest_records(records) -> dict[str, dict]:
 
 class TrajectoryRecorder(ColBenchWrapper):
     """Appends each finished episode to ``path`` as one official-format trajectory line
-    (``{task, dialogue_history, answer, reward, success, task_id, seed, episode_id, env_id}``).
+    (``{task, dialogue_history, answer, reward, success, task_id, seed, episode_id, env_id, human}``;
+    ``human``: who played the human, :mod:`colbench_env.simulators.identity`).
 
     Lines are appended and fsynced one at a time, so an interrupted run loses at most the episode in
     progress. ``episode_id`` is ``options["episode_id"]`` given to ``reset`` (what resumable runners

@@ -8,6 +8,6 @@ the whole run's maximum resident set size::
     OMP_WAIT_POLICY=PASSIVE /usr/bin/time -v python -m colbench.benchmarks.bench_train_stages sweet-rl \\
         --trajectories roll1.jsonl --model smollm2 --out ck
 
-Every argument after the algorithm is ``colbench train``'s (README, "Measured here": issue 38's row).
+Every argument after the algorithm is ``colbench train``'s (benchmarks/README.md, "Measured here": issue 38's row).
 The code is this package's ``__main__`` (it runs the ``colbench`` command line in-process).
 """

@@ -19,12 +19,14 @@ import sys
 
 from colbench import __version__
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "command_parser", "top_parser", "main"]
 
 #: subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("colbench.cli.run", "run episodes with an agent; write trajectories (jsonl) and print metrics"),
     "evaluate": ("colbench.cli.evaluate", "score trajectories in the official format; print metrics"),
+    "audit": ("colbench.cli.audit", "check backend tasks (ground truth, signature, constants, formats) or the human's "
+                                    "turns of recorded dialogues"),
     "render": ("colbench.cli.render", "render an HTML page to a PNG in headless Chromium"),
     "train": ("colbench.cli.train", "train an agent: rft, mt-dpo, ppo, grpo or sweet-rl"),
     "export": ("colbench.cli.export", "a colbench train checkpoint as a plain transformers model (LoRA merged)"),
@@ -62,7 +64,8 @@ def _plain(doc: str) -> str:
     return doc.replace("``", "").replace("**", "").strip()
 
 
-def _top_parser() -> argparse.ArgumentParser:
+def top_parser() -> argparse.ArgumentParser:
+    """The parser of ``colbench`` itself: ``--version`` and the command's name."""
     p = argparse.ArgumentParser(
         prog="colbench",
         description="ColBench environments and SWEET-RL agents.",
@@ -75,27 +78,37 @@ def _top_parser() -> argparse.ArgumentParser:
     return p
 
 
+def command_parser(name: str) -> argparse.ArgumentParser:
+    """The parser of ``colbench NAME`` (imports that command's module only): its description is the
+    module's docstring as plain text, its options the module's ``add_arguments``.
+
+    Raises:
+        KeyError: ``name`` is not in :data:`COMMANDS`.
+    """
+    module_name, help_text = COMMANDS[name]
+    module = importlib.import_module(module_name)
+    parser = argparse.ArgumentParser(prog=f"colbench {name}", description=_plain(module.__doc__ or help_text),
+                                     formatter_class=_HelpFormatter)
+    module.add_arguments(parser)
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in COMMANDS:
-        top = _top_parser()
+        top = top_parser()
         if not argv:
             top.print_help()
             return 2
         top.parse_args(argv[:1])  # -h / --version exit 0; anything else is a clear "invalid choice"
         return 2
     name = argv[0]
-    module_name, help_text = COMMANDS[name]
     prog = f"colbench {name}"
     from colbench.errors import StageFailed, user_error_types
 
     try:
-        module = importlib.import_module(module_name)
-        parser = argparse.ArgumentParser(prog=prog, description=_plain(module.__doc__ or help_text),
-                                         formatter_class=_HelpFormatter)
-        module.add_arguments(parser)
-        args = parser.parse_args(argv[1:])
-        return int(module.main(args) or 0)
+        args = command_parser(name).parse_args(argv[1:])
+        return int(importlib.import_module(COMMANDS[name][0]).main(args) or 0)
     except user_error_types() as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2

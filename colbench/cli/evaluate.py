@@ -13,7 +13,11 @@ Reads trajectories in the official format (``{task, dialogue_history, answer}``,
 
 ``--compare A.jsonl B.jsonl`` prints the win rate of A over B, for frontend and backend files alike:
 per task, A wins when its mean reward (similarity to the target; fraction of hidden tests passed) is
-higher than B's, ties counted apart (records without a reward are scored first).
+higher than B's, ties counted apart (records without a reward are scored first); then the paired
+difference A - B with its 95 % bootstrap interval over tasks, each run's flip noise (the share of
+tasks whose verdict changes between trials of the same run, with K >= 2 trials per task), a line
+when the difference is smaller than that noise, and a line when the runs had different humans
+(:mod:`colbench.comparison`).
   A clear error is raised when a frontend record is found and that scorer is not installed.
 
 ``--semantics reference`` (default) scores as the reference scorer did (comparable with published
@@ -108,12 +112,21 @@ def _existing(path: str, load=None):
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from colbench.comparison import format_paired_comparison, paired_comparison
+
     fe = _frontend_module()
-    result = _existing(args.compare[0], lambda a: fe.compare_files(a, args.compare[1], **_frontend_options(args)))
-    print(f"win rate of {args.compare[0]} over {args.compare[1]}: {100 * result['win_rate']:.1f}% "
+    a, b = args.compare
+    recs_a, recs_b = _existing(a, lambda _: fe.load_compared(a, b, **_frontend_options(args)))
+    result = fe.win_rate(recs_a, recs_b)
+    print(f"win rate of {a} over {b}: {100 * result['win_rate']:.1f}% "
           f"({result['wins']} wins, {result['losses']} losses, {result['ties']} ties over {result['tasks']} tasks)")
+    try:
+        paired = paired_comparison(recs_a, recs_b, labels=(a, b))
+    except ValueError as e:
+        raise UsageError(f"--compare: {e}") from None
+    print(format_paired_comparison(paired))
     if args.json:
-        print(json.dumps(result, allow_nan=False))
+        print(json.dumps({**result, "paired": paired}, allow_nan=False))
     return 0
 
 
@@ -175,12 +188,16 @@ def main(args: argparse.Namespace) -> int:
                 f"{args.trajectories}:{frontend[0][0]}: frontend trajectory found, but the frontend scorer "
                 f"({FRONTEND_HOOK}.score_frontend) is not installed; install colbench with frontend support")
     _score_backend(backend, args)
+    from colbench_env.metrics import format_trials, summarize
+    from colbench_env.simulators.identity import describe_humans, run_humans
+
     metrics: dict = {"count": len(items), "backend_count": len(backend), "frontend_count": len(frontend)}
     if backend:
-        from colbench_env.metrics import summarize
-
         m = summarize(r for _, r, _ in backend)
         metrics["tests_passed_pct"], metrics["success_rate"] = m["tests_passed_pct"], m["success_rate"]
+        metrics["errors"] = m["errors"]
+        if "trials" in m:
+            metrics["trials"] = m["trials"]
         metrics["bad_answers"] = sum(1 for _, r, _ in backend if r["reward"] == 0 and "eval_reason" in r)
         metrics["semantics"] = args.semantics
         metrics["isolation"] = {k: v for k, v in args._isolation.items()
@@ -191,16 +208,26 @@ def main(args: argparse.Namespace) -> int:
             if new is not rec:
                 rec.clear()
                 rec.update(new)
-        from colbench_env.metrics import summarize
-
-        metrics["frontend_mean_reward"] = summarize(r for _, r, _ in frontend)["similarity"]
+        fm = summarize(r for _, r, _ in frontend)
+        metrics["frontend_mean_reward"] = fm["similarity"]
+        metrics["frontend_errors"] = fm["errors"]
+        if "trials" in fm:
+            metrics["frontend_trials"] = fm["trials"]
+    metrics["human"] = run_humans(r for _, r, _ in items)
     if args.out:
         atomic_write_jsonl(args.out, [r for _, r, _ in items])
     if backend:
+        left_out = f" ({metrics['errors']} infrastructure errors left out)" if metrics["errors"] else ""
         print(f"backend: {len(backend)} answers, {metrics['tests_passed_pct']:.2f}% tests passed, "
-              f"success rate {100 * metrics['success_rate']:.2f}%")
+              f"success rate {100 * metrics['success_rate']:.2f}%{left_out}")
+        if "trials" in metrics:
+            print(format_trials(metrics["trials"]))
     if frontend:
-        print(f"frontend: {len(frontend)} answers, mean reward {metrics['frontend_mean_reward']:.4f}")
+        left_out = f" ({metrics['frontend_errors']} infrastructure errors left out)" if metrics["frontend_errors"] else ""
+        print(f"frontend: {len(frontend)} answers, mean reward {metrics['frontend_mean_reward']:.4f}{left_out}")
+        if "frontend_trials" in metrics:
+            print(format_trials(metrics["frontend_trials"]))
+    print(f"human: {describe_humans(metrics['human'])}")
     print(f"count: {len(items)}")
     if args.out:
         print(f"wrote {args.out}")

@@ -12,9 +12,14 @@ Presets: ``--small`` (default) SmolLM2-135M on CPU, generated "rate" tasks, the 
 sized for 2 cores in <= 45 minutes; ``--paper`` the reference implementation's setting for GPUs
 (Llama-3.1-8B policy and critic, a 70B human behind an OpenAI-compatible server; every value and its
 source in ``colbench.pipeline.PAPER_SETTINGS``). Every option below defaults to the preset's value.
-``--env ColBench-Frontend-v0`` runs frontend design instead (``--small`` only: generated mini pages,
-reward = similarity of the final page's render to the target's, results with the win rate of every
-method over zero-shot; ``colbench.pipeline.config.FRONTEND_PRESETS``).
+``--env ColBench-Frontend-v0`` runs frontend design instead (reward = similarity of the final page's
+render to the target's, results with the win rate of every method over zero-shot;
+``colbench.pipeline.config.FRONTEND_PRESETS``: ``--small`` generated mini pages, ``--paper`` the
+reference's frontend setting, a Qwen2-VL-72B human and CLIP similarity).
+
+``--dry-run`` prints what would run as one JSON object on stdout, without loading a model or writing
+anything: ``{"preset", "env", "pipeline": {...}, "methods": {method: trainer config}, "memory_plan":
+{...}}`` (:func:`colbench.pipeline.plan.resolved_settings`).
 
 ``--policy-base-url URL``: collection and evaluation send the policy's turns to OpenAI-compatible
 server(s) (vLLM, ``transformers serve``), asking for the base policy by ``--policy`` and for each
@@ -46,7 +51,11 @@ __all__ = ["add_arguments", "main"]
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--small", action="store_true", help="CPU preset (default); every option below defaults to the preset's value")
-    g.add_argument("--paper", action="store_true", help="the paper's 8B/70B setting (GPUs, vLLM)")
+    g.add_argument("--paper", action="store_true",
+                   help="the reference's setting for every method (8B policy and critic, a 70B / 72B human; GPUs)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the resolved settings (every method's trainer config, the memory plan) as JSON "
+                        "and exit: no model is loaded, nothing is written")
     p.add_argument("--env", default="ColBench-Backend-v0", choices=sorted(ENVS),
                    help="backend programming (default) or frontend design (reward: similarity of the renders)")
     p.add_argument("--out-dir", default=None, help="where every stage writes and resumes from (preset's default)")
@@ -163,6 +172,11 @@ def main(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"colbench pipeline: error: {e}", file=sys.stderr)
         return 2
+    if args.dry_run:
+        from colbench.pipeline.plan import resolved_settings
+
+        print(json.dumps(resolved_settings(cfg, preset=preset), indent=1))
+        return 0
     try:
         report = run_pipeline(cfg, preset=preset)
     except StageFailed as e:  # a server failed: the finished work is kept, a rerun retries the failed episodes

@@ -18,7 +18,7 @@ from typing import Callable
 
 from colbench.errors import EpisodesFailed
 from colbench.runs import SEMANTICS, RunConfig, run
-from colbench_env.metrics import format_summary
+from colbench_env.metrics import format_report
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["JoinURLs", "add_arguments", "add_common_arguments", "config_from_args", "json_object", "main"]
@@ -132,6 +132,6 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _print_metrics(metrics: dict, as_json: bool) -> None:
-    print(format_summary(metrics))
+    print(format_report(metrics))
     if as_json:
         print(json.dumps(metrics, allow_nan=False))

@@ -33,5 +33,7 @@ def main(args: argparse.Namespace) -> int:
                          run_settings={k: v for k, v in vars(args).items() if k in run_fields})
     result = table(config)
     print(Path(result["md"]).read_text())
+    if result["humans_warning"]:
+        print(result["humans_warning"])
     print(json.dumps(result, allow_nan=False))
     return 0

@@ -26,6 +26,14 @@ trained agent's ``act``) is capped at the collection's ``max_new_tokens`` (from
 (e.g. no task with a successful and a failed rollout, for mt-dpo and sweet-rl) are refused before
 the model loads, saying what data would.
 
+Tokens: records whose agent turns carry the token ids their policy saw and produced (``colbench run``
+and the pipeline record them: a local model always, a vLLM server on request, see
+``docs/guides/token-exact.md``) are trained on those ids when they come from the policy's own tokenizer
+(the same fingerprint); other records are re-tokenized. Before the model loads, one line says how many
+agent turns are trained on recorded ids and how many re-tokenized turns differ from what the policy saw
+(``colbench train: tokens: ...``); ``--strict-tokens`` refuses instead (one line, exit 2) when some
+re-tokenized turn differs from, or cannot be checked against, the policy's tokens.
+
 When ``--out`` already holds a checkpoint of the same algorithm, training resumes from it
 (adapters, optimiser state, update count) unless ``--no-resume`` is given. Each ``--updates`` round
 runs one ``update`` on the trajectories and writes the checkpoint. SWEET-RL also keeps its trained
@@ -50,15 +58,15 @@ from colbench_env.errors import UsageError
 from colbench.agents.registry import TRAINERS as ALGORITHMS, config_class
 
 __all__ = ["add_arguments", "main", "parse_config_json", "fields_help", "trajectory_context", "cli_defaults",
-           "collection_generation"]
+           "collection_generation", "trajectory_tokens"]
 
 #: config fields whose default ``colbench train`` sets otherwise than the config classes (a fresh
 #: training only; ``--config-json`` overrides it): gradient checkpointing on, as TRL's configs default
 #: to and the pipeline's presets set. Without it, one mt-dpo pair of SmolLM2 trajectories held 4.1 GB
-#: of activations; with it the command peaks at 1.4 GB (README, "Measured here").
+#: of activations; with it the command peaks at 1.4 GB (benchmarks/README.md, "Measured here").
 CLI_DEFAULTS = {"gradient_checkpointing": True}
 #: the same, for one algorithm: SWEET-RL samples its candidates 4 at a time (the KV cache of 16 copies
-#: of a SmolLM2 context took the command past 2.4 GB; README, "Measured here")
+#: of a SmolLM2 context took the command past 2.4 GB; benchmarks/README.md, "Measured here")
 ALGORITHM_CLI_DEFAULTS = {"sweet-rl": {"candidate_batch": 4}}
 
 
@@ -117,6 +125,10 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--export", default=None, metavar="DIR",
                         help="then write the trained policy to DIR as a plain transformers model (LoRA merged, "
                              "the base's tokenizer)")
+    parser.add_argument("--strict-tokens", action="store_true",
+                        help="refuse (exit 2) when some agent turn would be trained on a re-tokenization of its "
+                             "text that differs from, or cannot be checked against, the token ids its policy "
+                             "recorded, instead of saying how many")
 
 
 def parse_config_json(value: str | None) -> dict:
@@ -181,6 +193,20 @@ def collection_generation(path: str | os.PathLike) -> tuple[dict, str]:
     if isinstance(n, int) and not isinstance(n, bool) and n > 0:
         return {"max_new_tokens": n}, run_json
     return {}, ""
+
+
+def trajectory_tokens(path: str | os.PathLike, records: list[dict], config):
+    """How a trainer with ``config`` trains the agent turns of ``records`` (read from ``path``) against
+    the token ids their policy recorded (:func:`colbench.agents.tokenize.policy_token_report`: the
+    policy's tokenizer only, no model); a malformed ``tokens`` field is a :class:`UsageError` naming
+    the file, line and field."""
+    from colbench.agents.tokenize import TokenizationError, policy_token_report
+    from colbench_env.trajectories import read_jsonl
+
+    try:
+        return policy_token_report(records, config, sources=[f"{path}:{n}" for n, _ in read_jsonl(path)])
+    except TokenizationError as e:
+        raise UsageError(str(e)) from None
 
 
 def _stored_config(out: Path, algorithm: str) -> dict:
@@ -279,6 +305,14 @@ def main(args: argparse.Namespace) -> int:
 
     cls = trainer_class(args.algorithm)
     cls.check_data(records, config)  # nothing to learn from: said now, before the model loads
+    tokens = trajectory_tokens(args.trajectories, records, config)  # the tokenizer only, not the model
+    print(f"colbench train: tokens: {tokens.summary()}", file=sys.stderr)
+    if args.strict_tokens and tokens.inexact:
+        first = tokens.first.get("differ") or tokens.first.get("unchecked")
+        raise UsageError(f"--strict-tokens: {tokens.inexact} of {tokens.turns} agent turns would be trained on a "
+                         "re-tokenization of their text that differs from, or cannot be checked against, the tokens "
+                         f"their policy saw and produced (first: {first}); collect the trajectories with a policy "
+                         "that records its token ids (a local model, or a vLLM server) and this tokenizer")
     how = f"as {origin} says" if origin else "the trajectories record none: the config's"
     print(f"colbench train: training contexts: prompt_style {config.prompt_style!r}, max_turns {config.max_turns} "
           f"({how})", file=sys.stderr)

@@ -20,6 +20,12 @@ tasks. Output in ``out``: ``stats.json``, ``stats.md``, ``stats.png``.
 
 Also usable on an existing run: ``colbench pipeline-stats RUN_DIR [RUN_DIR ...] --out DIR``.
 
+With ``k >= 2`` sampled episodes per task (the sampled evaluation), backend methods also get pass@k
+and pass^k for ``k = 1 .. K`` (the unbiased estimates of :mod:`colbench_env.metrics` per seed and task,
+bootstrapped like every mean: :func:`pass_k_grids`). Episodes that ended on an infrastructure error
+are left out of every mean. ``stats.md`` names the human of the evaluation records
+(:mod:`colbench_env.simulators.identity`) and warns when methods had different ones.
+
 ``--cluster template`` (generated tasks only) adds, next to every interval, the one with whole
 templates resampled instead of tasks (:mod:`colbench.stats`): tasks of one template move together,
 so the task bootstrap alone overstates what a few templates show.
@@ -33,7 +39,7 @@ from .config import METHODS
 from colbench.stats import bootstrap_mean, paired_bootstrap, win_grid
 from .stages import training_outcome
 
-__all__ = ["method_grids", "task_clusters", "analyse_runs", "runs_kind", "COMPARISONS", "CLUSTERS", "KIND_METRICS",
+__all__ = ["method_grids", "task_clusters", "analyse_runs", "runs_kind", "pass_k_grids", "runs_humans", "COMPARISONS", "CLUSTERS", "KIND_METRICS",
            "WIN_RATE"]
 
 #: Per task kind, the metrics of one method's episodes: ``{key: label}`` (every value 0..100).
@@ -54,21 +60,63 @@ def _task_key(rec: dict) -> str:
     return str(rec["task"].get("task_id") or rec["task"]["problem_description"])
 
 
-def _per_task(path: Path) -> dict[str, dict[str, float]]:
-    """task id -> the means over that task's episodes in ``path``: backend % tests passed and
-    success (x 100), frontend similarity x 100 (:data:`KIND_METRICS`)."""
+def _records(path: Path) -> list[dict]:
+    """The latest record of each episode of ``path``."""
     from colbench_env.trajectories import read_trajectories
     from colbench.wrappers.recorder import latest_records
 
+    return list(latest_records(read_trajectories(path, tolerate_partial_last_line=True)).values())
+
+
+def _per_task(path: Path) -> dict[str, dict[str, float]]:
+    """task id -> the means over that task's episodes in ``path`` that did not end on an
+    infrastructure error (:func:`colbench_env.metrics.infrastructure_error`): backend % tests passed
+    and success (x 100), frontend similarity x 100 (:data:`KIND_METRICS`); ``episodes`` (scored) and
+    ``successes`` (backend: episodes that passed every test)."""
+    from colbench_env.metrics import infrastructure_error
+
     acc: dict[str, list[dict[str, float]]] = {}
-    for rec in latest_records(read_trajectories(path, tolerate_partial_last_line=True)).values():
+    for rec in _records(path):
+        if infrastructure_error(rec):
+            continue
         reward = 100.0 * float(rec.get("reward") or 0.0)
         if _kind(rec) == "backend":
             scores = {"tests_passed_pct": reward, "success_rate_pct": 100.0 if rec.get("success") else 0.0}
         else:
             scores = {"similarity_pct": reward}
         acc.setdefault(_task_key(rec), []).append(scores)
-    return {k: {**{m: sum(v[m] for v in vs) / len(vs) for m in vs[0]}, "episodes": len(vs)} for k, vs in acc.items()}
+    return {k: {**{m: sum(v[m] for v in vs) / len(vs) for m in vs[0]}, "episodes": len(vs),
+                "successes": sum(1 for v in vs if v.get("success_rate_pct") == 100.0)} for k, vs in acc.items()}
+
+
+def pass_k_grids(run_dirs: list[Path], method: str, tasks: list[str], mode: str = "sampled") -> dict:
+    """``{"pass_at_k": {k: grid}, "pass_hat_k": {k: grid}}`` (backend): per seed and task the unbiased
+    pass@k / pass^k estimates (:func:`colbench_env.metrics.pass_at_k`, x 100) from that task's scored
+    episodes in ``method``'s ``mode`` evaluation, for ``k = 1 .. K`` with ``K`` the fewest scored
+    episodes of a task (the same ``k`` for every cell); ``{}`` when ``K < 2``."""
+    from colbench_env.metrics import pass_at_k, pass_hat_k
+
+    per_seed = [_per_task(Path(d) / "eval" / f"{method}{MODES[mode]}.jsonl") for d in run_dirs]
+    K = min((p[t]["episodes"] for p in per_seed for t in tasks), default=0)
+    if K < 2:
+        return {}
+    return {name: {str(k): [[100.0 * f(int(p[t]["episodes"]), int(p[t]["successes"]), k) for t in tasks]
+                            for p in per_seed] for k in range(1, K + 1)}
+            for name, f in (("pass_at_k", pass_at_k), ("pass_hat_k", pass_hat_k))}
+
+
+def runs_humans(run_dirs: list[Path], methods: list[str]) -> dict[str, list]:
+    """``{method: run_humans(...)}`` over every evaluation record of each method in the runs
+    (:func:`colbench_env.simulators.identity.run_humans`)."""
+    from colbench_env.simulators.identity import run_humans
+
+    out: dict[str, list] = {}
+    for m in methods:
+        recs = [r for d in run_dirs for mode in MODES for f in [Path(d) / "eval" / f"{m}{MODES[mode]}.jsonl"]
+                if f.exists() for r in _records(f)]
+        if recs:
+            out[m] = run_humans(recs)
+    return out
 
 
 def _kind(rec: dict) -> str:
@@ -168,6 +216,12 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
                     "level": 0.95, "cluster": cluster,
                     "metrics": {**metrics, **({WIN_RATE[0]: WIN_RATE[1]} if kind == "frontend" else {})}, "modes": {}}
     by_task = task_clusters(run_dirs, cluster) if cluster else None  # read once, for every mode
+    from colbench_env.simulators.identity import describe_humans, humans_warning
+
+    humans = runs_humans(run_dirs, methods)
+    report["human"] = describe_humans([h for hs in humans.values() for h in hs])
+    known = any(h is not None for hs in humans.values() for h in hs)  # all unknown: the Human line says so
+    report["humans_warning"] = humans_warning(humans) if len(humans) > 1 and known else None
     for mode in MODES:
         grids, tasks, skipped = method_grids(run_dirs, methods, mode, metrics)
         if not grids:
@@ -179,6 +233,11 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
             entry["clusters"] = dict(zip(tasks, labels))
         for m, g in grids.items():
             entry["methods"][m] = {k: bootstrap_mean(g[k], resamples=resamples, seed=seed).as_dict() for k in metrics}
+            if kind == "backend":
+                passes = pass_k_grids(run_dirs, m, tasks, mode)
+                for name, by_k in passes.items():
+                    entry["methods"][m][name] = {k: bootstrap_mean(v, resamples=resamples, seed=seed).as_dict()
+                                                 for k, v in by_k.items()}
             if labels:
                 entry["methods"][m]["by_cluster"] = {
                     k: bootstrap_mean(g[k], resamples=resamples, seed=seed, clusters=labels).as_dict() for k in metrics}
@@ -232,6 +291,9 @@ def _markdown(report: dict) -> str:
         lines += [f"Columns marked *{by}s resampled*: the same bootstrap drawing whole {by}s (every task of a "
                   f"drawn {by}) instead of single tasks; tasks of one {by} move together, so these are the "
                   f"intervals for a claim beyond these {by}s.", ""]
+    if "human" in report:
+        why = " (its records carry no 'human' field)" if report["human"] == "unknown" else ""
+        lines += [f"Human: {report['human']}{why}."] + ([report["humans_warning"]] if report.get("humans_warning") else []) + [""]
     for mode, e in report["modes"].items():
         head = f"### {mode} evaluation ({e['n_tasks']} tasks x {report['n_seeds']} seed(s)"
         head += f"; {e['n_clusters']} {by}s)" if by else ")"
@@ -264,6 +326,17 @@ def _markdown(report: dict) -> str:
                 row += (f" [{k['diff_low']:+.1f}, {k['diff_high']:+.1f}] | {k['p_value']:.3f} | "
                         f"{'yes' if k['significant'] else 'no'} |")
             lines.append(row)
+        with_k = {m: r for m, r in e["methods"].items() if "pass_at_k" in r}
+        if with_k:
+            ks = sorted({k for r in with_k.values() for k in r["pass_at_k"]}, key=int)
+            lines += ["", "pass@k / pass^k x 100 (unbiased estimates from each task's episodes, "
+                          "`colbench_env.metrics`) [95 % CI]:", "",
+                      "| method | " + " | ".join(f"pass@{k} | pass^{k}" for k in ks) + " |",
+                      "|---" * (2 * len(ks) + 1) + "|"]
+            for m, r in with_k.items():
+                lines.append(f"| {m} | " + " | ".join(
+                    f"{_ci(r['pass_at_k'][k])} | {_ci(r['pass_hat_k'][k])}" if k in r["pass_at_k"] else " | "
+                    for k in ks) + " |")
         for m, why in e["skipped"].items():
             lines.append(f"\n{m}: left out ({why}).")
         lines.append("")

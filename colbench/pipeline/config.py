@@ -27,14 +27,20 @@ Presets (the backend's; :func:`preset_settings` lays :data:`FRONTEND_PRESETS` ov
   number: the one kind of task this 135M policy solves sometimes -- about a third zero-shot with the
   ``"compact"`` prompt, so a change is measurable), short episodes (``max_turns`` 3, 96 tokens),
   rollouts sampled at temperature 0.1, LoRA on CPU. Sized for 2 CPU cores in <= 45 minutes.
-* ``--paper``: the reference implementation's setting, for GPUs (every value and its source file in
-  :data:`PAPER_SETTINGS`, rendered in the README by :func:`paper_settings_table`):
-  Llama-3.1-8B-Instruct policy and critic, both fully fine-tuned (lr 2e-7, AdamW betas (0.9, 0.95),
-  cosine to 0.1x with 3 % warm-up, 8 pairs per step), Llama-3.1-70B simulator behind an
-  OpenAI-compatible server (``--simulator-base-url``), 5000 train tasks x k = 3 rollouts (15k
-  trajectories; the embedded tasks, or an official file via ``--tasks``), 10 turns of 1024 tokens,
-  N = 16 candidates at temperature 1.0, evaluation sampled at temperature 1.0 on 1000 tasks. Run the
-  training stages under ``accelerate launch`` with ``configs/accelerate/deepspeed_zero3.yaml``.
+* ``--paper``: the reference implementation's setting, for GPUs, for every method (every value and
+  its source file and line in :data:`PAPER_SETTINGS`, rendered in docs/guides/paper.md by
+  :func:`paper_settings_table`): Llama-3.1-8B-Instruct policy and critic, both fully fine-tuned (lr
+  2e-7, bf16, AdamW betas (0.9, 0.95), cosine to 0.1x with 3 % warm-up, 8 examples per step,
+  ``max_length`` 16384), RFT, multi-turn DPO, PPO and GRPO training their policy the same way
+  (the reference has no command for them), Llama-3.1-70B simulator behind an OpenAI-compatible
+  server (``--simulator-base-url``), 5000 train tasks x k = 3 rollouts (15k trajectories; the
+  embedded tasks, or an official file via ``--tasks``), 10 turns of 1024 tokens, N = 16 candidates at
+  temperature 1.0, evaluation sampled at temperature 1.0 on 1000 tasks. Run the training stages
+  under ``accelerate launch`` with ``configs/accelerate/deepspeed_zero3.yaml``; the memory each stage
+  needs: :mod:`colbench.pipeline.memory`.
+* ``--paper --env ColBench-Frontend-v0``: the reference README's frontend setting
+  (:data:`FRONTEND_PAPER_SETTINGS`): a Qwen2-VL-72B-Instruct human, CLIP similarity, 1000 train
+  tasks x 6 rollouts, 500 held-out tasks, the backend's training.
 * ``--small --env ColBench-Frontend-v0``: the same model, human and trainers on generated
   frontend tasks of the ``"mini"`` family at difficulty 1 (a navigation bar, a welcome section and a
   footer; one of headline, accent colour and welcome background hidden; ~150-token pages), the
@@ -45,6 +51,7 @@ Presets (the backend's; :func:`preset_settings` lays :data:`FRONTEND_PRESETS` ov
 """
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,7 +61,8 @@ from colbench.agents.registry import TRAINERS, config_class
 from colbench_env.prompting import PROMPT_STYLES
 
 __all__ = ["ENVS", "METHODS", "PipelineConfig", "PRESETS", "FRONTEND_PRESETS", "FRONTEND_REWARD_GAP",
-           "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "kind_trainer_settings",
+           "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "FRONTEND_PAPER_SETTINGS", "PAPER_TRAINING_SETTINGS",
+           "PAPER_REFERENCE_COMMITS", "COLBENCH_CHOICE", "kind_trainer_settings", "paper_settings",
            "paper_settings_table", "preset_settings", "resolve_setting", "trainer_config"]
 
 #: the training methods, in report order (:data:`colbench.agents.registry.TRAINERS`)
@@ -234,8 +242,25 @@ class PipelineConfig:
 # Gradient checkpointing bounds the activations: without it one PPO minibatch (4 x ~600 tokens)
 # held > 3 GB of SmolLM2 activations (measured: studies/pipeline_small/README.md).
 _SMALL_TRAINING = {"policy": {"learning_rate": 1e-4}, "max_length": 2048, "gradient_checkpointing": True}
-# Sized to the 45-minute budget on 2 cores (measured: PPO's second update epoch cost 3.7 min and
-# SWEET-RL's 4 pairs per state 13 min of DPO): one PPO update epoch, 2 pairs per SWEET-RL state.
+#: What every ``--paper`` policy update trains with: SWEET-RL's policy DPO run (facebookresearch/sweet_rl
+#: README.md, the second ``train_dpo``: a full fine-tune in bf16 at lr 2e-7, 8 examples per optimiser
+#: step as ``--train_batch_size 8 --micro_train_batch_size 1``, ``--max_len 16384``, gradient
+#: checkpointing) and the OpenRLHF fork's ``train_dpo.py`` optimiser (AdamW betas (0.9, 0.95), no weight
+#: decay, clipping at 1.0, cosine to 0.1x after 3 % warm-up). Methods the reference has no command for
+#: (RFT, multi-turn DPO, PPO, GRPO) take it as it is, so that the methods differ in their objective only.
+_PAPER_POLICY_TRAINING = {
+    "policy": {"full_finetune": True, "learning_rate": 2e-7}, "max_length": 16384, "gradient_accumulation_steps": 8,
+    "adam_betas": (0.9, 0.95), "weight_decay": 0.0, "max_grad_norm": 1.0, "lr_scheduler": "cosine",
+    "warmup_ratio": 0.03, "min_lr_ratio": 0.1, "mixed_precision": "bf16", "gradient_checkpointing": True}
+
+
+def _paper_training(**fields) -> dict:
+    """A method's ``--paper`` overrides: :data:`_PAPER_POLICY_TRAINING` (a copy) with ``fields``."""
+    return {**copy.deepcopy(_PAPER_POLICY_TRAINING), **fields}
+
+
+# --small: sized to the 45-minute budget on 2 cores (measured: PPO's second update epoch cost 3.7 min
+# and SWEET-RL's 4 pairs per state 13 min of DPO): one PPO update epoch, 2 pairs per SWEET-RL state.
 PRESETS: dict[str, dict] = {
     "small": {"trainer_overrides": {
         "rft": dict(_SMALL_TRAINING, epochs=2), "mt-dpo": dict(_SMALL_TRAINING, epochs=2),
@@ -244,30 +269,34 @@ PRESETS: dict[str, dict] = {
         "sweet-rl": dict(_SMALL_TRAINING, epochs=2, n_candidates=4, pairs_per_state=2, candidate_temperature=0.7,
                          critic={"learning_rate": 1e-4, "epochs": 2})}},
     # The reference's settings (facebookresearch/sweet_rl README + scripts, and the OpenRLHF fork's
-    # train_dpo.py); each value is pinned, with its source, by PAPER_SETTINGS below.
+    # train_dpo.py) for every method; each value is pinned, with its source, by PAPER_SETTINGS below.
     "paper": {
         "out_dir": "runs/pipeline_paper", "policy": "meta-llama/Llama-3.1-8B-Instruct",
         "tasks": "default", "family": "all", "prompt_style": "paper", "n_train_tasks": 5000, "n_test_tasks": 1000,
         "rollouts_per_task": 3, "max_turns": 10, "max_new_tokens": 1024, "rollout_temperature": 1.0,
         "eval_temperature": 1.0, "episodes_in_flight": 64, "simulator": "openai",
         "simulator_kwargs": {"model": "meta-llama/Llama-3.1-70B-Instruct", "temperature": 0.0, "max_new_tokens": 4096},
-        "trainer_overrides": {"sweet-rl": {
-            # critic (README: the first train_dpo run, --mean_log_prob)
-            "critic": {"model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "full_finetune": True,
-                       "learning_rate": 2e-7, "epochs": 4, "pairs_per_batch": 1, "max_length": 8192},
-            "beta": 0.1,
-            # step-level pairs (sample_best_of_n.py, generate_random_pairs_from_ranks.py)
-            "n_candidates": 16, "candidate_temperature": 1.0, "candidate_max_new_tokens": 1024,
-            "state_selection": "first_trajectories", "state_fraction": 0.1, "pairs_per_state": 4,
-            # policy DPO (README: the second train_dpo run)
-            "policy": {"full_finetune": True, "learning_rate": 2e-7}, "epochs": 1, "pairs_per_batch": 1, "dpo_beta": 0.1,
-            "nll_coef": 0.01, "max_length": 16384,
-            # both runs: --train_batch_size 8 --micro_train_batch_size 1, and train_dpo.py's optimiser
-            "gradient_accumulation_steps": 8, "adam_betas": (0.9, 0.95), "weight_decay": 0.0, "max_grad_norm": 1.0,
-            "lr_scheduler": "cosine", "warmup_ratio": 0.03, "min_lr_ratio": 0.1,
-            "mixed_precision": "bf16", "gradient_checkpointing": True}},
+        "trainer_overrides": {
+            # RFT and multi-turn DPO: the reference has no command for them, so SWEET-RL's policy DPO run
+            "rft": _paper_training(sequences_per_batch=1, epochs=1),
+            "mt-dpo": _paper_training(pairs_per_batch=1, epochs=1, beta=0.1, nll_coef=0.01),
+            # PPO and GRPO: no reference; stated choices (PAPER_CHOICES): the same policy training,
+            # one pass, the algorithms' own constants at their defaults
+            "ppo": _paper_training(trajectories_per_batch=1, update_epochs=1),
+            "grpo": _paper_training(sequences_per_batch=1, update_epochs=1),
+            "sweet-rl": _paper_training(
+                # critic (README: the first train_dpo run, --mean_log_prob)
+                critic={"model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "full_finetune": True,
+                        "learning_rate": 2e-7, "epochs": 4, "pairs_per_batch": 1, "max_length": 8192},
+                beta=0.1,
+                # step-level pairs (sample_best_of_n.py, generate_random_pairs_from_ranks.py)
+                n_candidates=16, candidate_temperature=1.0, candidate_max_new_tokens=1024,
+                state_selection="first_trajectories", state_fraction=0.1, pairs_per_state=4,
+                # policy DPO (README: the second train_dpo run)
+                epochs=1, pairs_per_batch=1, dpo_beta=0.1, nll_coef=0.01)},
     },
 }
+
 
 def _frontend_trainer_settings(similarity: str) -> dict:
     gap = FRONTEND_REWARD_GAP[similarity]
@@ -295,13 +324,18 @@ FRONTEND_PRESETS: dict[str, dict] = {
               "episodes_in_flight": 16,
               "trainer_overrides": {"rft": {"epochs": 1}, "mt-dpo": {"epochs": 1},
                                     "sweet-rl": {"epochs": 1, "critic": {"epochs": 1}}}},
+    # the reference README's frontend commands (every value and its source: FRONTEND_PAPER_SETTINGS);
+    # the training is the backend's --paper (the README's SWEET-RL command is the backend's)
+    "paper": {"out_dir": "runs/pipeline_paper_frontend", "env": "ColBench-Frontend-v0", "similarity": "clip",
+              "n_train_tasks": 1000, "rollouts_per_task": 6, "n_test_tasks": 500,
+              "simulator_kwargs": {"model": "Qwen/Qwen2-VL-72B-Instruct", "temperature": 0.0, "max_new_tokens": 4096}},
 }
 
 
 def preset_settings(preset: str, env: str = "ColBench-Backend-v0") -> dict:
     """The :class:`PipelineConfig` fields of ``preset`` (a key of :data:`PRESETS`) for ``env``: the
     preset itself for the backend, with :data:`FRONTEND_PRESETS` laid over it for the frontend.
-    ValueError for a preset the env has none of (``--paper`` is the backend's reference setting)."""
+    ValueError for a preset the env has none of."""
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
     if env not in ENVS:
@@ -310,8 +344,7 @@ def preset_settings(preset: str, env: str = "ColBench-Backend-v0") -> dict:
     if ENVS[env] == "backend":
         return conf
     if preset not in FRONTEND_PRESETS:
-        raise ValueError(f"the {preset} preset has no {env} setting (it is the backend's reference setting); "
-                         f"use the small preset, whose options can be changed one by one")
+        raise ValueError(f"the {preset} preset has no {env} setting")
     over = FRONTEND_PRESETS[preset]
     overrides = {k: dict(v) for k, v in conf.get("trainer_overrides", {}).items()}
     for method, fields in over.get("trainer_overrides", {}).items():
@@ -322,69 +355,204 @@ def preset_settings(preset: str, env: str = "ColBench-Backend-v0") -> dict:
 
 _SR = "facebookresearch/sweet_rl"
 _ORLHF = "YifeiZhou02/collab_openrlhf"
-#: ``--paper`` against the reference: ``(setting, reference value, reference file, colbench key)``.
-#: A key is ``pipeline.<PipelineConfig field>`` or ``<method>.<trainer config field>`` (the trainer's
-#: resolved config, as :func:`trainer_config` builds it); ``a*b`` multiplies two keys.
-#: ``tests/test_pipeline.py`` checks every row against the resolved preset and that the README
-#: table is :func:`paper_settings_table`'s output.
-PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
-    ("policy model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "pipeline.policy"),
-    ("critic model", "meta-llama/Llama-3.1-8B-Instruct", f"{_SR} README.md (train_dpo --pretrain)", "sweet-rl.critic.model_name_or_path"),
-    ("human simulator", "meta-llama/Llama-3.1-70B-Instruct", f"{_SR} README.md (vllm server), scripts/simulate_interactions.py",
-     "pipeline.simulator_kwargs.model"),
-    ("human simulator temperature", 0, f"{_SR} sweet_rl/environments/human_interaction_env.py (temperature=0)",
-     "pipeline.simulator_kwargs.temperature"),
-    ("human simulator tokens per reply (then cut to 400 characters)", 4096,
-     f"{_SR} sweet_rl/environments/human_interaction_env.py (max_tokens, HUMAN_RESPONSE_CHARACTER_LIMIT)",
-     "pipeline.simulator_kwargs.max_new_tokens"),
-    ("offline trajectories per task (k)", 3, f"{_SR} README.md (evaluate_code.py --k 3)", "pipeline.rollouts_per_task"),
-    ("offline trajectories (15k = 5000 tasks x 3)", 15000, f"{_SR} README.md (colbench_code_offline_15k_llama8b.jsonl)",
-     "pipeline.n_train_tasks*pipeline.rollouts_per_task"),
-    ("rollout sampling temperature", 1.0, f"{_SR} scripts/simulate_interactions.py (temperature)", "pipeline.rollout_temperature"),
-    ("agent turns per episode", 10, f"{_SR} scripts/simulate_interactions.py (max_steps)", "pipeline.max_turns"),
-    ("tokens per agent turn", 1024, f"{_SR} sweet_rl/models/vllm_agent.py (max_tokens)", "pipeline.max_new_tokens"),
-    ("evaluation sampling temperature", 1.0, f"{_SR} scripts/simulate_interactions.py (temperature)", "pipeline.eval_temperature"),
-    ("backend scoring semantics", "reference", f"{_SR} sweet_rl/utils/code_utils.py (exec inside a function)",
-     "pipeline.semantics"),
-    ("evaluation tasks", 1000, f"{_SR} README.md (simulate_interactions.py --num_tasks 1000)", "pipeline.n_test_tasks"),
-    ("critic: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.critic.full_finetune"),
-    ("critic learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.critic.learning_rate"),
-    ("critic epochs", 4, f"{_SR} README.md (--max_epochs)", "sweet-rl.critic.epochs"),
-    ("critic pairs per optimiser step", 8, f"{_SR} README.md (--train_batch_size 8 --micro_train_batch_size 1)",
+#: the commits of the two reference repositories that the line numbers of :data:`PAPER_SETTINGS` cite
+PAPER_REFERENCE_COMMITS = {_SR: "38daf2a", _ORLHF: "87259d4"}
+#: the source of a setting the reference does not give (PPO and GRPO have no ColBench run there)
+COLBENCH_CHOICE = "colbench's choice"
+
+
+def _src(repo: str, path: str, line: int, text: str, note: str = "") -> str:
+    """A reference citation: ``repo path:line (text)``; ``text`` is on that line of the file
+    (``tests/test_paper_settings.py`` checks it against the mirrored repositories)."""
+    return f"{repo} {path}:{line} ({text})" + (f"; {note}" if note else "")
+
+
+_NO_CMD = "no command for this method in the reference: SWEET-RL's policy DPO value"
+_ALL = "rft|mt-dpo|ppo|grpo|sweet-rl"
+
+#: The ``--paper`` training settings of every method (backend and frontend alike): SWEET-RL's two
+#: ``train_dpo`` runs, and for the methods the reference runs no command for, SWEET-RL's policy-DPO
+#: values (RFT, multi-turn DPO) or a stated choice (PPO, GRPO).
+PAPER_TRAINING_SETTINGS: list[tuple[str, Any, str, str]] = [
+    # SWEET-RL's critic: the first train_dpo run of the README
+    ("critic model", "meta-llama/Llama-3.1-8B-Instruct", _src(_SR, "README.md", 163, "--pretrain /PATH/TO/8BLLAMA"),
+     "sweet-rl.critic.model_name_or_path"),
+    ("critic: full fine-tune (no LoRA)", True, _src(_SR, "README.md", 156, "deepspeed --module openrlhf.cli.train_dpo",
+                                                      "no LoRA flag"), "sweet-rl.critic.full_finetune"),
+    ("critic learning rate", 2e-7, _src(_SR, "README.md", 168, "--learning_rate 2e-7"), "sweet-rl.critic.learning_rate"),
+    ("critic epochs", 4, _src(_SR, "README.md", 165, "--max_epochs 4"), "sweet-rl.critic.epochs"),
+    ("critic pairs per micro-batch", 1, _src(_SR, "README.md", 162, "--micro_train_batch_size 1"),
+     "sweet-rl.critic.pairs_per_batch"),
+    ("critic pairs per optimiser step", 8, _src(_SR, "README.md", 161, "--train_batch_size 8"),
      "sweet-rl.critic.pairs_per_batch*sweet-rl.gradient_accumulation_steps"),
-    ("critic max length", 8192, f"{_SR} README.md (--max_len)", "sweet-rl.critic.max_length"),
-    ("critic beta", 0.1, f"{_SR} README.md (--beta)", "sweet-rl.beta"),
-    ("candidates per state", 16, f"{_SR} scripts/sample_best_of_n.py (best_of_n)", "sweet-rl.n_candidates"),
-    ("candidate temperature", 1.0, f"{_SR} scripts/sample_best_of_n.py (temperature)", "sweet-rl.candidate_temperature"),
-    ("candidate tokens", 1024, f"{_SR} scripts/sample_best_of_n.py (max_tokens)", "sweet-rl.candidate_max_new_tokens"),
+    ("critic max length", 8192, _src(_SR, "README.md", 166, "--max_len 8192"), "sweet-rl.critic.max_length"),
+    ("critic beta", 0.1, _src(_SR, "README.md", 169, "--beta 0.1"), "sweet-rl.beta"),
+    ("critic score: mean token log-prob ratio", "token_mean", _src(_SR, "README.md", 178, "--mean_log_prob"),
+     "sweet-rl.critic_aggregation"),
+    # SWEET-RL's step-level pairs
+    ("candidates per state", 16, _src(_SR, "scripts/sample_best_of_n.py", 28, "best_of_n=16"), "sweet-rl.n_candidates"),
+    ("candidate temperature", 1.0, _src(_SR, "scripts/sample_best_of_n.py", 27, "temperature=1.0"),
+     "sweet-rl.candidate_temperature"),
+    ("candidate tokens", 1024, _src(_SR, "scripts/sample_best_of_n.py", 74, "max_tokens=1024"),
+     "sweet-rl.candidate_max_new_tokens"),
     ("states: all turns of the first trajectories", "first_trajectories",
-     f"{_SR} scripts/sample_best_of_n.py (data[: int(len(data) * data_fraction)])", "sweet-rl.state_selection"),
-    ("data fraction for states", 0.1, f"{_SR} README.md (sample_best_of_n.py --data_fraction)", "sweet-rl.state_fraction"),
-    ("pairs per state", 4, f"{_SR} README.md (generate_random_pairs_from_ranks.py --num_pairs)", "sweet-rl.pairs_per_state"),
-    ("policy: full fine-tune (no LoRA)", True, f"{_SR} README.md (train_dpo: no LoRA option)", "sweet-rl.policy.full_finetune"),
-    ("policy learning rate", 2e-7, f"{_SR} README.md (--learning_rate)", "sweet-rl.policy.learning_rate"),
-    ("policy epochs", 1, f"{_SR} README.md (--max_epochs)", "sweet-rl.epochs"),
-    ("policy pairs per optimiser step", 8, f"{_SR} README.md (--train_batch_size 8 --micro_train_batch_size 1)",
-     "sweet-rl.pairs_per_batch*sweet-rl.gradient_accumulation_steps"),
-    ("policy DPO beta", 0.1, f"{_SR} README.md (--beta)", "sweet-rl.dpo_beta"),
-    ("policy NLL coefficient", 0.01, f"{_SR} README.md (--nll_loss_coef)", "sweet-rl.nll_coef"),
-    ("policy max length", 16384, f"{_SR} README.md (--max_len)", "sweet-rl.max_length"),
-    ("AdamW betas", (0.9, 0.95), f"{_ORLHF} openrlhf/cli/train_dpo.py (--adam_betas)", "sweet-rl.adam_betas"),
-    ("weight decay", 0.0, f"{_ORLHF} openrlhf/cli/train_dpo.py (--l2)", "sweet-rl.weight_decay"),
-    ("gradient clipping norm", 1.0, f"{_ORLHF} openrlhf/cli/train_dpo.py (--max_norm)", "sweet-rl.max_grad_norm"),
-    ("learning-rate schedule", "cosine", f"{_ORLHF} openrlhf/cli/train_dpo.py (cosine_with_min_lr)", "sweet-rl.lr_scheduler"),
-    ("warm-up fraction", 0.03, f"{_ORLHF} openrlhf/cli/train_dpo.py (--lr_warmup_ratio)", "sweet-rl.warmup_ratio"),
-    ("final / initial learning rate", 0.1, f"{_ORLHF} openrlhf/cli/train_dpo.py (min_lr = 0.1 x lr)", "sweet-rl.min_lr_ratio"),
-    ("precision", "bf16", f"{_SR} README.md (--bf16)", "sweet-rl.mixed_precision"),
-    ("gradient checkpointing", True, f"{_SR} README.md (--gradient_checkpointing)", "sweet-rl.gradient_checkpointing"),
+     _src(_SR, "scripts/sample_best_of_n.py", 39, "data[: int(len(data) * data_fraction)]"), "sweet-rl.state_selection"),
+    ("data fraction for states", 0.1, _src(_SR, "README.md", 183, "--data_fraction 0.1"), "sweet-rl.state_fraction"),
+    ("pairs per state", 4, _src(_SR, "README.md", 191, "--num_pairs 4"), "sweet-rl.pairs_per_state"),
+    # the policy: SWEET-RL's second train_dpo run; every other method trains its policy the same way
+    ("policy: full fine-tune (no LoRA)", True, _src(_SR, "README.md", 196, "deepspeed --module openrlhf.cli.train_dpo",
+                                                      "no LoRA flag; " + _NO_CMD), f"{_ALL}.policy.full_finetune"),
+    ("policy learning rate", 2e-7, _src(_SR, "README.md", 208, "--learning_rate 2e-7", _NO_CMD),
+     f"{_ALL}.policy.learning_rate"),
+    ("policy epochs", 1, _src(_SR, "README.md", 205, "--max_epochs 1", _NO_CMD), "rft|mt-dpo|sweet-rl.epochs"),
+    ("PPO / GRPO passes over the rollouts", 1, f"{COLBENCH_CHOICE}: one pass, as every policy run of the reference "
+     "(--max_epochs 1)", "ppo|grpo.update_epochs"),
+    ("policy examples per micro-batch (pairs, sequences, trajectories)", 1,
+     _src(_SR, "README.md", 202, "--micro_train_batch_size 1", _NO_CMD),
+     "mt-dpo.pairs_per_batch|sweet-rl.pairs_per_batch|rft.sequences_per_batch|grpo.sequences_per_batch"
+     "|ppo.trajectories_per_batch"),
+    ("policy examples per optimiser step (one process)", 8, _src(_SR, "README.md", 201, "--train_batch_size 8", _NO_CMD),
+     f"{_ALL}.gradient_accumulation_steps"),
+    ("policy DPO beta", 0.1, _src(_SR, "README.md", 209, "--beta 0.1", _NO_CMD), "mt-dpo.beta|sweet-rl.dpo_beta"),
+    ("policy DPO NLL coefficient", 0.01, _src(_SR, "README.md", 215, "--nll_loss_coef 0.01", _NO_CMD),
+     "mt-dpo|sweet-rl.nll_coef"),
+    ("policy max length (tokens)", 16384, _src(_SR, "README.md", 206, "--max_len 16384", _NO_CMD),
+     f"{_ALL}.max_length"),
+    ("precision", "bf16", _src(_SR, "README.md", 204, "--bf16", _NO_CMD), f"{_ALL}.mixed_precision"),
+    ("gradient checkpointing", True, _src(_SR, "README.md", 214, "--gradient_checkpointing", _NO_CMD),
+     f"{_ALL}.gradient_checkpointing"),
+    ("AdamW betas", (0.9, 0.95), _src(_ORLHF, "openrlhf/cli/train_dpo.py", 200, "default=(0.9, 0.95)"),
+     f"{_ALL}.adam_betas"),
+    ("weight decay", 0.0, _src(_ORLHF, "openrlhf/cli/train_dpo.py", 192, '"--l2", type=float, default=0.0'),
+     f"{_ALL}.weight_decay"),
+    ("gradient clipping norm", 1.0, _src(_ORLHF, "openrlhf/cli/train_dpo.py", 173, '"--max_norm", type=float, default=1.0'),
+     f"{_ALL}.max_grad_norm"),
+    ("learning-rate schedule", "cosine", _src(_ORLHF, "openrlhf/cli/train_dpo.py", 116, "cosine_with_min_lr"),
+     f"{_ALL}.lr_scheduler"),
+    ("warm-up fraction", 0.03, _src(_ORLHF, "openrlhf/cli/train_dpo.py", 182, '"--lr_warmup_ratio", type=float, default=0.03'),
+     f"{_ALL}.warmup_ratio"),
+    ("final / initial learning rate", 0.1, _src(_ORLHF, "openrlhf/cli/train_dpo.py", 120, "args.learning_rate * 0.1"),
+     f"{_ALL}.min_lr_ratio"),
+    # PPO and GRPO: no ColBench run in the reference; the algorithms' constants at colbench's defaults
+    ("PPO clip range", 0.2, f"{COLBENCH_CHOICE}: PPOConfig's default (CleanRL's)", "ppo.clip_coef"),
+    ("PPO KL-to-reference coefficient (k3)", 0.05, f"{COLBENCH_CHOICE}: PPOConfig's default", "ppo.kl_coef"),
+    ("PPO discount per turn / GAE lambda", (1.0, 0.95), f"{COLBENCH_CHOICE}: PPOConfig's defaults (one terminal reward)",
+     "ppo.gamma,ppo.gae_lambda"),
+    ("PPO value head learning rate", 1e-4, f"{COLBENCH_CHOICE}: PPOConfig's default (a linear head on the policy)",
+     "ppo.value_learning_rate"),
+    ("GRPO KL-to-reference coefficient (k3)", 0.04, f"{COLBENCH_CHOICE}: GRPOConfig's default (DeepSeekMath's)",
+     "grpo.beta"),
+    ("GRPO clip range / reward scaling", (0.2, "group"), f"{COLBENCH_CHOICE}: GRPOConfig's defaults",
+     "grpo.clip_coef,grpo.scale_rewards"),
+    ("PPO / GRPO log-probs at the collection temperature", 1.0, f"{COLBENCH_CHOICE}: the rollouts' sampling "
+     "distribution (pipeline.rollout_temperature)", "ppo|grpo.rollout_temperature"),
+]
+
+#: How the reference's agent plays an episode, backend and frontend alike.
+_EPISODE_SETTINGS: list[tuple[str, Any, str, str]] = [
+    ("rollout sampling temperature", 1.0, _src(_SR, "scripts/simulate_interactions.py", 68, "temperature=1.0"),
+     "pipeline.rollout_temperature"),
+    ("agent turns per episode", 10, _src(_SR, "scripts/simulate_interactions.py", 63, "max_steps=10"),
+     "pipeline.max_turns"),
+    ("tokens per agent turn", 1024, _src(_SR, "sweet_rl/models/vllm_agent.py", 46, "max_tokens=1024"),
+     "pipeline.max_new_tokens"),
+    ("evaluation sampling temperature", 1.0, _src(_SR, "scripts/simulate_interactions.py", 68, "temperature=1.0"),
+     "pipeline.eval_temperature"),
+]
+
+#: ``--paper`` (backend) against the reference: ``(setting, reference value, source, colbench key)``.
+#: ``source`` is ``repo path:line (text on that line)`` at :data:`PAPER_REFERENCE_COMMITS`, or
+#: :data:`COLBENCH_CHOICE` and why. A key is ``pipeline.<PipelineConfig field>``,
+#: ``<method>.<trainer config field>`` (the resolved config, as :func:`trainer_config` builds it),
+#: ``module:NAME`` (a constant of the library), ``a|b.field`` (the field of both methods),
+#: ``k1|k2`` (keys that hold one value), ``k1,k2`` (a tuple of keys) or ``a*b`` (a product); :func:`resolve_setting` reads it. ``tests/test_pipeline.py``
+#: checks every row against the resolved preset and the cited lines, and that docs/guides/paper.md
+#: holds :func:`paper_settings_table`'s output.
+PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
+    ("policy model", "meta-llama/Llama-3.1-8B-Instruct",
+     _src(_SR, "README.md", 203, "--pretrain /PATH/TO/Meta-Llama-3.1-8B-Instruct"), "pipeline.policy"),
+    ("human simulator", "meta-llama/Llama-3.1-70B-Instruct",
+     _src(_SR, "README.md", 68, "--env_model /path/to/llama3.1-70b-instruct"), "pipeline.simulator_kwargs.model"),
+    ("human simulator temperature", 0, _src(_SR, "sweet_rl/environments/human_interaction_env.py", 79, "temperature=0"),
+     "pipeline.simulator_kwargs.temperature"),
+    ("human simulator tokens per reply", 4096,
+     _src(_SR, "sweet_rl/environments/human_interaction_env.py", 78, "max_tokens=4096"),
+     "pipeline.simulator_kwargs.max_new_tokens"),
+    ("human reply cut to (characters)", 400,
+     _src(_SR, "sweet_rl/environments/human_interaction_env.py", 10, "HUMAN_RESPONSE_CHARACTER_LIMIT = 400"),
+     "colbench_env.simulators:BACKEND_REPLY_LIMIT"),
+    ("offline trajectories per task (k)", 3, _src(_SR, "README.md", 154, "--k 3"), "pipeline.rollouts_per_task"),
+    ("offline trajectories (15k = 5000 tasks x 3)", 15000, _src(_SR, "README.md", 136, "colbench_code_offline_15k_llama8b"),
+     "pipeline.n_train_tasks*pipeline.rollouts_per_task"),
+    *_EPISODE_SETTINGS,
+    ("evaluation tasks", 1000, _src(_SR, "README.md", 65, "--num_tasks 1000"), "pipeline.n_test_tasks"),
+    ("backend scoring semantics", "reference", _src(_SR, "sweet_rl/utils/code_utils.py", 34, "exec(function_definition)"),
+     "pipeline.semantics"),
+    ("multi-turn DPO pairs: the best successful rollout vs each lower one", "best_vs_lower",
+     _src(_SR, "scripts/evaluate_code.py", 66, "np.max(raw_correctness_results[:, i]) >= 1"),
+     "mt-dpo.pairing|sweet-rl.critic_pairs"),
+    *PAPER_TRAINING_SETTINGS,
+]
+
+#: ``--paper --env ColBench-Frontend-v0`` against the reference (the README's frontend commands; its
+#: SWEET-RL command is the backend's, so the training rows are :data:`PAPER_TRAINING_SETTINGS`).
+FRONTEND_PAPER_SETTINGS: list[tuple[str, Any, str, str]] = [
+    ("policy model", "meta-llama/Llama-3.1-8B-Instruct",
+     _src(_SR, "README.md", 117, "--agent_model /path/to/Llama-3.1-8B-Instruct"), "pipeline.policy"),
+    ("human simulator (a vision-language model)", "Qwen/Qwen2-VL-72B-Instruct",
+     _src(_SR, "README.md", 123, "--env_model /path/to/Qwen2-VL-72B-Instruct"), "pipeline.simulator_kwargs.model"),
+    ("human simulator temperature", 0,
+     _src(_SR, "sweet_rl/environments/human_design_interaction_env.py", 141, "temperature=0"),
+     "pipeline.simulator_kwargs.temperature"),
+    ("human simulator tokens per reply", 4096,
+     _src(_SR, "sweet_rl/environments/human_design_interaction_env.py", 140, "max_tokens=4096"),
+     "pipeline.simulator_kwargs.max_new_tokens"),
+    ("human reply cut to (characters)", 1000,
+     _src(_SR, "sweet_rl/environments/human_design_interaction_env.py", 14, "HUMAN_RESPONSE_CHARACTER_LIMIT = 1000"),
+     "colbench_env.simulators:FRONTEND_REPLY_LIMIT"),
+    ("reward: CLIP ViT-B/32 cosine similarity of the renders", "clip",
+     _src(_SR, "scripts/evaluate_html.py", 85, "openai/clip-vit-base-patch32"), "pipeline.similarity"),
+    ("offline training tasks", 1000, _src(_SR, "README.md", 237, "--num_tasks 1000"), "pipeline.n_train_tasks"),
+    ("offline trajectories per task (k)", 6, _src(_SR, "README.md", 238, "--best_of_n 6"), "pipeline.rollouts_per_task"),
+    *_EPISODE_SETTINGS,
+    ("evaluation tasks", 500, _src(_SR, "README.md", 119, "500 for paper results"), "pipeline.n_test_tasks"),
+    ("preference pairs: every two rollouts of a task, the more similar chosen", "all_ordered",
+     _src(_SR, "scripts/evaluate_html.py", 127, "for j2 in range(j + 1, k)"), "mt-dpo.pairing|sweet-rl.critic_pairs"),
+    ("preference pairs: similarity gap at least", 0.1, _src(_SR, "scripts/evaluate_html.py", 133, "< 0.1"),
+     "mt-dpo|sweet-rl.min_reward_gap"),
+    ("RFT keeps each task's most similar rollouts", "task_best",
+     f"{COLBENCH_CHOICE}: the reference has no RFT; a continuous reward has no success threshold", "rft.selection"),
+    *PAPER_TRAINING_SETTINGS,
 ]
 
 
+def paper_settings(env: str = "ColBench-Backend-v0") -> list[tuple[str, Any, str, str]]:
+    """The ``--paper`` rows of ``env``: :data:`PAPER_SETTINGS` or :data:`FRONTEND_PAPER_SETTINGS`."""
+    return PAPER_SETTINGS if ENVS[env] == "backend" else FRONTEND_PAPER_SETTINGS
+
+
 def resolve_setting(key: str, cfg: "PipelineConfig", trainer_configs: dict[str, Any]) -> Any:
-    """The value of a :data:`PAPER_SETTINGS` key in a resolved pipeline config."""
+    """The value of a :data:`PAPER_SETTINGS` key in a resolved pipeline config (see there for the
+    key forms). ``k1|k2`` gives the keys' value when they agree, else ``{key: value}``."""
+    if "," in key:
+        return tuple(resolve_setting(k, cfg, trainer_configs) for k in key.split(","))
     if "*" in key:
         a, b = key.split("*")
         return resolve_setting(a, cfg, trainer_configs) * resolve_setting(b, cfg, trainer_configs)
+    if ":" in key:
+        import importlib
+
+        module, name = key.split(":")
+        return getattr(importlib.import_module(module), name)
+    if "|" in key:
+        parts = key.split("|")
+        if not all("." in p for p in parts):  # a|b.field: the field of each method
+            *heads, last = parts
+            head, _, field_path = last.partition(".")
+            parts = [f"{m}.{field_path}" for m in (*heads, head)]
+        values = {k: resolve_setting(k, cfg, trainer_configs) for k in parts}
+        distinct = {json.dumps(v, sort_keys=True, default=str) for v in values.values()}
+        return next(iter(values.values())) if len(distinct) == 1 else values
     head, *path = key.split(".")
     obj: Any = cfg if head == "pipeline" else trainer_configs[head]
     for name in path:
@@ -392,15 +560,16 @@ def resolve_setting(key: str, cfg: "PipelineConfig", trainer_configs: dict[str, 
     return obj
 
 
-def paper_settings_table(preset: str = "paper") -> str:
-    """The Markdown table ``setting | reference value | reference file | colbench`` of a preset
-    (``colbench``: the key and its resolved value, e.g. ``sweet-rl.critic.epochs = 4``)."""
-    cfg = PipelineConfig(**PRESETS[preset])
+def paper_settings_table(env: str = "ColBench-Backend-v0") -> str:
+    """The Markdown table ``setting | reference value | source | colbench`` of ``--paper`` for
+    ``env`` (``colbench``: the key and its resolved value, e.g. ``sweet-rl.critic.epochs`` = 4)."""
+    cfg = PipelineConfig(**preset_settings("paper", env))
     trainers = {m: trainer_config(cfg, m, cfg.policy) for m in cfg.methods}
     fmt = lambda v: json.dumps(list(v) if isinstance(v, tuple) else v)  # noqa: E731
-    lines = ["| setting | reference value | reference file | colbench |", "|---|---|---|---|"]
-    for setting, ref, source, key in PAPER_SETTINGS:
-        lines.append(f"| {setting} | {fmt(ref)} | {source} | `{key}` = {fmt(resolve_setting(key, cfg, trainers))} |")
+    lines = ["| setting | reference value | source | colbench |", "|---|---|---|---|"]
+    for setting, ref, source, key in paper_settings(env):
+        cell = key.replace("|", "\\|")  # a pipe inside a table cell, code span or not, ends the cell
+        lines.append(f"| {setting} | {fmt(ref)} | {source} | `{cell}` = {fmt(resolve_setting(key, cfg, trainers))} |")
     return "\n".join(lines) + "\n"
 
 

@@ -61,9 +61,11 @@ def _write_report(rows: list[dict], out: Path, meta: dict, kind: str = "backend"
     metrics = list(ROW_METRICS[kind])
     columns = ["method", "episodes", *metrics, "train_seconds", "note"]
     if any("sampled_episodes" in r for r in rows):
-        columns[2 + len(metrics):2 + len(metrics)] = ["sampled_episodes", *(f"sampled_{m}" for m in metrics)]
+        passes = ["sampled_k", "sampled_pass_at_k_pct", "sampled_pass_hat_k_pct"] \
+            if any("sampled_pass_at_k_pct" in r for r in rows) else []
+        columns[2 + len(metrics):2 + len(metrics)] = ["sampled_episodes", *(f"sampled_{m}" for m in metrics), *passes]
     write_report(rows, out, stem="results", label=("method",), columns=columns, metrics=metrics,
-                 titles=ROW_METRICS[kind], meta=meta,
+                 titles=ROW_METRICS[kind], meta=meta, notes=[f"Human: {meta.get('human', 'unknown')}."],
                  suptitle=f"ColBench {kind}, held-out split ({meta.get('preset', '')}: {meta.get('policy', '')})")
 
 
@@ -198,7 +200,7 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
 def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = None) -> dict:
     """One seed's stages in ``cfg.out_dir``; a served policy's models are named relative to
     ``run_dir`` (the top-level out-dir; default ``cfg.out_dir``)."""
-    from colbench_env.metrics import summarize
+    from colbench_env.metrics import format_summary, summarize
 
     run_dir = run_dir or cfg.out_dir
     limit_heap_retention()  # what every CPU TrainableLM does; here before collection starts
@@ -217,7 +219,7 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
     rollouts = run_stage_episodes(cfg, train_tasks, base, out / "rollouts.jsonl", repeats=cfg.rollouts_per_task,
                             temperature=cfg.rollout_temperature, desc="collect", run_dir=run_dir)
     collect = summarize(rollouts)
-    log(f"rollouts: {collect}")
+    log(f"rollouts: {format_summary(collect)}")
     rows, train_info = [], {}
     zs = run_stage_episodes(cfg, test_tasks, base, out / "eval" / "zero-shot.jsonl", repeats=1,
                             temperature=cfg.eval_temperature, desc="eval zero-shot", run_dir=run_dir)
@@ -248,7 +250,10 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
         log(f"{method}: {rows[-1]}")
     import platform
 
-    meta = {"preset": preset, "policy": cfg.policy, "collect": collect, "train": train_info,
+    from colbench_env.simulators.identity import describe_humans
+
+    meta = {"preset": preset, "policy": cfg.policy, "human": describe_humans(collect.get("human") or [None]),
+            "collect": collect, "train": train_info,
             "wall_seconds_this_invocation": time.perf_counter() - t_start,
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "config": dataclasses.asdict(cfg)}
@@ -284,7 +289,9 @@ def _earlier_row(cfg: PipelineConfig, method: str, out: Path, test_tasks: list, 
 
 def _scores(kind: str, records: list[dict], baseline: list[dict] | None = None) -> dict:
     """A row's columns from a method's evaluation episodes: ``episodes`` and the means of
-    :data:`ROW_METRICS` ``[kind]`` (:func:`colbench_env.metrics.summarize`). Frontend:
+    :data:`ROW_METRICS` ``[kind]`` (:func:`colbench_env.metrics.summarize`); backend episodes with
+    ``K >= 2`` per task (the sampled evaluation) add ``k`` (= ``K``), ``pass_at_k_pct`` and
+    ``pass_hat_k_pct`` (pass@K and pass^K x 100). Frontend:
     ``similarity_pct`` (mean similarity x 100) and ``win_rate_pct``, the win rate over ``baseline``
     (zero-shot's episodes on the same tasks; ``None`` without one): per task the higher mean
     similarity wins, as :func:`colbench_env.evaluation.trajectory_scoring.win_rate` counts, ties
@@ -294,8 +301,12 @@ def _scores(kind: str, records: list[dict], baseline: list[dict] | None = None) 
 
     s = summarize(records)
     if kind == "backend":
-        return {"episodes": s["count"], "tests_passed_pct": s["tests_passed_pct"],
-                "success_rate_pct": 100 * s["success_rate"]}
+        out = {"episodes": s["count"], "tests_passed_pct": s["tests_passed_pct"],
+               "success_rate_pct": 100 * s["success_rate"]}
+        if "trials" in s:  # k episodes per task (the sampled evaluation): pass@k and pass^k at k = K
+            k = str(s["trials"]["trials"])
+            out.update(k=int(k), pass_at_k_pct=s["trials"]["pass_at_k"][k], pass_hat_k_pct=s["trials"]["pass_hat_k"][k])
+        return out
     out = {"episodes": s["count"], "similarity_pct": 100 * s.get("similarity", 0.0), "win_rate_pct": None}
     if baseline:
         w = win_rate(records, baseline)

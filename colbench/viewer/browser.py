@@ -1,5 +1,5 @@
 """A headless Chromium with the network off, to open a report from its file:// URL: what the tests,
-the benchmark (:mod:`colbench.benchmarks.bench_view`) and the README's screenshots use.
+the benchmark (:mod:`colbench.benchmarks.bench_view`) and the docs' screenshots (docs/make_screenshots.py) use.
 
 Started with the scorer's switches (:func:`colbench_env.evaluation.render.chromium_arguments`), its
 proxy pointed at a closed local port and name resolution disabled, and DevTools' offline network
@@ -29,9 +29,17 @@ def _closed_port() -> int:
 
 
 @contextlib.contextmanager
-def offline_browser(viewport: tuple[int, int] = (1400, 900)) -> Iterator:
+def offline_browser(viewport: tuple[int, int] = (1400, 900), *, proxy_port: int | None = None) -> Iterator:
     """A selenium Chrome driver (headless Chromium, network off, browser and performance logs on);
-    quit and its profile removed on exit."""
+    quit and its profile removed on exit.
+
+    Args:
+        viewport: the window's size in CSS pixels.
+        proxy_port: a local server (on 127.0.0.1) that every request goes to, loopback included, as
+            to a proxy (the request line holds the whole URL): the one source of what pages may load,
+            e.g. a test serving a built site. Default: a closed port, and DevTools' offline mode on
+            too -- nothing loads but ``file://`` URLs.
+    """
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -40,7 +48,7 @@ def offline_browser(viewport: tuple[int, int] = (1400, 900)) -> Iterator:
     profile = tempfile.mkdtemp(prefix="colbench-view-")
     options = webdriver.ChromeOptions()
     options.binary_location = find_chromium()
-    for arg in chromium_arguments(profile, _closed_port(), viewport):
+    for arg in chromium_arguments(profile, _closed_port() if proxy_port is None else proxy_port, viewport):
         options.add_argument(arg)
     options.add_argument("--allow-file-access-from-files")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
@@ -51,8 +59,9 @@ def offline_browser(viewport: tuple[int, int] = (1400, 900)) -> Iterator:
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})
         driver.execute_cdp_cmd("Network.enable", {})
-        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
-            "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        if proxy_port is None:
+            driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+                "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
         driver.set_page_load_timeout(60)
         yield driver
     finally:

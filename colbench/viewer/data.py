@@ -25,7 +25,6 @@ only one of the two runs are counted apart.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Sequence
 
 from colbench.errors import UsageError
 from colbench_env.evaluation.backend import TestOutcome
+from colbench_env.metrics import task_key
 from colbench_env.prompting import dialogue_messages
 from colbench_env.protocol import ANSWER_MARKER, OUTPUT_MARKER, extract_html
 from colbench_env.records import record_kind
@@ -56,6 +56,9 @@ class Turn:
             ``<body>``, as the env renders it), else ``None``.
         image / similarity: frontend: the rendered page's image key and its similarity to the
             target (set by :func:`colbench.viewer.pages.render_pages`).
+        flags: backend human turns: the faults found in it (:mod:`colbench.audit.dialogues`: the
+            record's ``human_flags`` written by ``colbench audit dialogues --out``, judge's included,
+            else the scripted checks run now), each ``{"check", "detail", "by"}``.
     """
 
     role: str
@@ -66,6 +69,7 @@ class Turn:
     page: str | None = None
     image: str | None = None
     similarity: float | None = None
+    flags: list = field(default_factory=list)
 
 
 @dataclass
@@ -141,6 +145,11 @@ class Run:
             later record of the same file has the same ``episode_id``).
     """
 
+    @property
+    def flagged_turns(self) -> int:
+        """Human turns with a fault (:attr:`Turn.flags`) over the run's episodes."""
+        return sum(1 for ep in self.episodes for t in ep.turns if t.flags)
+
     label: str
     paths: list[str]
     kind: str
@@ -170,17 +179,6 @@ class Comparison:
 CATEGORIES = {"backend": ("a_only", "b_only", "both", "neither"), "frontend": ("win", "loss", "tie")}
 
 
-def task_key(rec: dict) -> str:
-    """The task of a trajectory record: its ``task_id`` (the record's, else its task's), else a hash
-    of the task's request and ground truth."""
-    tid = rec.get("task_id") or rec["task"].get("task_id")
-    if tid:
-        return str(tid)
-    t = rec["task"]
-    blob = f"{t.get('problem_description', '')}\x00{t.get('ground_truth', '')}"
-    return "sha256:" + hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
 def _turns(rec: dict, kind: str) -> list[Turn]:
     dh = rec["dialogue_history"] if isinstance(rec.get("dialogue_history"), list) else []
     shown = dialogue_messages(dh)
@@ -200,6 +198,20 @@ def _turns(rec: dict, kind: str) -> list[Turn]:
         page = (extract_html(text) or None) if kind == "frontend" else None
         out.append(Turn("agent", text.strip(), thought, is_answer, m.get("finish_reason") == "length", page))
     return out
+
+
+def _flag_turns(turns: list[Turn], rec: dict, task) -> None:
+    """Put the human turns' faults on the turns (:attr:`Turn.flags`): the record's ``human_flags``
+    when it has them, else the scripted checks of :mod:`colbench.audit.dialogues` now."""
+    flags = rec.get("human_flags")
+    if not isinstance(flags, list):
+        from colbench.audit.dialogues import scripted_flags
+
+        flags = scripted_flags(task, rec.get("dialogue_history") or [])
+    for f in flags:
+        j = f.get("turn") if isinstance(f, dict) else None
+        if isinstance(j, int) and 0 <= j < len(turns) and turns[j].role == "human":
+            turns[j].flags.append(f)
 
 
 def _generator(task: dict) -> dict:
@@ -298,6 +310,8 @@ def load_runs(paths: Sequence[str | os.PathLike], labels: Sequence[str] | None =
                 turns = _turns(rec, kind)
             except ValueError as e:  # a dialogue role other than assistant/user
                 raise TrajectoryFormatError(f"{path}:{line}: field 'dialogue_history': {e}") from None
+            if kind == "backend":
+                _flag_turns(turns, rec, _task)
             ep = Episode(index=-1, run=r, line=line, path=path, record=rec, kind=kind,
                          task_id=str(rec.get("task_id") or task.get("task_id") or f"{os.path.basename(path)}:{line}"),
                          group=group, family=str(gen.get("family") or ""), template=str(gen.get("template") or ""),

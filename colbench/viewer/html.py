@@ -20,6 +20,8 @@ import re
 from importlib import resources
 from typing import Sequence
 
+from colbench_env.simulators.identity import describe_humans
+
 from .data import CATEGORIES, Comparison, Episode, Run
 
 __all__ = ["environment", "highlight", "message_html", "render_report"]
@@ -103,6 +105,7 @@ def environment():
     env.filters["highlight"] = highlight
     env.filters["message"] = message_html
     env.filters["num"] = _fmt
+    env.filters["humans"] = describe_humans
     return env
 
 
@@ -126,6 +129,13 @@ def _compressed(obj) -> str:
     return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
 
 
+def _scored_records(run: Run) -> list[dict]:
+    """A run's records as scored in the view (the fresh score where the file has none), each task
+    keyed by its group too (a pipeline's seeds are different tasks to pair, not trials of one)."""
+    return [{**ep.record, "reward": ep.reward, "success": ep.success, "error": ep.error,
+             "task_id": "/".join(x for x in ep.key if x)} for ep in run.episodes]
+
+
 def render_report(runs: Sequence[Run], *, comparisons: Sequence[Comparison] = (), charts: dict | None = None,
                   images: dict | None = None, title: str = "colbench view", results_html: str | None = None,
                   notes: Sequence[str] = ()) -> str:
@@ -140,6 +150,7 @@ def render_report(runs: Sequence[Run], *, comparisons: Sequence[Comparison] = ()
         results_html: a "Results" view shown first (the pipeline's tables and plots).
         notes: lines shown under the title (what was read, how it was scored).
     """
+    from colbench.comparison import paired_comparison
     from colbench_env.metrics import summarize
 
     env = environment()
@@ -157,9 +168,7 @@ def render_report(runs: Sequence[Run], *, comparisons: Sequence[Comparison] = ()
     reasons = sorted({ep.reason_kind for ep in episodes})
     summaries = []
     for run in runs:
-        recs = [{"task": ep.record["task"], "reward": ep.reward, "success": ep.success, "error": ep.error,
-                 "dialogue_history": ep.record.get("dialogue_history") or []} for ep in run.episodes]
-        m = summarize(recs)
+        m = summarize(_scored_records(run))
         kinds: dict[str, int] = {}
         for ep in run.episodes:
             kinds[ep.reason_kind] = kinds.get(ep.reason_kind, 0) + 1
@@ -169,7 +178,11 @@ def render_report(runs: Sequence[Run], *, comparisons: Sequence[Comparison] = ()
         a, b = runs[c.a].label, runs[c.b].label
         cats = [(cat, CATEGORY_LABELS[cat].format(a=a, b=b), c.counts.get(cat, 0))
                 for cat in (*CATEGORIES[kind], "only_a", "only_b") if cat in CATEGORIES[kind] or c.counts.get(cat)]
-        comps.append({"c": c, "a": runs[c.a], "b": runs[c.b], "cats": cats,
+        try:
+            paired = paired_comparison(_scored_records(runs[c.a]), _scored_records(runs[c.b]), labels=(a, b))
+        except ValueError:  # no scored task in common
+            paired = None
+        comps.append({"c": c, "a": runs[c.a], "b": runs[c.b], "cats": cats, "paired": paired,
                       "labels": {cat: lab for cat, lab, _ in cats}})
     data = {"episodes": fragments, "task_of": ep_task, "tasks": tasks,
             "pairs": [{"a": runs[c.a].label, "b": runs[c.b].label, "rows": [{"a": r["a"], "b": r["b"]} for r in c.rows]}

@@ -62,7 +62,8 @@ from ..tasks import BackendTask, task_from_record
 from .reference import reference_code
 from .sandbox import Isolation, JobResult, SandboxLimits, WorkerPool, probe_isolation
 
-__all__ = ["BackendEvaluator", "BackendScore", "TestOutcome", "SEMANTICS", "STATUSES", "explain_table"]
+__all__ = ["BackendEvaluator", "BackendScore", "TestOutcome", "TruthRun", "SEMANTICS", "STATUSES", "explain_table",
+           "plain_equal"]
 
 #: the scoring semantics (see the module docstring)
 SEMANTICS = ("reference", "python")
@@ -205,10 +206,22 @@ def explain_table(tests: Iterable[TestOutcome], *, reward: float, reason: str | 
 
 
 @dataclass(frozen=True)
-class _Truth:
-    outcomes: dict  # index -> (ok, value|message)
+class TruthRun:
+    """What one run of a ground truth on its tests gave (:meth:`BackendEvaluator.run_ground_truths`).
+
+    Attributes:
+        outcomes: per test index (the task's order), ``(True, value)`` (the call returned ``value``,
+            decoded plain data) or ``(False, message)`` (it raised, timed out or returned something
+            that does not cross); a test missing did not finish.
+        load_error: the code did not compile or its top level raised.
+        problem: what went wrong with the run as a whole (timeout, crash, protocol), else ``None``.
+    """
+
+    outcomes: dict
     load_error: str | None
     problem: str | None
+
+
 
 
 def _truth_key(task: BackendTask, semantics: str) -> str:
@@ -216,7 +229,7 @@ def _truth_key(task: BackendTask, semantics: str) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _plain_equal(a: Any, b: Any) -> tuple[bool, str | None]:
+def plain_equal(a: Any, b: Any) -> tuple[bool, str | None]:
     """The reference's ``a == b`` on decoded plain data (builtin ``==`` only); (equal, error)."""
     try:
         return bool(a == b), None
@@ -326,7 +339,7 @@ class BackendEvaluator:
         self.truth_runs = 0  # ground truths run so far (each task's once per evaluator)
         self._pool: WorkerPool | None = None
         self._executor: ThreadPoolExecutor | None = None
-        self._truths: dict[str, _Truth] = {}
+        self._truths: dict[str, TruthRun] = {}
         self._lock = threading.Lock()
         self._finalizer: weakref.finalize | None = None
 
@@ -430,7 +443,7 @@ class BackendEvaluator:
             raise TypeError(f"item {i}: expected a BackendTask or a backend task record, got {type(task).__name__}")
         return task
 
-    def _run_truths(self, tasks: list[BackendTask]) -> list[_Truth]:
+    def _run_truths(self, tasks: list[BackendTask]) -> list[TruthRun]:
         programs = [(t.ground_truth, list(t.test_cases.values()), self.semantics, None) for t in tasks]
         if len(programs) == 1:
             results = [self._pool.run(*programs[0])]
@@ -438,7 +451,20 @@ class BackendEvaluator:
             results = self._pool.run_batch(programs)
         with self._lock:
             self.truth_runs += len(tasks)
-        return [_Truth(outcomes=dict(res.outcomes), load_error=res.load_error, problem=_problem(res)) for res in results]
+        return [TruthRun(outcomes=dict(res.outcomes), load_error=res.load_error, problem=_problem(res)) for res in results]
+
+    def run_ground_truths(self, tasks: Iterable[BackendTask | dict]) -> list[TruthRun]:
+        """Run each task's ground truth on its tests now, in the sandbox, with this evaluator's
+        semantics, as :meth:`score` runs them (batched by ``truth_batch``, each in fresh namespaces,
+        no per-call limit) but neither from nor into the cache: every call is a fresh run (what an
+        audit of the tasks needs: two calls give two independent runs to compare). The order is kept."""
+        todo = [self._as_task(t, i) for i, t in enumerate(tasks)]
+        if not todo:
+            return []
+        self._ensure_started()
+        size = min(self.truth_batch, -(-len(todo) // self.workers))
+        chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+        return [t for chunk in self._executor.map(self._run_truths, chunks) for t in chunk]
 
     @property
     def truth_batch_stats(self) -> dict:
@@ -452,7 +478,7 @@ class BackendEvaluator:
             return reference_code(answer_text)
         return extract_code(answer_text), None
 
-    def _score_one(self, task: BackendTask, answer_text: str | None, truth: _Truth) -> BackendScore:
+    def _score_one(self, task: BackendTask, answer_text: str | None, truth: TruthRun) -> BackendScore:
         names = list(task.test_cases)
         total = len(names)
         fail = {n: False for n in names}
@@ -508,7 +534,7 @@ class BackendEvaluator:
                 o = TestOutcome(name, "truth_none", expected="None", got=_show(got[1]),
                                 message="the ground truth returned None (such a test never passes)")
             else:
-                equal, cmp_error = _plain_equal(want[1], got[1])
+                equal, cmp_error = plain_equal(want[1], got[1])
                 if equal:
                     o = TestOutcome(name, "passed", expected=_show(want[1]), got=_show(got[1]))
                 else:

@@ -344,8 +344,8 @@ class Renderer:
     """A pool of headless Chromium drivers turning HTML into full-page screenshots, offline.
 
     Args:
-        pool_size, viewport, page_load_timeout_s, max_height, chromium_path, chromedriver_path,
-            assets_dir: see :class:`RenderConfig` (or pass ``config=RenderConfig(...)``).
+        pool_size, viewport, page_load_timeout_s, max_height, chromium_path, chromedriver_path, assets_dir: see
+            :class:`RenderConfig` (or pass ``config=RenderConfig(...)``).
 
     The drivers start in parallel in the constructor. Use as a context manager or call :meth:`close`.
     Thread-safe: :meth:`render` may be called from several threads (each call takes a free driver).

@@ -21,7 +21,7 @@ from ..tasks import BackendTask, task_from_record
 from ..trajectories import read_jsonl, validate_trajectory
 from .similarity import DEFAULT_CLIP_MODEL
 
-__all__ = ["load_records", "score_backend", "score_frontend", "win_rate", "compare_files"]
+__all__ = ["load_records", "score_backend", "score_frontend", "win_rate", "load_compared", "compare_files"]
 
 
 def load_records(path: str) -> list[tuple[int, dict, object]]:
@@ -120,18 +120,17 @@ def score_frontend(records: Sequence[dict], *, similarity: str = "visual", clip_
 
 
 def win_rate(a: Sequence[dict], b: Sequence[dict]) -> dict:
-    """Win rate of A over B: per task (``task_id``, else the task's ground truth), A wins when its
-    mean ``reward`` (frontend: the similarity to the target; backend: the fraction of tests passed)
-    is higher than B's; ties are counted apart, not as
-    wins. ``win_rate = wins / tasks compared``."""
-    def key(r):
-        return str(r.get("task_id") or r["task"].get("task_id") or hashlib.sha256(
-            r["task"]["ground_truth"].encode()).hexdigest())
+    """Win rate of A over B: per task (:func:`colbench_env.metrics.task_key`), A wins when its mean
+    ``reward`` (frontend: the similarity to the target; backend: the fraction of tests passed) over its
+    records without an infrastructure error (:func:`colbench_env.metrics.infrastructure_error`) is
+    higher than B's; ties are counted apart, not as wins. ``win_rate = wins / tasks compared``."""
+    from ..metrics import infrastructure_error, task_key
 
     def per_task(recs):
         acc: dict[str, list[float]] = {}
         for r in recs:
-            acc.setdefault(key(r), []).append(float(r.get("reward") or 0.0))
+            if not infrastructure_error(r):
+                acc.setdefault(task_key(r), []).append(float(r.get("reward") or 0.0))
         return {k: sum(v) / len(v) for k, v in acc.items()}
 
     pa, pb = per_task(a), per_task(b)
@@ -142,13 +141,11 @@ def win_rate(a: Sequence[dict], b: Sequence[dict]) -> dict:
             "win_rate": wins / len(common) if common else 0.0}
 
 
-def compare_files(path_a: str, path_b: str, **frontend_options: Any) -> dict:
-    """Win rate of the trajectories in ``path_a`` over ``path_b`` (:func:`win_rate`), frontend or
-    backend alike: per task, the higher mean reward wins -- a page's similarity to the target, or the
-    fraction of hidden tests passed. Records without ``reward`` are scored first (backend:
-    :func:`score_backend` with its defaults; frontend: :func:`score_frontend` with
-    ``frontend_options``). Two files of different kinds are a
-    :class:`~colbench_env.errors.UsageError` naming both."""
+def load_compared(path_a: str, path_b: str, **frontend_options: Any) -> tuple[list[dict], list[dict]]:
+    """The records of two trajectory files of one kind, scored where they have no ``reward``
+    (backend: :func:`score_backend` with its defaults; frontend: :func:`score_frontend` with
+    ``frontend_options``); both files are read and checked before anything is scored. Two files of
+    different kinds, or a file of both kinds, are a :class:`~colbench_env.errors.UsageError`."""
     from ..errors import UsageError
 
     loaded, kinds = [], []
@@ -171,4 +168,12 @@ def compare_files(path_a: str, path_b: str, **frontend_options: Any) -> dict:
             else:
                 recs = score_frontend(recs, **frontend_options)
         sides.append(recs)
-    return win_rate(*sides)
+    return sides[0], sides[1]
+
+
+def compare_files(path_a: str, path_b: str, **frontend_options: Any) -> dict:
+    """Win rate of the trajectories in ``path_a`` over ``path_b`` (:func:`win_rate`), frontend or
+    backend alike: per task, the higher mean reward wins -- a page's similarity to the target, or the
+    fraction of hidden tests passed. Records without ``reward`` are scored first
+    (:func:`load_compared`)."""
+    return win_rate(*load_compared(path_a, path_b, **frontend_options))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 __all__ = ["Generation", "GeneratedText", "FINISH_REASONS", "finish_reason_of", "SamplingParams", "LMBackend", "BackendError"]
 
@@ -44,7 +44,12 @@ class SamplingParams:
             :class:`~colbench.agents.base.LMAgent` derives a fresh one per call (:func:`derived_seed`), so
             successive turns do not reuse the same random numbers.
         stop: strings that end a generation (not included in the text).
-        return_logprobs: also return the generated token ids and their log-probs.
+        return_logprobs: also return the generated token ids and their log-probs (a backend that
+            cannot is an error).
+        return_token_ids: also return the prompt's and the generation's token ids where the backend
+            can give them (``Generation.prompt_token_ids`` / ``token_ids``; a server that gives none
+            is no error: its token counts are returned instead, see
+            :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend`).
     """
 
     max_new_tokens: int = 256
@@ -54,6 +59,7 @@ class SamplingParams:
     seed: int | None = None
     stop: Sequence[str] = ()
     return_logprobs: bool = False
+    return_token_ids: bool = False
 
     def __post_init__(self) -> None:
         if self.max_new_tokens < 1:
@@ -72,21 +78,26 @@ FINISH_REASONS = ("stop", "length")
 
 class GeneratedText(str):
     """A generation's text that remembers why it ended (``finish_reason``: ``"stop"``, ``"length"``
-    or ``None`` when unknown). It is a ``str`` everywhere (Gymnasium ``Text`` actions, JSON, ``==``);
-    the environment records the reason on the dialogue entry (``"finish_reason"``), and
-    :func:`colbench.agents.tokenize.tokenize_turn` uses it: an action cut at ``max_new_tokens`` has no
-    end-of-turn token from the policy, so the one the chat template appends is context, not trained.
+    or ``None`` when unknown) and, when known, the token ids its policy saw and produced (``tokens``,
+    a :class:`~colbench_env.lm.tokens.TurnTokens`). It is a ``str`` everywhere (Gymnasium ``Text``
+    actions, JSON, ``==``); the environment records both on the dialogue entry (``"finish_reason"``,
+    ``"tokens"``), and the trainers use them: an action cut at ``max_new_tokens`` has no end-of-turn
+    token from the policy, so the one the chat template appends is context, not trained
+    (:func:`colbench.agents.tokenize.tokenize_turn`); recorded ids are trained as they are
+    (:mod:`colbench.agents.tokenize`).
     """
 
     finish_reason: str | None
+    tokens: Any
 
-    def __new__(cls, text: str, finish_reason: str | None = None) -> "GeneratedText":
+    def __new__(cls, text: str, finish_reason: str | None = None, tokens: Any = None) -> "GeneratedText":
         obj = super().__new__(cls, text)
         obj.finish_reason = finish_reason
+        obj.tokens = tokens
         return obj
 
-    def __reduce__(self):  # pickles (multiprocessing, checkpoints) with its reason
-        return (GeneratedText, (str(self), self.finish_reason))
+    def __reduce__(self):  # pickles (multiprocessing, checkpoints) with its reason and tokens
+        return (GeneratedText, (str(self), self.finish_reason, self.tokens))
 
 
 def finish_reason_of(action) -> str | None:
@@ -104,6 +115,8 @@ class Generation:
         token_ids: generated token ids (when requested and available).
         logprobs: log-prob of each generated token under the sampling distribution's model.
         finish_reason: ``"stop"`` or ``"length"``.
+        meta: backend-specific extras (a server's ``usage`` counts: ``meta["usage"]``).
+        prompt_token_ids: the prompt's token ids, chat template applied (when requested and available).
     """
 
     text: str
@@ -111,6 +124,7 @@ class Generation:
     logprobs: list[float] | None = None
     finish_reason: str | None = None
     meta: dict = field(default_factory=dict)
+    prompt_token_ids: list[int] | None = None
 
 
 class LMBackend(ABC):

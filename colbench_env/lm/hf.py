@@ -99,7 +99,12 @@ class HFBackend(LMBackend):
       that ended the generation (end-of-turn token, or the token completing a stop string), and
       ``logprobs[i]`` is ``log softmax(raw model logits)[token_ids[i]]``: the log-probability
       under the model itself at temperature 1 without top-p, which is what a trainer recomputes
-      with a forward pass (not the log-probability under the warped sampling distribution).
+      with a forward pass (not the log-probability under the warped sampling distribution). It
+      keeps every step's logits during the generation (``max_new_tokens x vocabulary`` floats a
+      sequence);
+    * ``return_token_ids`` (or ``return_logprobs``): ``token_ids`` as above (no logits kept) and
+      ``prompt_token_ids``, the prompt's ids without padding (the chat template's text tokenized
+      without special tokens added, as ``apply_chat_template(..., tokenize=True)`` gives them).
 
     Attributes:
         model: the ``PreTrainedModel`` (trainers may update it in place).
@@ -194,7 +199,7 @@ class HFBackend(LMBackend):
         return [self.tokenizer.apply_chat_template(_text_only(c, i), add_generation_prompt=True, tokenize=False)
                 for i, c in enumerate(conversations)]
 
-    def _finish(self, tokens: list[int], logprobs: list[float] | None, stop: Sequence[str], want_lp: bool) -> Generation:
+    def _finish(self, tokens: list[int], logprobs: list[float] | None, stop: Sequence[str], want_ids: bool) -> Generation:
         """Cut a raw generated row at the end token / stop string and build the Generation."""
         end, reason = len(tokens), "length"
         eos = set(self._eos_ids)
@@ -214,7 +219,7 @@ class HFBackend(LMBackend):
                     break
         gen = Generation(text=text, finish_reason=reason)
         self._count_tokens(end)
-        if want_lp:
+        if want_ids:
             gen.token_ids = list(tokens[:end])
             gen.logprobs = list(logprobs[:end]) if logprobs is not None else None
         return gen
@@ -231,7 +236,8 @@ class HFBackend(LMBackend):
         if not conversations:
             return []
         texts = self.prompt_texts(conversations)
-        lengths = [len(self.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
+        prompt_ids = [list(self.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
+        lengths = [len(ids) for ids in prompt_ids]
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])  # similar lengths share a batch
         sample = params.temperature > 0
         per_batch = max(1, self.max_batch_size // params.n) if sample else self.max_batch_size
@@ -252,6 +258,10 @@ class HFBackend(LMBackend):
                         results[i] = chunk if sample else [chunk[0]] + [_copy(chunk[0]) for _ in range(params.n - 1)]
         finally:
             self.model.train(was_training)
+        if params.return_token_ids or params.return_logprobs:
+            for i, gens in results.items():
+                for g in gens:
+                    g.prompt_token_ids = list(prompt_ids[i])
         return [g for i in range(len(texts)) for g in results[i]]
 
     def _rng_devices(self) -> list:
@@ -298,7 +308,8 @@ class HFBackend(LMBackend):
                      for t, step in enumerate(out.logits)]
             lps = torch.stack(steps, dim=1).tolist()
         rows = new.tolist()
-        return [self._finish(row, lps[r] if lps is not None else None, params.stop, params.return_logprobs)
+        want_ids = params.return_logprobs or params.return_token_ids
+        return [self._finish(row, lps[r] if lps is not None else None, params.stop, want_ids)
                 for r, row in enumerate(rows)]
 
     def config(self) -> dict:
@@ -313,4 +324,5 @@ class HFBackend(LMBackend):
 def _copy(g: Generation) -> Generation:
     return Generation(text=g.text, token_ids=list(g.token_ids) if g.token_ids is not None else None,
                       logprobs=list(g.logprobs) if g.logprobs is not None else None,
-                      finish_reason=g.finish_reason, meta=dict(g.meta))
+                      finish_reason=g.finish_reason, meta=dict(g.meta),
+                      prompt_token_ids=list(g.prompt_token_ids) if g.prompt_token_ids is not None else None)

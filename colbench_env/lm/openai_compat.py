@@ -75,12 +75,26 @@ def split_base_urls(base_url: Any) -> list[str]:
 class _Server:
     """One server's routing state (guarded by the backend's lock)."""
 
-    __slots__ = ("url", "in_flight", "failed_at")
+    __slots__ = ("url", "in_flight", "failed_at", "refused")
 
     def __init__(self, base_url: str):
         self.url = base_url + "/chat/completions"
         self.in_flight = 0
         self.failed_at: float | None = None
+        #: optional request fields this server refused (:data:`OPTIONAL_FIELDS`): never sent to it again
+        self.refused: set[str] = set()
+
+
+#: request fields a server may refuse (HTTP 400/422 naming them): the request is then made again without
+OPTIONAL_FIELDS = ("return_token_ids",)
+
+
+class _Refused(Exception):
+    """The server refused an optional request field (:data:`OPTIONAL_FIELDS`)."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
 
 
 #: a server whose request failed (refused, timed out, 5xx/429) gets new requests only when every
@@ -114,14 +128,26 @@ class OpenAICompatBackend(LMBackend):
     tried yet, and after backoff once it has tried them all; when the retries run out the error
     names every server tried and why each failed.
 
+    The model id each server reports (the ``model`` field of its replies: the served model, which
+    may differ from the name requested, e.g. vLLM's ``--served-model-name`` alias or a proxy's
+    routing) is kept in :attr:`reported_models`.
+
     Request body: ``model``, ``messages`` (passed through unchanged, so multimodal content parts
     with ``image_url`` data URLs work), ``max_tokens``, ``temperature``, ``top_p``, ``n``, ``stop``
-    (when set), ``seed`` (when set), ``logprobs: true`` (when ``return_logprobs``).
+    (when set), ``seed`` (when set), ``logprobs: true`` (when ``return_logprobs``),
+    ``return_token_ids: true`` (when ``return_token_ids``; vLLM's field, >= 0.10.2).
 
     A server answering fewer than ``n`` choices (some ignore ``n``) is asked again for the rest
     (with ``seed + i * n + k`` for conversation ``i`` of the call when a seed is set). ``Generation.logprobs`` come from the response's
     ``choices[i].logprobs.content[*].logprob`` (the server's sampling log-probs; token strings in
     ``meta["tokens"]``; no token ids in the OpenAI format).
+
+    Token ids (``return_token_ids``), as vLLM answers them: ``Generation.prompt_token_ids`` from the
+    reply's top-level ``prompt_token_ids``, ``Generation.token_ids`` from each choice's
+    ``token_ids``; a reply without them leaves them ``None``. A server that refuses
+    the field (HTTP 400 or 422 naming ``return_token_ids``: ``transformers serve``, OpenAI's API) is
+    asked again without it, and is not sent it again. Whenever a reply has one choice its ``usage``
+    counts are kept in ``Generation.meta["usage"]`` (``prompt_tokens``, ``completion_tokens``).
 
     The backend is thread-safe (``batched`` is false: rollout episodes each send their own
     requests); the wait for a reply is marked with :func:`colbench_env.waits.waiting`.
@@ -171,6 +197,7 @@ class OpenAICompatBackend(LMBackend):
         self._slots = threading.BoundedSemaphore(max_concurrency) if max_concurrency else None
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._reported: list[str] = []
 
     # ------------------------------------------------------------------ HTTP
     def _post_once(self, url: str, body: dict) -> dict:
@@ -184,6 +211,10 @@ class OpenAICompatBackend(LMBackend):
                 raw = resp.read()
         except urllib.error.HTTPError as e:
             detail = e.read()[:300].decode("utf-8", "replace") if e.fp is not None else ""
+            if e.code in (400, 422):
+                for name in OPTIONAL_FIELDS:
+                    if name in body and name in detail:
+                        raise _Refused(name) from None
             if e.code in RETRY_STATUSES:
                 retry_after = None
                 try:
@@ -227,7 +258,7 @@ class OpenAICompatBackend(LMBackend):
             for attempt in range(self.max_retries + 1):
                 server = self._acquire(tried)
                 try:
-                    reply = self._post_once(server.url, body)
+                    reply = self._post_refusing(server, body)
                 except _Retryable as e:
                     self._release(server, failed=True)
                     tried.pop(server.url, None)
@@ -253,6 +284,19 @@ class OpenAICompatBackend(LMBackend):
         raise BackendError(f"every server tried failed ({attempts} attempts): "
                            + "; ".join(f"{url}: {e}" for url, e in tried.items()))
 
+    def _post_refusing(self, server: _Server, body: dict) -> dict:
+        """:meth:`_post_once` without the optional fields ``server`` refused; a field it refuses now
+        is remembered and the request made again without it."""
+        while True:
+            with self._lock:
+                refused = set(server.refused)
+            sent = {k: v for k, v in body.items() if k not in refused}
+            try:
+                return self._post_once(server.url, sent)
+            except _Refused as e:
+                with self._lock:
+                    server.refused.add(e.name)
+
     # ------------------------------------------------------------------ parsing
     def _parse_choice(self, choice: Any, params: SamplingParams, k: int, url: str) -> Generation:
         where = f"{url}: choice {k}"
@@ -277,6 +321,8 @@ class OpenAICompatBackend(LMBackend):
                                    f"'logprobs.content[*].logprob' (does the server support logprobs?)")
             gen.logprobs = [float(i["logprob"]) for i in items]
             gen.meta["tokens"] = [i.get("token") for i in items]
+        if params.return_token_ids or params.return_logprobs:
+            gen.token_ids = _token_ids(choice.get("token_ids"))
         return gen
 
     def _complete(self, conversation: Sequence[dict], params: SamplingParams, index: int = 0) -> list[Generation]:
@@ -299,17 +345,42 @@ class OpenAICompatBackend(LMBackend):
                 body["seed"] = params.seed + index * params.n + asks
             if params.return_logprobs:
                 body["logprobs"] = True
+            if params.return_token_ids:
+                body["return_token_ids"] = True
             body.update(self.extra_body)
             reply, url = self._post(body)
             usage = reply.get("usage") if isinstance(reply, dict) else None
             if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
                 self._count_tokens(usage["completion_tokens"])  # the server's count, for tokens per second
+            self._note_reported(reply)
             choices = reply.get("choices") if isinstance(reply, dict) else None
             if not isinstance(choices, list) or not choices:
                 raise BackendError(f"{url} answered JSON without 'choices': {json.dumps(reply)[:200]}")
-            gens.extend(self._parse_choice(c, params, len(gens) + i, url) for i, c in enumerate(choices))
+            new = [self._parse_choice(c, params, len(gens) + i, url) for i, c in enumerate(choices)]
+            if params.return_token_ids or params.return_logprobs:
+                prompt_ids = _token_ids(reply.get("prompt_token_ids"))
+                usage = _usage(reply.get("usage")) if len(choices) == 1 else None
+                for g in new:
+                    g.prompt_token_ids = list(prompt_ids) if prompt_ids is not None else None
+                    if usage is not None:
+                        g.meta["usage"] = usage
+            gens.extend(new)
             asks += 1
         return gens[: params.n]
+
+    def _note_reported(self, reply: Any) -> None:
+        served = reply.get("model") if isinstance(reply, dict) else None
+        if isinstance(served, str) and served:
+            with self._lock:
+                if served not in self._reported:
+                    self._reported.append(served)
+
+    @property
+    def reported_models(self) -> list[str]:
+        """The model ids the servers reported in their replies (``model`` of the JSON), in the order
+        first seen; empty before the first reply (or when a server reports none)."""
+        with self._lock:
+            return list(self._reported)
 
     # ------------------------------------------------------------------ API
     def generate(self, conversations: Sequence[Sequence[dict]], params: SamplingParams | None = None) -> list[Generation]:
@@ -348,3 +419,20 @@ class OpenAICompatBackend(LMBackend):
             if self._pool is not None:
                 self._pool.shutdown(wait=True)
                 self._pool = None
+
+
+def _token_ids(value: Any) -> list[int] | None:
+    """A reply's list of token ids, or ``None`` when it has none (absent, null, not a list of ints)."""
+    if isinstance(value, list) and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in value):
+        return list(value)
+    return None
+
+
+def _usage(value: Any) -> dict | None:
+    """``{"prompt_tokens", "completion_tokens"}`` of a reply's ``usage``, when both are counts."""
+    if not isinstance(value, dict):
+        return None
+    out = {k: value.get(k) for k in ("prompt_tokens", "completion_tokens")}
+    if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in out.values()):
+        return out
+    return None

@@ -69,5 +69,13 @@ class Simulator(ABC):
         """A JSON-serialisable description identifying this simulator (record/replay cache key)."""
         return {"class": type(self).__name__}
 
+    def identity(self) -> dict:
+        """Who this human is, for the records and reports (see
+        :mod:`colbench_env.simulators.identity`): here ``{"kind": "plugin", "class": ...}`` with the
+        other fields unknown (``None``); the built-in simulators say more. Unlike :meth:`config` it may
+        change once the simulator has answered (a server reports its model id in its replies)."""
+        return {"kind": "plugin", "class": type(self).__name__, "model": None, "model_requested": None,
+                "prompt_sha256": None, "temperature": None, "max_tokens": None, "version": None}
+
     def close(self) -> None:
         """Release resources (HTTP sessions, models)."""

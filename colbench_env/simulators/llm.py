@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 from ..lm import BackendError, LMBackend, SamplingParams, make_backend
 from .base import Simulator, SimulatorError, reply_limit
-from .prompts import BACKEND_HUMAN_SYSTEM, PROMPT_VERSION, backend_prompt, frontend_prompt
+from .prompts import BACKEND_HUMAN_SYSTEM, PROMPT_VERSION, backend_prompt, frontend_prompt, prompt_sha256
 
 __all__ = ["LLMSimulator"]
 
@@ -119,6 +119,19 @@ class LLMSimulator(Simulator):
         return {"class": type(self).__name__, "kind": self.kind, "prompt_version": PROMPT_VERSION,
                 "temperature": self.params.temperature, "max_new_tokens": self.params.max_new_tokens,
                 "seed": self.params.seed, "reply_limit": self.limit, "backend": self.backend.config()}
+
+    def identity(self) -> dict:
+        """``kind`` ``served`` (an OpenAI-compatible server: ``model`` is the id the server reported in
+        its replies, ``None`` before the first; ``model_requested`` the name sent) or ``local`` (``model``:
+        the model loaded), the prompt templates' hash, temperature, token budget and prompt version."""
+        backend = self.backend.config()
+        reported = getattr(self.backend, "reported_models", None)
+        served = reported is not None
+        return {**super().identity(), "kind": "served" if served else "local",
+                "model": (", ".join(reported) or None) if served else backend.get("model"),
+                "model_requested": backend.get("model") if served else None,
+                "prompt_sha256": prompt_sha256(self.kind), "temperature": self.params.temperature,
+                "max_tokens": self.params.max_new_tokens, "version": PROMPT_VERSION}
 
     def close(self) -> None:
         self.backend.close()

@@ -11,10 +11,11 @@ is part of the simulator's config and so of every record/replay cache key.
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Sequence
 
 __all__ = ["PROMPT_VERSION", "BACKEND_HUMAN_SYSTEM", "BACKEND_HUMAN_PROMPT", "FRONTEND_HUMAN_PROMPT", "FRONTEND_NO_PAGE_PROMPT",
-           "format_dialogue", "backend_prompt", "frontend_prompt"]
+           "format_dialogue", "backend_prompt", "frontend_prompt", "prompt_sha256"]
 
 PROMPT_VERSION = "colbench-human-v2"  # v2: the backend request's system line
 
@@ -99,3 +100,15 @@ def frontend_prompt(problem_description: str, dialogue: Sequence[dict], *, agent
     """The frontend-design human's prompt (text part; the images go alongside)."""
     template = FRONTEND_HUMAN_PROMPT if agent_page_shown else FRONTEND_NO_PAGE_PROMPT
     return template.format(problem_description=problem_description, dialogue=format_dialogue(dialogue))
+
+
+def prompt_sha256(kind: str) -> str:
+    """sha256 (hex) of the prompt templates the ``kind`` (``"backend"`` / ``"frontend"``) human is sent:
+    the backend's system line and prompt, the frontend's two prompts (joined by NUL characters). It
+    names the prompt on every record (:mod:`colbench_env.simulators.identity`): two humans whose
+    hashes differ were not asked the same way."""
+    parts = {"backend": (BACKEND_HUMAN_SYSTEM, BACKEND_HUMAN_PROMPT),
+             "frontend": (FRONTEND_HUMAN_PROMPT, FRONTEND_NO_PAGE_PROMPT)}
+    if kind not in parts:
+        raise ValueError(f"kind must be 'backend' or 'frontend', got {kind!r}")
+    return hashlib.sha256("\0".join(parts[kind]).encode("utf-8")).hexdigest()

@@ -46,7 +46,9 @@ class RecordReplaySimulator(Simulator):
 
     Args:
         inner: the simulator that really answers (``None`` allowed in ``"replay"`` mode).
-        path: the jsonl store; each line ``{"key", "reply", "task_id", "turn", "config", "time"}``.
+        path: the jsonl store; each line ``{"key", "reply", "task_id", "turn", "config", "time", "human"}``
+            (``human``: the identity of the simulator that gave the reply, :meth:`Simulator.identity`;
+            stores written before it lack it).
         mode: ``"record"``: always ask ``inner`` and append (the latest entry of a key wins);
             ``"replay"``: answer only from the store; a miss raises :class:`SimulatorError` naming
             the path and the key; ``"cache"``: answer from the store, ask ``inner`` on a miss and
@@ -70,6 +72,7 @@ class RecordReplaySimulator(Simulator):
         self.inner, self.path, self.mode = inner, Path(path), mode
         self.kind = getattr(inner, "kind", "any")
         self._lock = threading.Lock()
+        self._humans: dict[str, dict] = {}  # config (canonical JSON) -> the identity last recorded with it
         self._store, configs = self._load()
         if config is None:
             if inner is not None:
@@ -107,6 +110,8 @@ class RecordReplaySimulator(Simulator):
             store[key] = reply
             if "config" in rec:
                 configs.add(json.dumps(rec["config"], sort_keys=True))
+                if isinstance(rec.get("human"), dict):
+                    self._humans[json.dumps(rec["config"], sort_keys=True)] = rec["human"]
         return store, configs
 
     def _append(self, records: list[dict]) -> None:
@@ -154,18 +159,32 @@ class RecordReplaySimulator(Simulator):
         if missing:
             fresh = self.inner.reply_batch([items[i] for i in missing])
             now = time.time()
+            human = self.inner.identity()  # after the replies: a server has reported its model
             records = []
             for i, reply in zip(missing, fresh):
                 replies[i] = reply
                 self._store[keys[i]] = reply
                 records.append({"key": keys[i], "reply": reply, "task_id": getattr(items[i][0], "task_id", None),
-                                "turn": len(items[i][1]), "config": self._config, "time": now})
+                                "turn": len(items[i][1]), "config": self._config, "time": now, "human": human})
             self._append(records)
+            self._humans[json.dumps(self._config, sort_keys=True)] = human
         return replies  # type: ignore[return-value]
 
     def config(self) -> dict:
         """The wrapped simulator's config (recording does not change what the human says)."""
         return self._config
+
+    def identity(self) -> dict:
+        """Recording (``"record"`` / ``"cache"``): the inner simulator's identity. Replaying:
+        ``{"kind": "replay", "of": ...}`` with the identity recorded in the store with this config
+        (for a store written before identities were kept, the one the config implies:
+        :func:`~colbench_env.simulators.identity.identity_from_config`)."""
+        if self.mode != "replay" and self.inner is not None:
+            return self.inner.identity()
+        from .identity import identity_from_config
+
+        of = self._humans.get(json.dumps(self._config, sort_keys=True)) or identity_from_config(self._config)
+        return {**super().identity(), "kind": "replay", "of": of}
 
     def close(self) -> None:
         if self.inner is not None:

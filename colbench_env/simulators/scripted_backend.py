@@ -37,7 +37,8 @@ from typing import Any, Sequence
 from .base import BACKEND_REPLY_LIMIT, Simulator
 from .code_words import Fact, code_facts, sentences
 
-__all__ = ["ScriptedBackendSimulator", "extract_facts", "code_to_facts", "asks_something", "asks_for_code",
+__all__ = ["ScriptedBackendSimulator", "extract_facts", "task_facts", "content_words", "code_spans", "code_to_facts",
+           "asks_something", "asks_for_code",
            "reply_version", "NO_QUESTION_REPLY", "VERSION", "UNRECORDED_VERSION"]
 
 _STOP = set("""a an the and or but if then of to in on at for with by from as is are was were be been being do does did
@@ -212,6 +213,27 @@ def _task_facts(task: Any) -> tuple[list[Fact], bool]:
     return code_facts(source, signature.group(1) if signature else None), True
 
 
+def task_facts(task: Any) -> tuple[list[str], bool]:
+    """The facts the human can tell (:func:`extract_facts`) and whether they were read off code (then
+    match questions to them with ``content_words(..., code=True)``)."""
+    facts, from_code = _task_facts(task)
+    return [f.text for f in facts], from_code
+
+
+def content_words(text: str, code: bool = False) -> set[str]:
+    """The content words the human matches a question to its facts with (lower-cased, stemmed,
+    stop-words dropped, synonyms folded; ``code``: as for facts read off code)."""
+    return _content_words(text, code)
+
+
+def code_spans(text: str) -> list[str]:
+    """The code in ``text``: fenced blocks and lines that read as code (``def``, ``return``,
+    ``import``, ``print(``, an indented line, ...), as :func:`asks_for_code` skips them."""
+    spans = [m.group(0) for m in _FENCED.finditer(text)]
+    rest = _FENCED.sub(" ", text)
+    return spans + [m.group(0).strip() for m in _CODE_LINE.finditer(rest) if m.group(0).strip()]
+
+
 def extract_facts(task: Any) -> list[str]:
     """The facts the human can tell, in plain words (see the module docstring)."""
     return [f.text for f in _task_facts(task)[0]]
@@ -243,6 +265,11 @@ class ScriptedBackendSimulator(Simulator):
 
     def config(self) -> dict:
         return {"class": type(self).__name__, "max_facts": self.max_facts, "volunteer": self.volunteer, "version": VERSION}
+
+    def identity(self) -> dict:
+        """``kind`` scripted, its reply :data:`VERSION` (and ``volunteer``, ``max_facts``)."""
+        return {**super().identity(), "kind": "scripted", "version": VERSION, "volunteer": self.volunteer,
+                "max_facts": self.max_facts}
 
     def _facts(self, task: Any) -> tuple[list[Fact], list[set[str]], bool, dict[str, float], list[float]]:
         key = id(task)

@@ -235,6 +235,11 @@ class ScriptedFrontendSimulator(Simulator):
         self.max_points = max_points
         self.max_facts = max_facts
 
+    def identity(self) -> dict:
+        """``kind`` scripted, its reply version (1; and ``max_points``, ``max_facts``)."""
+        return {**super().identity(), "kind": "scripted", "version": self.config()["version"],
+                "max_points": self.max_points, "max_facts": self.max_facts}
+
     def config(self) -> dict:
         # version 1: replies on the tasks answered before generated tasks existed are unchanged;
         # max_facts (generated tasks only) is recorded when it is not the default, so the record/replay

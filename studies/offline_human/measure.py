@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import argparse
 import ast
-import difflib
-import io
 import json
-import re
-import tokenize
 from typing import Any, Iterable, Sequence
+
+from colbench.audit.values import LEAK_CHARS, literal_revealed, longest_shared_span, masked_code
 
 __all__ = ["QUESTIONS", "LEAK_CHARS", "official_style", "masked_code", "longest_shared_span", "informative_literals",
            "literal_revealed", "measure", "main"]
@@ -34,9 +32,6 @@ __all__ = ["QUESTIONS", "LEAK_CHARS", "official_style", "masked_code", "longest_
 QUESTIONS = ("What should the function return?", "What numbers, rates or thresholds should I use?",
              "What are the conditions and special cases?", "Which words, names or categories matter?",
              "How should the result be rounded or formatted?")
-
-#: A shared span longer than this (stripped) counts as reading the code out.
-LEAK_CHARS = 20
 
 
 def official_style(task: Any) -> Any:
@@ -46,29 +41,6 @@ def official_style(task: Any) -> Any:
     record = task.to_record()
     record["hidden_information"] = task.ground_truth
     return task_from_record(record)
-
-
-def masked_code(code: str) -> str:
-    """``code`` with the contents of its string literals replaced by NUL characters (quotes kept)."""
-    out = list(code)
-    starts = [0]
-    for line in code.splitlines(True):
-        starts.append(starts[-1] + len(line))
-    string_types = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", -1)}
-    for tok in tokenize.generate_tokens(io.StringIO(code).readline):
-        if tok.type in string_types:
-            a = starts[tok.start[0] - 1] + tok.start[1]
-            b = starts[tok.end[0] - 1] + tok.end[1]
-            for i in range(a, b):
-                if out[i] not in "'\"":
-                    out[i] = "\0"
-    return "".join(out)
-
-
-def longest_shared_span(reply: str, masked: str) -> str:
-    """The longest substring of ``reply`` that also occurs in ``masked`` (stripped of spaces)."""
-    m = difflib.SequenceMatcher(None, reply, masked, autojunk=False).find_longest_match(0, len(reply), 0, len(masked))
-    return reply[m.a:m.a + m.size].strip()
 
 
 def informative_literals(code: str) -> set:
@@ -96,20 +68,6 @@ def informative_literals(code: str) -> set:
             elif isinstance(v, str) and len(v) >= 3:
                 out.add(v)
     return out
-
-
-def literal_revealed(literal: Any, text: str) -> bool:
-    """Whether ``text`` states ``literal``: a string verbatim, a number as written (``0.25``,
-    ``-1``, ``9.5`` for ``9.50``) or as a percentage (``25 percent`` for ``0.25``)."""
-    if isinstance(literal, str):
-        return literal in text
-    forms = {repr(literal)}
-    if isinstance(literal, float) and literal.is_integer():
-        forms.add(str(int(literal)))
-    if isinstance(literal, float):
-        p = round(literal * 100, 6)
-        forms.add((str(int(p)) if float(p).is_integer() else repr(p)) + " percent")
-    return any(re.search(r"(?<![\d.])" + re.escape(f) + r"(?![\d])", text) for f in forms)
 
 
 def measure(tasks: Iterable[Any], simulator: Any = None, questions: Sequence[str] = QUESTIONS) -> dict:

@@ -1,0 +1,148 @@
+"""The memory plan (:mod:`colbench.pipeline.memory`) against measured peaks: real trainers, one
+process, on a random Llama small enough for a CPU (hidden 256, 4 layers, MLP 1024, SmolLM2's
+49,152-token vocabulary, untied: 29.2M parameters, 117 MB in float32).
+
+Each setting runs in a fresh subprocess, as ``bench_critic_memory`` measures: the peak *anonymous*
+resident memory (``RssAnon``, polled every millisecond) from building the trainer to the end of its
+update, minus its value after the imports, the tokenizer and the data (the model is made in the
+process, so its weights are heap, not a mapped checkpoint). The update takes two optimiser steps, so
+that AdamW's moments exist during the second step's backward, as in every later step. The estimate
+is :func:`~colbench.pipeline.memory.training_step` for the same model, precision and micro-batch
+(rows, padded length, trained positions of the batches the trainer built). Settings:
+
+* ``mt-dpo-full``: multi-turn DPO, full fine-tune (weights, gradients, AdamW moments, the frozen
+  reference copy, the foreach step's temporary), one pair per micro-batch;
+* ``rft-lora``: RFT, LoRA r=16 on every linear layer, two sequences per micro-batch, every rollout
+  kept (the frozen weights, activations and the chunked vocabulary projection dominate).
+
+Run: ``python -m colbench.benchmarks.bench_memory_plan [--out FILE]`` (~1 minute);
+``tests/test_memory_plan.py`` asserts each estimate within 25 % of its measurement.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+__all__ = ["SETTINGS", "SHAPE", "measure", "run", "main"]
+
+#: the random Llama measured (LlamaConfig fields)
+SHAPE = dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+             intermediate_size=1024, tie_word_embeddings=False)
+#: setting -> (algorithm, trainer config over the shared fields)
+SETTINGS = {
+    "mt-dpo-full": ("mt-dpo", {"policy": {"full_finetune": True}, "pairs_per_batch": 1}),
+    "rft-lora": ("rft", {"policy": {"lora_r": 16}, "sequences_per_batch": 2, "success_threshold": 0.0}),
+}
+
+
+def _records(action_words: int = 120) -> list[dict]:
+    """2 tasks x 2 two-turn rollouts (rewards 1 and 0): each turn's message is the raw output (no
+    thought), so a trajectory packs into one sequence."""
+    out = []
+    for t in range(2):
+        task = {"task_id": f"t{t}", "problem_description": f"Write f(x) that returns x plus my number {t}.",
+                "ground_truth": f"def f(x):\n    return x + {t + 7}", "test_cases": {"test1": "f(1)"}}
+        for reward in (1.0, 0.0):
+            words = " ".join(f"step{i} adds {t + i} to x" for i in range(action_words // 4))
+            first = f"Which number do you add? {words}"
+            answer = f"I WANT TO ANSWER:\n```python\ndef f(x):\n    return x + {t + 7 if reward else 0}\n```\n{words}"
+            out.append({"task": task, "reward": reward, "answer": answer,
+                        "dialogue_history": [{"role": "assistant", "content": first, "output": first},
+                                             {"role": "user", "content": f"I add {t + 7}."},
+                                             {"role": "assistant", "content": answer, "output": answer}]})
+    return out
+
+
+def measure(setting: str) -> dict:
+    """One setting in this process: the measured peak and the plan's estimate (bytes)."""
+    import torch
+
+    torch.set_num_threads(1)
+    from colbench.agents.registry import trainer_class
+    from colbench.benchmarks.bench_critic_memory import _PeakRSS, _anon_bytes, _release_free_heap
+    from colbench.pipeline.memory import ModelShape, model_states, training_step
+    from colbench_env.lm.smollm2 import smollm2_path
+    import peft  # noqa: F401  (libraries before the baseline)
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    algorithm, overrides = SETTINGS[setting]
+    tok = AutoTokenizer.from_pretrained(smollm2_path())
+    records = _records()
+    config = dict(overrides, max_length=4096, gradient_accumulation_steps=1, epochs=1, gradient_checkpointing=True,
+                  seed=0, max_turns=2, prompt_style="compact")
+    cfg = LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                      pad_token_id=tok.pad_token_id, max_position_embeddings=4096, **SHAPE)
+    _release_free_heap()
+    baseline = _anon_bytes()
+    with _PeakRSS() as meter:
+        torch.manual_seed(0)
+        model = LlamaForCausalLM(cfg)
+        trainer = trainer_class(algorithm)(config, model=model, tokenizer=tok)
+        batches: list[dict] = []
+        real_batch = trainer.policy.batch
+
+        def batch(seqs):  # what each forward gets: rows, padded length, trained positions
+            b = real_batch(seqs)
+            batches.append({"rows": len(seqs), "length": int(b["input_ids"].shape[1]),
+                            "positions": int(b["loss_mask"].sum())})
+            return b
+
+        trainer.policy.batch = batch
+        metrics = trainer.update(records)
+    c = trainer.config
+    shape = ModelShape.from_config(cfg.to_dict())
+    states = model_states(shape, trained="full" if c.policy.full_finetune else "lora", weights="float32",
+                          lora_r=c.policy.lora_r)
+    widest = max(batches, key=lambda b: b["rows"] * b["length"])
+    estimate = training_step(shape, states=states, rows=widest["rows"], length=widest["length"],
+                             positions=widest["positions"], dtype="float32",
+                             gradient_checkpointing=c.gradient_checkpointing)
+    return {"setting": setting, "measured_bytes": meter.peak - baseline, "estimate_bytes": estimate["peak"],
+            "estimate_parts": estimate["parts"], "batch": widest, "params": shape.params,
+            "forwards": len(batches), "metrics": {k: v for k, v in metrics.items() if isinstance(v, (int, float))}}
+
+
+def _spawn(setting: str) -> dict:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    p = subprocess.run([sys.executable, "-m", "colbench.benchmarks.bench_memory_plan", "--child", setting],
+                       capture_output=True, text=True, env=env, cwd=root, timeout=1200)
+    if p.returncode != 0:
+        raise RuntimeError(f"memory plan child ({setting}) failed with code {p.returncode}:\n{p.stderr[-3000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def run(settings: list[str] | None = None) -> dict:
+    """Each setting in a fresh process; ``memory_plan_worst_error``: the largest
+    ``|estimate / measured - 1|`` (goal <= 0.25)."""
+    rows = {s: _spawn(s) for s in (settings or list(SETTINGS))}
+    for r in rows.values():
+        r["ratio"] = r["estimate_bytes"] / r["measured_bytes"]
+    return {"memory_plan": rows, "memory_plan_worst_error": max(abs(r["ratio"] - 1) for r in rows.values())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--child"]:
+        print(json.dumps(measure(argv[1])))
+        return 0
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m colbench.benchmarks.bench_memory_plan", description=__doc__.splitlines()[0])
+    p.add_argument("--out", default=None, help="also write the JSON result to this file")
+    args = p.parse_args(argv)
+    r = run()
+    for name, row in r["memory_plan"].items():
+        print(f"{name}: measured {row['measured_bytes'] / 2**20:.0f} MiB, estimate {row['estimate_bytes'] / 2**20:.0f} MiB "
+              f"(x{row['ratio']:.2f}); batch {row['batch']}")
+    print(json.dumps(r))
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(json.dumps(r, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

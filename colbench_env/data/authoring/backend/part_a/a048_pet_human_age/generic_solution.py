@@ -1,0 +1,2 @@
+def pet_human_age(age, species):
+    return age * 7

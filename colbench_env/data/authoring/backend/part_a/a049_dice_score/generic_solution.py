@@ -1,0 +1,2 @@
+def dice_score(dice):
+    return sum(dice)

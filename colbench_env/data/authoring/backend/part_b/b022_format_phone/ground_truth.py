@@ -1,0 +1,7 @@
+def format_phone(raw):
+    digits = "".join(c for c in raw if c.isdigit())
+    if len(digits) == 11 and digits[0] == "1":
+        digits = digits[1:]
+    if len(digits) != 10:
+        return "invalid"
+    return f"{digits[:3]}.{digits[3:6]}.{digits[6:]}"

@@ -1,0 +1,2 @@
+def headline_case(text):
+    return text.title()

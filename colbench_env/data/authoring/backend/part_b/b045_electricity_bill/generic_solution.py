@@ -1,0 +1,2 @@
+def electricity_bill(kwh):
+    return round(kwh * 0.15, 2)

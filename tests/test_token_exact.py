@@ -1,0 +1,473 @@
+"""Token-exact training data (issue 49, part 3): each agent turn records the token ids its policy saw
+and produced; the trainers train on them when the tokenizer fingerprint matches, and say how many
+turns a re-tokenization would change.
+
+The policies here: a tiny random Llama generating through the real :class:`HFBackend`, and
+:class:`ThinkingPolicy`, a stand-in for a model that writes a ``<think>`` block before it speaks
+(what the tiny random model never does), which returns what a model's backend returns (the prompt's
+ids, the ids it emitted, the text). Everything after the backend is real: LMAgent, the env and its
+scripted human, the recorder's file, the trainers and their batches.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import json
+
+import gymnasium as gym
+import pytest
+import torch
+from openai_test_server import OpenAITestServer
+from tiny_models import smollm2_tokenizer, tiny_bpe_tokenizer, tiny_chat_llama, tiny_llama
+
+import colbench_env  # noqa: F401
+from colbench.agents.base import LMAgent
+from colbench.agents.rft import RejectionFineTuning
+from colbench.agents.tokenize import TokenizationError, token_report, tokenize_trajectory
+from colbench_env.evaluation.backend import BackendEvaluator
+from colbench_env.lm.base import Generation, LMBackend, SamplingParams
+from colbench_env.lm.hf import HFBackend
+from colbench_env.lm.tokens import (TokenRecordError, TurnTokens, encode_turn_tokens, history_turn_tokens,
+                                    tokenizer_fingerprint)
+from colbench_env.prompting import record_messages
+from colbench_env.rollout import episode_specs, run_episodes
+from colbench_env.trajectories import read_trajectories
+from colbench.wrappers import TrajectoryRecorder
+
+#: a chat template that re-renders earlier turns as Qwen3's does: an assistant message after the last
+#: user message is written with its think block, whitespace normalised (``<think>\n...\n</think>\n\n``),
+#: an earlier one without it; the generation prompt is bare (the model writes its own think block)
+QWEN3_LIKE = (
+    "{%- set ns = namespace(last_user=-1) -%}"
+    "{%- for m in messages -%}{%- if m['role'] == 'user' -%}{%- set ns.last_user = loop.index0 -%}{%- endif -%}"
+    "{%- endfor -%}"
+    "{%- for m in messages -%}"
+    "{%- if m['role'] == 'assistant' -%}"
+    "{%- set content = m['content'] -%}{%- set reasoning = '' -%}"
+    "{%- if '</think>' in content -%}{%- set reasoning = content.split('</think>')[0].split('<think>')[-1] -%}"
+    "{%- set content = content.split('</think>')[-1] -%}{%- endif -%}"
+    "{%- if loop.index0 > ns.last_user -%}"
+    "{{ '<|im_start|>assistant\\n<think>\\n' + reasoning.strip('\\n') + '\\n</think>\\n\\n' + content.lstrip('\\n')"
+    " + '<|im_end|>\\n' }}"
+    "{%- else -%}{{ '<|im_start|>assistant\\n' + content.lstrip('\\n') + '<|im_end|>\\n' }}{%- endif -%}"
+    "{%- else -%}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{%- endif -%}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}{{ '<|im_start|>assistant\\n' }}{%- endif -%}"
+)
+
+#: the replies carry no ``OUTPUT:`` marker, so the agent's next context shows the whole first reply
+#: (:func:`colbench_env.prompting.history_message`), think block included, for the template to render
+THINKING = ("<think>I need their rate.</think>What rate do you charge?",
+            "<think>They told me.</think>I WANT TO ANSWER: ```python\ndef f(x):\n    return x\n```")
+#: what the Qwen3-like template writes for them as the turn's assistant message (hand-written)
+THINKING_RERENDERED = ("<think>\nI need their rate.\n</think>\n\nWhat rate do you charge?<|im_end|>\n",
+                       "<think>\nThey told me.\n</think>\n\nI WANT TO ANSWER: ```python\ndef f(x):\n"
+                       "    return x\n```<|im_end|>\n")
+PLAIN = ("What rate do you charge?", "I WANT TO ANSWER: ```python\ndef f(x):\n    return x\n```")
+MAX_TURNS = 2
+FORMATTER = functools.partial(record_messages, max_turns=MAX_TURNS, style="paper")
+
+
+class ThinkingPolicy(LMBackend):
+    """Says ``replies[k]`` on its ``k``-th agent turn (counted in the conversation) and returns it as a
+    model's backend does: the prompt's ids (the chat template applied), the emitted ids (the reply
+    tokenized, then the end token: it ended its turn) when asked for ids, and the text. Every
+    generation is logged (:attr:`log`)."""
+
+    def __init__(self, tokenizer, replies):
+        self.tokenizer, self.replies, self.log = tokenizer, replies, []
+
+    def generate(self, conversations, params=None):
+        params = params or SamplingParams()
+        out = []
+        for conv in conversations:
+            reply = self.replies[sum(m["role"] == "assistant" for m in conv)]
+            prompt = self.tokenizer.apply_chat_template(list(conv), add_generation_prompt=True, tokenize=True,
+                                                        return_dict=True)["input_ids"]
+            ids = self.tokenizer(reply, add_special_tokens=False)["input_ids"] + [self.tokenizer.eos_token_id]
+            gen = Generation(text=reply, finish_reason="stop")
+            if params.return_token_ids:
+                gen.token_ids, gen.prompt_token_ids = list(ids), list(prompt)
+            self.log.append((list(prompt), list(ids)))
+            out.extend([gen] * params.n)
+        return out
+
+
+@functools.lru_cache(maxsize=None)
+def _smol():
+    return smollm2_tokenizer()
+
+
+def smol():
+    """SmolLM2's tokenizer, loaded once (seconds on a busy machine), a fresh copy each call."""
+    return copy.deepcopy(_smol())
+
+
+@pytest.fixture(scope="module")
+def evaluator():
+    with BackendEvaluator(workers=1) as ev:
+        yield ev
+
+
+def collect(agent, evaluator, path, n=2):
+    """``n`` episodes (2 agent turns each at most, the scripted human) recorded to ``path``, read back."""
+    def env_fn():
+        env = gym.make("ColBench-Backend-v0", tasks="generated:2:1:rate", max_turns=MAX_TURNS, evaluator=evaluator)
+        return TrajectoryRecorder(env, path)
+
+    run_episodes(env_fn, agent, episode_specs(n, n_tasks=2))
+    return read_trajectories(path)
+
+
+def trained_ids(seq) -> list[int]:
+    return [i for i, m in zip(seq.input_ids, seq.mask) if m]
+
+
+def test_fingerprint_tells_tokenizers_and_templates_apart_and_survives_a_reload(tmp_path):
+    tok = smol()
+    fp = tokenizer_fingerprint(tok)
+    assert len(fp) == 16 and int(fp, 16) >= 0
+    tok(["a", "bbb ccc"], padding=True, truncation=True, max_length=8)  # run-time settings: no change
+    tok.pad_token, tok.padding_side = tok.eos_token, "left"
+    assert tokenizer_fingerprint(tok) == fp
+    tok.save_pretrained(tmp_path / "tok")
+    from transformers import AutoTokenizer
+
+    assert tokenizer_fingerprint(AutoTokenizer.from_pretrained(tmp_path / "tok")) == fp
+    other_template = copy.deepcopy(tok)
+    other_template.chat_template = QWEN3_LIKE
+    more_tokens = copy.deepcopy(tok)
+    more_tokens.add_tokens(["<think>"])
+    fps = {fp, tokenizer_fingerprint(other_template), tokenizer_fingerprint(more_tokens),
+           tokenizer_fingerprint(tiny_bpe_tokenizer(QWEN3_LIKE))}
+    assert len(fps) == 4
+
+
+def test_token_field_stores_each_prompt_after_what_it_shares_and_names_malformed_fields():
+    a = TurnTokens(prompt_ids=[1, 2, 3], completion_ids=[4, 5], fingerprint="f", logprobs=[-0.5, -1.0])
+    b = TurnTokens(prompt_ids=[1, 2, 3, 4, 5, 6, 7], completion_ids=[8], fingerprint="f")
+    c = TurnTokens(prompt_ids=[1, 2, 9, 10], completion_ids=[11], fingerprint="f")  # re-renders turn a
+    d = TurnTokens(fingerprint="f", n_prompt=12, n_completion=3)  # a server's counts only
+    fields = []
+    prev = None
+    for t in (a, b, c, d):
+        fields.append(encode_turn_tokens(t, prev))
+        prev = t
+    assert [f.get("prompt_from") for f in fields] == [0, 5, 2, None]
+    assert fields[1]["prompt_ids"] == [6, 7] and fields[2]["prompt_ids"] == [9, 10]
+    assert fields[3] == {"fingerprint": "f", "n_prompt": 12, "n_completion": 3}
+    assert encode_turn_tokens(b, TurnTokens(prompt_ids=[1, 2, 3], completion_ids=[4, 5], fingerprint="g"))[
+        "prompt_from"] == 0  # another tokenizer's ids are not shared
+    history = []
+    for f in fields:
+        history += [{"role": "assistant", "content": "x", "tokens": json.loads(json.dumps(f))},
+                    {"role": "user", "content": "y"}]
+    history.append({"role": "assistant", "content": "no ids"})
+    back = history_turn_tokens(history)
+    assert [t.prompt_ids for t in back[:3]] == [a.prompt_ids, b.prompt_ids, c.prompt_ids] and back[4] is None
+    assert back[0].logprobs == a.logprobs and (back[3].n_prompt, back[3].has_ids) == (12, False)
+    bad = [({"prompt_ids": [1], "prompt_from": 3}, r"dialogue_history\[0\]\.tokens\.prompt_from' is 3, but the "
+                                                   "previous agent turn has no 3 token ids"),
+           ({"completion_ids": [1, -2]}, r"dialogue_history\[0\]\.tokens\.completion_ids' must be a list of token ids"),
+           ({"completion_ids": [1], "logprobs": [0.0, 0.1]}, r"tokens\.logprobs' has 2 values for 1 completion ids"),
+           ({"n_prompt": "12"}, r"tokens\.n_prompt' must be an int >= 0"), ("ids", r"tokens' must be an object")]
+    for field, msg in bad:
+        with pytest.raises(TokenRecordError, match=msg):
+            history_turn_tokens([{"role": "assistant", "content": "x", "tokens": field}])
+    rec = {"task": {"problem_description": "p", "test_cases": {}}, "dialogue_history": [
+        {"role": "assistant", "content": "x", "tokens": {"completion_ids": "1"}}]}
+    with pytest.raises(TokenizationError, match=r"^<t>: field 'dialogue_history\[0\]\.tokens\.completion_ids'"):
+        tokenize_trajectory(smol(), rec, source="<t>", token_fingerprint="f")
+
+
+@pytest.mark.parametrize("template", ["qwen3-like", "smollm2"])
+def test_recorded_ids_are_trained_as_produced_where_retokenizing_changes_them(tmp_path, evaluator, template):
+    """A policy that ends each turn with its end token. Qwen3-like template on a tiny BPE tokenizer:
+    the policy writes ``<think>...</think>`` without the template's newlines and the next turn's
+    prompt drops the block; SmolLM2's ChatML: the template writes a newline after ``<|im_end|>``
+    that the policy never emitted. Re-tokenizing trains the template's text on every turn; the
+    recorded ids give each turn exactly the policy's prompt and completion, from the file."""
+    if template == "qwen3-like":
+        tok, replies, rerendered = tiny_bpe_tokenizer(QWEN3_LIKE), THINKING, THINKING_RERENDERED
+    else:
+        tok, replies, rerendered = smol(), PLAIN, tuple(r + "<|im_end|>\n" for r in PLAIN)
+    policy = ThinkingPolicy(tok, replies)
+    agent = LMAgent(policy, max_turns=MAX_TURNS, tokenizer=tok)
+    records = collect(agent, evaluator, tmp_path / "rollouts.jsonl")
+    fp = tokenizer_fingerprint(tok)
+    assert [len(r["dialogue_history"]) for r in records] == [3, 3] and len(policy.log) == 4
+    produced = iter(policy.log)  # episode by episode, turn by turn
+    for rec in records:
+        exact = tokenize_trajectory(tok, rec, formatter=FORMATTER, token_fingerprint=fp)
+        retok = tokenize_trajectory(tok, rec, formatter=FORMATTER)
+        turns = [next(produced) for _ in range(2)]
+        if template == "qwen3-like":  # the second prompt does not extend the first turn: one sequence each
+            assert len(exact) == 2
+            for seq, (prompt, completion) in zip(exact, turns):
+                assert seq.input_ids == prompt + completion and seq.mask == [0] * len(prompt) + [1] * len(completion)
+            second_prompt = tok.decode(turns[1][0])
+            assert "I need their rate." not in second_prompt and "What rate do you charge?" in second_prompt
+            assert "<think>I need their rate.</think>" in FORMATTER(rec["task"], rec["dialogue_history"][:2])[-2]["content"]
+        else:  # ChatML extends each context: one packed sequence, the template's newline as context
+            (seq,) = exact
+            assert seq.input_ids == turns[1][0] + turns[1][1] and seq.input_ids[:len(turns[0][0])] == turns[0][0]
+            assert [seq.input_ids[s:e] for s, e in seq.turn_spans] == [c for _, c in turns]
+        assert [tok.decode(trained_ids(s)) for s in exact] in ([r + "<|im_end|>" for r in replies],
+                                                               ["".join(r + "<|im_end|>" for r in replies)])
+        retok_trained = [tok.decode(s.input_ids[a:b]) for s in retok for a, b in s.turn_spans]
+        assert retok_trained == list(rerendered)
+    report = token_report(tok, records, FORMATTER, token_fingerprint=fp)
+    assert (report.turns, report.recorded, report.would_differ, report.inexact) == (4, 4, 4, 0)
+    other = token_report(tok, records, FORMATTER, token_fingerprint="0" * 16, sources=["a.jsonl:1", "a.jsonl:2"])
+    assert (other.recorded, other.differ, other.same, other.unchecked) == (0, 4, 0, 0)
+    assert other.first["differ"].startswith("a.jsonl:1 agent turn 0: the completion re-tokenizes to other ids")
+    assert other.summary() == ("4 agent turns: 0 trained on the token ids the policy recorded; 4 re-tokenized: 4 differ "
+                               "from what the policy saw, 0 the same, 0 unchecked (no token ids recorded)")
+
+
+def test_rft_trains_the_recorded_ids_and_no_human_token(tmp_path, evaluator):
+    """RFT on the Qwen3-like records: its loss is the tiny model's mean NLL of the logged completion
+    ids after the logged prompts (computed here with a plain forward), and in the batch it builds
+    no position whose label is a token of the human's replies, the problem or the instructions
+    carries loss -- only the policy's completion ids do."""
+    tok = tiny_bpe_tokenizer(QWEN3_LIKE)
+    policy = ThinkingPolicy(tok, THINKING)
+    records = collect(LMAgent(policy, max_turns=MAX_TURNS, tokenizer=tok), evaluator, tmp_path / "r.jsonl")
+    model = tiny_llama(tok, hidden_size=32)
+    twin = copy.deepcopy(model).eval()
+    with torch.no_grad():
+        nll, count = 0.0, 0
+        for prompt, completion in policy.log:
+            logp = torch.log_softmax(twin(torch.tensor([prompt + completion])).logits[0].float(), -1)
+            for k, t in enumerate(completion):
+                nll -= float(logp[len(prompt) + k - 1, t])
+            count += len(completion)
+    config = {"success_threshold": 0.0, "sequences_per_batch": 8, "max_turns": MAX_TURNS, "max_length": 2048,
+              "policy": {"learning_rate": 1e-3}}
+    trainer = RejectionFineTuning(config, model=model, tokenizer=tok)
+    retok = RejectionFineTuning(dict(config, recorded_tokens=False), model=tiny_llama(tok, hidden_size=32),
+                                tokenizer=tok)
+    assert retok.token_fingerprint is None and trainer.token_fingerprint == tokenizer_fingerprint(tok)
+    humans = [m["content"] for r in records for m in r["dialogue_history"] if m["role"] == "user"]
+    problems = sorted({r["task"]["problem_description"] for r in records})
+    assert len(humans) == 2
+    for t in (trainer, retok):
+        seqs = t.sequences(records)
+        batch = t.policy.batch(seqs)
+        mask, labels = batch["loss_mask"], batch["input_ids"][:, 1:]
+        trained = [labels[b][mask[b] == 1].tolist() for b in range(len(seqs))]
+        assert (trained == [c for _, c in policy.log]) is (t is trainer)
+        seen = []
+        for b, seq in enumerate(seqs):
+            hits = _positions_of(tok, seq.input_ids, humans + problems + [INSTRUCTIONS_START])
+            assert hits and all(mask[b, p - 1] == 0 for p in hits if p > 0)  # never a label with loss
+            seen += [h for h in humans if h in tok.decode(seq.input_ids)]
+        assert sorted(seen) == sorted(humans)  # each reply was in a context, and masked there
+    metrics = trainer.update(records)
+    assert metrics["n_tokens"] == count and metrics["loss"] == pytest.approx(nll / count, rel=1e-5)
+
+
+INSTRUCTIONS_START = "You are a helpful LLM agent."
+
+
+def _positions_of(tok, ids: list[int], parts: list[str]) -> list[int]:
+    """The positions of the tokens of ``ids`` whose text overlaps an occurrence of one of ``parts`` in
+    the decoded sequence (each token's characters found by decoding the growing prefix)."""
+    ends = [len(tok.decode(ids[:k + 1])) for k in range(len(ids))]
+    text = tok.decode(ids)
+    spans = []
+    for part in parts:
+        i = text.find(part)
+        while i >= 0:
+            spans.append((i, i + len(part)))
+            i = text.find(part, i + 1)
+    return [k for k, end in enumerate(ends) if any((ends[k - 1] if k else 0) < e and end > s for s, e in spans)]
+
+
+def test_a_real_generation_is_recorded_and_trained_exactly(tmp_path, evaluator, capsys):
+    """A tiny random Llama generating through HFBackend with SmolLM2's tokenizer and template (its
+    generations logged): each turn's recorded ids, read back from the file, are the ids it was fed
+    and generated; how many turns re-tokenizing would change is counted (printed: a random model's
+    token sequences are often not what BPE makes of their text). The trainer's own generation
+    carries its ids too."""
+    tok = smol()
+    backend = HFBackend(tiny_chat_llama(tok), tokenizer=tok)
+    log = []
+    generate = backend.generate
+
+    def logged(conversations, params=None):
+        gens = generate(conversations, params)
+        log.extend((g.prompt_token_ids, g.token_ids) for g in gens)
+        return gens
+
+    backend.generate = logged
+    agent = LMAgent(backend, max_turns=MAX_TURNS, sampling=SamplingParams(max_new_tokens=10))
+    assert agent.token_fingerprint == tokenizer_fingerprint(tok)
+    records = collect(agent, evaluator, tmp_path / "r.jsonl")
+    fp = tokenizer_fingerprint(tok)
+    produced = iter(log)
+    for rec in records:
+        for seq in tokenize_trajectory(tok, rec, formatter=FORMATTER, token_fingerprint=fp, multi_turn=False):
+            prompt, completion = next(produced)
+            assert prompt == tok.apply_chat_template(FORMATTER(rec["task"], rec["dialogue_history"][:2 * seq.turn_ids[0]]),
+                                                     add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"]
+            assert seq.input_ids == prompt + completion and 1 <= len(completion) <= 10
+    report = token_report(tok, records, FORMATTER, token_fingerprint=fp)
+    assert report.recorded == report.turns == len(log) == 4
+    with capsys.disabled():
+        print(f"\nSmolLM2's template, a tiny random policy: re-tokenizing would change {report.would_differ} of "
+              f"{report.turns} turns")
+    trainer = RejectionFineTuning({"max_turns": MAX_TURNS, "max_new_tokens": 6}, model=tiny_chat_llama(tok), tokenizer=tok)
+    messages = FORMATTER(records[0]["task"], [])
+    (gen,) = trainer.policy.generate(messages, max_new_tokens=6, temperature=0)
+    assert gen.tokens.prompt_ids == tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
+                                                            return_dict=True)["input_ids"]
+    assert len(gen.tokens.completion_ids) <= 6 and gen.tokens.fingerprint == fp
+
+
+def test_a_vllm_shaped_server_gives_the_local_models_ids_and_logprobs(tmp_path, evaluator):
+    """The stand-in server generating with the tiny model and answering vLLM's fields
+    (``prompt_token_ids``, choices' ``token_ids``, ``logprobs``): the records of the served policy
+    carry the ids and log-probs that the same model's local policy records."""
+    tok = smol()
+    backend = HFBackend(tiny_chat_llama(tok), tokenizer=tok)
+    sampling = SamplingParams(max_new_tokens=6)
+    local = collect(LMAgent(backend, max_turns=MAX_TURNS, sampling=sampling, record_logprobs=True), evaluator,
+                    tmp_path / "local.jsonl")
+    with OpenAITestServer(backend=backend) as server:
+        served = collect(LMAgent("openai", base_url=server.url, model="tiny", max_turns=MAX_TURNS, sampling=sampling,
+                                 record_logprobs=True, tokenizer=tok), evaluator, tmp_path / "served.jsonl")
+        reqs = server.state.requests
+    assert reqs and all(q["return_token_ids"] is True and q["logprobs"] is True for q in reqs)
+
+    def tokens(recs):
+        return [m["tokens"] for r in recs for m in r["dialogue_history"] if m["role"] == "assistant"]
+
+    assert len(tokens(local)) == 4
+    for a, b in zip(tokens(local), tokens(served)):
+        assert {k: v for k, v in a.items() if k != "logprobs"} == {k: v for k, v in b.items() if k != "logprobs"}
+        assert len(a["logprobs"]) == len(a["completion_ids"]) and a["logprobs"] == pytest.approx(b["logprobs"], abs=1e-5)
+    report = token_report(tok, served, FORMATTER, token_fingerprint=tokenizer_fingerprint(tok))
+    assert report.recorded == 4
+
+
+def test_a_server_refusing_the_field_is_asked_without_it_and_its_counts_are_kept(tmp_path, evaluator):
+    """A server with OpenAI's schema refuses ``return_token_ids`` (HTTP 400 naming it): the request is
+    made again without it, and no later one sends it. Its ``usage`` counts are recorded; they
+    show a re-tokenization that differs (the stand-in counts 0 tokens)."""
+    with OpenAITestServer(mode="strict") as server:
+        records = collect(LMAgent("openai", base_url=server.url, model="echo", max_turns=MAX_TURNS), evaluator,
+                          tmp_path / "r.jsonl", n=1)
+        reqs = server.state.requests
+    assert ["return_token_ids" in q for q in reqs] == [True] + [False] * (len(reqs) - 1) and len(reqs) == 3
+    fields = [m["tokens"] for m in records[0]["dialogue_history"] if m["role"] == "assistant"]
+    assert fields == [{"n_prompt": 0, "n_completion": 0}] * 2
+    tok = smol()
+    report = token_report(tok, records, FORMATTER)
+    assert (report.turns, report.differ, report.recorded) == (2, 2, 0)
+    prompt = tok.apply_chat_template(FORMATTER(records[0]["task"], []), add_generation_prompt=True, tokenize=True,
+                                     return_dict=True)["input_ids"]
+    assert report.first["differ"] == (f"<trajectory 0> agent turn 0: the prompt re-tokenizes to {len(prompt)} tokens, "
+                                      "the server counted 0")
+
+
+def test_served_policy_fingerprints_the_models_tokenizer_when_it_is_here(tmp_path):
+    from colbench.agents.served import served_policy
+    from tiny_models import save_tiny_llama
+
+    tok = smol()
+    path = save_tiny_llama(tmp_path / "m", tok, hidden_size=32)
+    assert served_policy("http://127.0.0.1:9/v1", path).token_fingerprint == tokenizer_fingerprint(tok)
+    assert served_policy("http://127.0.0.1:9/v1", tmp_path / "elsewhere").token_fingerprint is None
+    assert served_policy("http://127.0.0.1:9/v1", tmp_path / "elsewhere", tokenizer=tok).token_fingerprint == \
+        tokenizer_fingerprint(tok)
+
+
+def _colbench(*args, check: bool = True):
+    import os
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "colbench", *map(str, args)], capture_output=True, text=True,
+                       timeout=1800, env=dict(os.environ, OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1"))
+    if check:
+        assert p.returncode == 0, p.stderr[-3000:]
+    return p
+
+
+def _tokens_line(stderr: str) -> str:
+    (line,) = [x for x in stderr.splitlines() if x.startswith("colbench train: tokens: ")]
+    return line
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(tmp_path):
+    """SmolLM2 behind the real ``transformers serve`` (which refuses ``return_token_ids`` with HTTP 422
+    and answers no log-probs): ``colbench run --agent openai`` records each turn's token counts
+    (the served model's tokenizer named, so also its fingerprint), no ids; the same episodes with the
+    local SmolLM2 record the ids, and the server's counts are their lengths. ``colbench train rft``
+    on the served records re-tokenizes, trains, and says how many turns differ from what the policy
+    saw (``--strict-tokens``: one line, exit 2, nothing written); on the local ones it would train the
+    ids and says how many re-tokenizing would change (its report, without training). Prints the
+    record size growth. (96 new tokens: SmolLM2 ends every turn itself; ~10 min on 2 loaded cores.)"""
+    import re
+
+    from transformers_serve import TransformersServe, available
+
+    if not available():
+        pytest.skip("transformers serve needs the 'serve' extra (fastapi, uvicorn, openai)")
+    from colbench_env.lm.smollm2 import smollm2_path
+
+    run_dir = tmp_path / "out"
+    (run_dir / "models").mkdir(parents=True)
+    (run_dir / "models" / "base").symlink_to(smollm2_path(), target_is_directory=True)
+    common = ["run", "--tasks", "generated:2:1:rate", "--episodes", 2, "--max-turns", 2, "--max-new-tokens", 96,
+              "--prompt-style", "compact", "--json"]
+    with TransformersServe(cwd=run_dir) as server:
+        _colbench(*common, "--agent", "openai", "--agent-base-url", server.url, "--agent-model", "models/base",
+                  "--agent-kwargs", '{"tokenizer": "smollm2"}', "--out", tmp_path / "served.jsonl")
+    _colbench(*common, "--agent", "smollm2", "--out", tmp_path / "local.jsonl")
+    served = {r["episode_id"]: r for r in read_trajectories(tmp_path / "served.jsonl")}
+    local = {r["episode_id"]: r for r in read_trajectories(tmp_path / "local.jsonl")}
+    fp = tokenizer_fingerprint(smol())
+    same_text = 0
+    n_stop = 0
+    for k, rec in local.items():
+        for a, b in zip(*([m for m in r["dialogue_history"] if m["role"] == "assistant"] for r in (rec, served[k]))):
+            assert set(a["tokens"]) == {"fingerprint", "prompt_from", "prompt_ids", "completion_ids"}
+            assert b["tokens"].keys() == {"fingerprint", "n_prompt", "n_completion"} and b["tokens"]["fingerprint"] == fp
+            n_stop += a.get("finish_reason") == "stop"
+            if a["output"] == b["output"]:
+                same_text += 1
+                full = history_turn_tokens(rec["dialogue_history"])
+                (t,) = [t for t, m in zip(full, [m for m in rec["dialogue_history"] if m["role"] == "assistant"]) if m is a]
+                assert (b["tokens"]["n_prompt"], b["tokens"]["n_completion"]) == (len(t.prompt_ids), len(t.completion_ids))
+    assert same_text >= 3 and n_stop >= 1
+    train = ["train", "rft", "--model", "smollm2", "--config-json",
+             '{"success_threshold": 0.0, "max_length": 1024, "sequences_per_batch": 2}']
+    refused = _colbench(*train, "--trajectories", tmp_path / "served.jsonl", "--out", tmp_path / "strict",
+                        "--strict-tokens", check=False)
+    assert refused.returncode == 2 and not (tmp_path / "strict").exists()
+    (err,) = refused.stderr.strip().splitlines()[-1:]
+    assert re.fullmatch(r"colbench train: error: --strict-tokens: (\d+) of \1 agent turns would be trained on a "
+                        r"re-tokenization .* \(first: .*served\.jsonl:1 agent turn 0: .*\); collect .*", err), err
+    n_turns = sum(m["role"] == "assistant" for r in served.values() for m in r["dialogue_history"])
+    line = _tokens_line(_colbench(*train, "--trajectories", tmp_path / "served.jsonl", "--out", tmp_path / "ck1").stderr)
+    m = re.fullmatch(rf"colbench train: tokens: {n_turns} agent turns: 0 trained on the token ids the policy recorded; "
+                     rf"{n_turns} re-tokenized: (\d+) differ from what the policy saw, 0 the same, (\d+) unchecked "
+                     r"\(no token ids recorded\)", line)
+    assert m and int(m[1]) + int(m[2]) == n_turns and int(m[1]) >= n_stop, (line, n_stop)
+    assert (tmp_path / "ck1" / "trainer.json").is_file()
+    from colbench.agents.rft import RFTConfig
+    from colbench.agents.tokenize import policy_token_report
+
+    config = RFTConfig(policy={"model_name_or_path": "smollm2"}, max_turns=2, prompt_style="compact")
+    report = policy_token_report(list(local.values()), config)
+    assert (report.turns, report.recorded) == (n_turns, n_turns) and report.would_differ >= n_stop, report
+    with_tokens = (tmp_path / "local.jsonl").stat().st_size
+    without = sum(len(json.dumps({**r, "dialogue_history": [{k: v for k, v in e.items() if k != "tokens"}
+                                                            for e in r["dialogue_history"]]}, ensure_ascii=False)) + 1
+                  for r in local.values())
+    print(f"\nSmolLM2, compact prompt, {n_turns} turns ({n_stop} ended by the policy): re-tokenizing would change "
+          f"{report.would_differ}; served: {line}; record size {without} -> {with_tokens} bytes (x{with_tokens / without:.2f})")
