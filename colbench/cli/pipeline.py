@@ -175,7 +175,7 @@ def main(args: argparse.Namespace) -> int:
     if args.dry_run:
         from colbench.pipeline.plan import resolved_settings
 
-        print(json.dumps(resolved_settings(cfg, preset=preset), indent=1))
+        print(json.dumps(resolved_settings(cfg, preset=preset), indent=1, allow_nan=False))
         return 0
     try:
         report = run_pipeline(cfg, preset=preset)
