@@ -113,7 +113,7 @@ def test_smollm2_episode_records_why_turns_ended_and_trains_exactly_its_greedy_t
     assert checked >= 1
 
 
-def test_trainer_generate_says_why_each_sample_ended(model_dir):
+def test_trainer_generate_says_why_each_sample_ended(tok, model_dir):
     """SWEET-RL's candidates come from ``TrainableLM.generate``: each says whether it ended; checked
     against the model's own greedy continuation (an end token in it or not)."""
     from colbench.agents.rft import RejectionFineTuning, RFTConfig
