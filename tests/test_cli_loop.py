@@ -420,7 +420,11 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
                        json.dumps(kwargs), "--tasks", "generated:2:1:rate", "--max-turns", 2, "--out", out, "--json"))
     recs = read_trajectories(out)
     assert all(r["agent_prompt"] == {"kind": "backend", "max_turns": 2, "prompt_style": "compact"} for r in recs)
-    p = colbench("train", "ppo", "--trajectories", out, "--model", "smollm2", "--out", ck,
+    # PPO refuses rewards that are all 0 (nothing to learn); what is checked here is the contexts, so
+    # one record's reward is set by hand (the file is otherwise as collected)
+    rewarded = tmp_path / "rewarded.jsonl"
+    rewarded.write_text("".join(json.dumps(dict(r, reward=1.0) if i == 0 else r) + "\n" for i, r in enumerate(recs)))
+    p = colbench("train", "ppo", "--trajectories", rewarded, "--model", "smollm2", "--out", ck,
                  "--config-json", '{"update_epochs": 1}')
     assert p.returncode == 0, p.stderr[-3000:]
     assert "training contexts: prompt_style 'compact', max_turns 2" in p.stderr
