@@ -62,7 +62,7 @@ test: setup verifiers-env browser assets
 # The fast lane: the tests in no cost lane (browser, sandbox, distributed, served, slow, study; see
 # tests/conftest.py and docs/guides/testing.md), a few minutes; it fails when they leave a library
 # module unimported.
-test-fast: setup
+test-fast: setup assets
 	$(PY) -m pytest -q $(PYTEST_XDIST) --fast $(PYTEST_ARGS)
 
 # One dialogue turn by turn, then lower bound vs SmolLM2 vs upper bound (resumes from runs/demo).

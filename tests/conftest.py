@@ -31,21 +31,97 @@ from samples import BAD, GOOD, MID
 
 #: lane -> what puts a test in it (the marker's description)
 LANES = {
-    "browser": "starts headless Chromium (renders pages; the frontend env's scoring)",
+    "browser": "starts headless Chromium (renders pages; the frontend env's scoring; the docs crawl)",
     "sandbox": "scores many answers in the sandboxed evaluator (a process per answer, time and memory limits)",
-    "distributed": "launches several processes of a training (accelerate launch, torchrun)",
+    "distributed": "launches several processes of a training (accelerate launch)",
     "served": "starts a model server (transformers serve) and runs a policy behind it",
-    "slow": "loads the real SmolLM2, or trains, builds or installs for tens of seconds",
+    "slow": "costs seconds for another reason: the real SmolLM2, a training, the colbench command started "
+            "several times, a build or an install",
     "study": "recomputes a study's committed results (studies/)",
 }
 
-#: fixture name -> the lane of every test that uses it (defined in any test file or here)
-LANE_FIXTURES: dict[str, str] = {}
+#: fixture name -> the lane of every test that uses it, directly or through another fixture (a fixture
+#: of that name wherever it is defined: name a new fixture of that kind alike, or add it here)
+LANE_FIXTURES: dict[str, str] = {
+    "renderer": "browser",   # colbench_env.evaluation.render.Renderer: a pool of headless Chromium
+    "shots": "browser",      # test_similarity: pages rendered by a Renderer
+    "browser": "browser",    # test_view: a Chromium WebDriver
+    "site": "slow",          # test_docs: mkdocs build --strict of the whole site
+}
 
-#: ``file`` (every test in it) or ``file::test`` (every parametrisation of that test function) -> lanes.
-#: Costs measured one file at a time, one thread (tests/conftest.py's module docstring; the figures
-#: behind each entry are in the commit that made it).
-LANE_TESTS: dict[str, tuple[str, ...]] = {}
+#: ``file`` (every test in it) or ``file::test`` (every parametrisation of that test function) ->
+#: lanes: the suite's tests that cost more than about 2 s of CPU on one core (measured one file at a
+#: time, one thread, CPU seconds of the test and the processes it waited for), by what costs.
+LANE_TESTS: dict[str, tuple[str, ...]] = {
+    # ---- whole files
+    "test_distributed.py": ("distributed",),            # accelerate launch, DDP on 2 processes, per trainer
+    "test_sharded.py": ("distributed",),                # accelerate launch, FSDP and ZeRO-3, every trainer
+    "test_evaluator_redteam.py": ("sandbox",),          # escape attempts, each scored in the sandbox
+    "test_evaluator_reference.py": ("sandbox",),        # the reference scorer against the sandbox, many answers
+    "test_evaluator_truth_batch.py": ("sandbox",),      # ground truths of every task scored in batches
+    "test_integration_verifiers.py": ("slow",),         # vf-eval subprocesses (make test runs it in its own venv)
+    "test_render.py": ("browser",),                     # Chromium renders
+    "test_study_frontend_grid.py": ("study",),
+    "test_study_frontend_pages.py": ("study",),
+    "test_study_full_budget.py": ("study",),
+    "test_sweet_rl_stages.py": ("slow",),               # every test trains SWEET-RL's stages (~50 s)
+    # ---- single tests (every parametrisation)
+    "test_bench_table.py::test_table_backend_and_frontend": ("browser",),
+    "test_cli.py::test_run_semantics_reaches_the_evaluator_and_the_resume_identity": ("slow",),
+    "test_cli.py::test_user_errors_one_line_exit_2": ("slow",),
+    "test_cli.py::test_other_commands_share_the_error_style": ("slow",),
+    "test_cli_loop.py::test_the_trainer_generates_as_long_as_the_collection_did": ("slow",),
+    "test_cli_loop.py::test_the_bitsandbytes_kernel_warning_is_gone": ("slow",),
+    "test_cli_loop.py::test_no_help_says_a_default_twice": ("slow",),
+    "test_cli_loop.py::test_the_scripted_agent_on_the_frontend_is_a_lower_bound_from_the_command": ("browser",),
+    "test_cli_loop.py::test_a_plugin_whose_code_changed_is_refused_on_resume_naming_it": ("slow",),
+    "test_cli_loop.py::test_training_refuses_other_prompt_settings_than_the_trajectories": ("slow",),
+    "test_cli_loop.py::test_model_names_lead_where_the_docstring_says": ("slow",),
+    "test_cli_loop.py::test_a_model_found_nowhere_is_one_line_at_once_and_nothing_is_written": ("slow",),
+    "test_cli_loop.py::test_trajectories_without_pairs_are_refused_saying_what_data_gives_them": ("slow",),
+    "test_configs.py::test_a_checkpoint_resumes_with_overrides_merged_into_its_nested_config": ("slow",),
+    "test_critic_analysis.py::test_training_info_beats_no_info_on_held_out_tasks": ("slow",),  # 3 critics trained
+    "test_critic_analysis.py::test_main_json_and_out": ("slow",),
+    "test_critic_analysis.py::test_main_on_a_trajectory_file": ("slow",),
+    "test_critic_ranking.py::test_end_to_end_on_a_tiny_llama_and_rerun_resumes": ("slow",),
+    "test_critic_truncation.py::test_ten_turn_trajectory_longer_than_max_length_keeps_the_info_on_every_turn": ("slow",),
+    "test_grpo.py::test_grpo_update_raises_the_better_rollouts_of_a_group": ("slow",),
+    "test_grpo.py::test_cli_train_grpo_and_resume": ("slow",),
+    "test_llm_simulator.py::test_reply_batch_is_one_generate_call_on_hf": ("slow",),
+    "test_load_dtype.py::test_float32_compute_dtype_loads_a_bf16_checkpoint_in_float32": ("slow",),
+    "test_memory_plan.py::test_shape_counts_match_the_model_peft_and_bitsandbytes": ("slow",),
+    "test_paper_settings.py::test_the_llama31_tokenizer_is_metas": ("slow",),
+    "test_paper_settings.py::test_no_paper_method_cuts_the_longest_ten_turn_trajectory": ("slow",),
+    "test_pipeline.py::test_pipeline_runs_every_stage_and_resumes": ("slow",),
+    "test_pipeline.py::test_pipeline_reports_methods_without_training_data": ("slow",),
+    "test_pipeline.py::test_pipeline_seeds_sampled_evaluation_and_intervals": ("slow",),
+    "test_pipeline.py::test_an_invocation_with_some_methods_or_seeds_reports_the_whole_directory": ("slow",),
+    "test_rollout_serving.py::test_ctrl_c_with_episodes_in_flight_then_resume": ("slow",),
+    "test_served_policy.py::test_pipeline_stage_asks_the_server_by_run_dir_name_loads_the_adapter_and_stops_on_failures": ("slow",),
+    "test_grpo.py::test_grpo_every_turn_of_a_winning_dialogue_gains": ("slow",),
+    "test_generator_frontend.py::test_replies_never_contain_html_tags_or_class_names": ("slow",),
+    "test_ppo_on_policy.py::test_first_minibatch_ratio_is_one_at_the_sampling_temperature": ("slow",),
+    "test_ppo_on_policy.py::test_minibatches_are_reshuffled_every_epoch_and_reproducibly": ("slow",),
+    "test_reference_choices.py::test_critic_pairs_best_successful_against_each_lower": ("slow",),
+    "test_sampling_path.py::test_backend_draws_the_hand_samplers_tokens": ("slow",),
+    "test_sampling_path.py::test_left_padded_batches_sample_from_the_unpadded_distribution": ("slow",),
+    "test_scores.py::test_a_local_lm_human_is_named_by_the_model_it_loaded": ("slow",),
+    "test_served_policy.py::test_colbench_run_through_transformers_serve_equals_the_local_policy": ("served",),
+    "test_served_policy.py::test_pipeline_through_transformers_serve_equals_the_local_policy": ("served",),
+    "test_served_policy.py::test_pipeline_with_seeds_loads_each_trained_adapter_and_asks_for_it_by_name": ("slow",),
+    "test_sweet_rl_critic.py::test_training_info_decides_the_winner": ("slow",),
+    "test_token_exact.py::test_fingerprint_tells_tokenizers_and_templates_apart_and_survives_a_reload": ("slow",),
+    "test_token_exact.py::test_rft_trains_the_recorded_ids_and_no_human_token": ("slow",),
+    "test_token_exact.py::test_transformers_serve_records_counts_and_colbench_train_says_what_differs": ("served",),
+    "test_trainers.py::test_sweet_rl_step_dpo_moves_critic_preferred_action_up": ("slow",),
+    "test_trainers.py::test_sweet_rl_full_update_samples_candidates": ("slow",),
+    "test_trainers.py::test_cli_trains_and_resumes": ("slow",),
+    "test_training_memory.py::test_freed_activations_go_back_to_the_os": ("slow",),
+    "test_training_settings.py::test_full_finetune_critic_keeps_its_reference": ("slow",),
+    "test_truncated_actions.py::test_smollm2_episode_records_why_turns_ended_and_trains_exactly_its_greedy_tokens": ("slow",),
+    "test_warm_start.py::test_build_trains_on_every_demonstration_and_refuses_an_old_out": ("slow",),
+    "test_trainers.py::test_history_in_one_message_falls_back_to_one_sequence_per_turn": ("slow",),
+}
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,6 +144,8 @@ def pytest_configure(config):
         for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             os.environ.setdefault(var, "1")
     config._lanes_imported = set()
+    if config.getoption("--fast") and not hasattr(config, "workerinput"):
+        _record_child_imports()
 
 
 def lanes_of(item) -> set[str]:
@@ -81,6 +159,30 @@ def lanes_of(item) -> set[str]:
     return lanes
 
 
+def file_lanes(path: Path) -> set[str]:
+    """The lanes of every test of a test file, read without importing it: its :data:`LANE_TESTS`
+    entry and the lane markers of its module-level ``pytestmark``."""
+    import ast
+
+    lanes = set(LANE_TESTS.get(path.resolve().relative_to(ROOT / "tests").as_posix(), ()))
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
+            lanes |= {sub.attr for sub in ast.walk(node.value) if isinstance(sub, ast.Attribute)
+                      and sub.attr in LANES and ast.unparse(sub.value) == "pytest.mark"}
+    return lanes
+
+
+def pytest_ignore_collect(collection_path, config):
+    """With ``--fast``, a test file whose every test is in a lane (:func:`file_lanes`) is not even
+    imported: the fast lane's collection stays short, and what the file imports does not count as
+    imported by the fast lane (:func:`_check_fast_lane_imports`)."""
+    if (config.getoption("--fast") and collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+            and file_lanes(collection_path)):
+        return True
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's -m selection, which then sees the lanes' markers
 def pytest_collection_modifyitems(config, items):
     """Puts each test in its lanes (markers), and with ``--fast`` leaves out every test in a lane."""
     fast, kept = config.getoption("--fast"), []
@@ -91,7 +193,8 @@ def pytest_collection_modifyitems(config, items):
         if not (fast and lanes):
             kept.append(item)
     if fast and len(kept) < len(items):
-        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        kept_ids = {id(i) for i in kept}
+        config.hook.pytest_deselected(items=[i for i in items if id(i) not in kept_ids])
         items[:] = kept
 
 
@@ -99,6 +202,11 @@ def pytest_collection_modifyitems(config, items):
 #: library modules no fast test needs to import, and why
 NOT_IMPORTED = {
     "colbench.integrations.verifiers": "needs verifiers 0.3.1, installed in a venv of its own (make test runs it there)",
+    "colbench_env.evaluation._sandbox_child": "the sandbox's child process, run as a script without site "
+                                              "(python -S) by every backend scoring the fast lane does",
+    "colbench.viewer.browser": "drives headless Chromium (the browser lane: test_view, test_docs)",
+    "colbench.benchmarks.bench_render": "times Chromium renders (the browser lane)",
+    "colbench.benchmarks.bench_generation": "times the real SmolLM2 (test_lm_hf's slow test runs it)",
 }
 
 
@@ -123,6 +231,29 @@ def library_modules() -> set[str]:
     return out
 
 
+def _record_child_imports() -> None:
+    """(``--fast``, the controller, before any worker starts) every Python process started from here
+    on records the library modules it imported (tests/lane_imports/sitecustomize.py), into a folder
+    that :func:`_child_imports` reads."""
+    import tempfile
+
+    os.environ["COLBENCH_LANE_IMPORTS"] = tempfile.mkdtemp(prefix="colbench-lane-imports-")
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT / "tests" / "lane_imports"), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
+def _child_imports() -> set[str]:
+    """The library modules the processes started by the fast lane's tests imported."""
+    import shutil
+
+    folder = os.environ.get("COLBENCH_LANE_IMPORTS")
+    if not folder or not os.path.isdir(folder):
+        return set()
+    out = {line for f in Path(folder).glob("*.txt") for line in f.read_text(encoding="utf-8").splitlines()}
+    shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
 def _imported_library_modules() -> set[str]:
     return {m for m, mod in list(sys.modules.items()) if mod is not None and m.split(".")[0] in ("colbench", "colbench_env")}
 
@@ -132,8 +263,20 @@ def pytest_sessionfinish(session, exitstatus):
     if hasattr(config, "workerinput"):  # an xdist worker: hand its imports to the controller
         config.workeroutput["imported_library_modules"] = sorted(_imported_library_modules())
         return
-    if config.getoption("--fast") and exitstatus == 0 and not config.getoption("collectonly"):
-        _check_fast_lane_imports(session, config._lanes_imported | _imported_library_modules())
+    if _whole_fast_lane(session) and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        _check_fast_lane_imports(session, config._lanes_imported | _imported_library_modules() | _child_imports())
+
+
+def _whole_fast_lane(session) -> bool:
+    """Whether this run is the whole fast lane (``--fast`` over the test paths, nothing selected
+    further and not stopped early): only then must its imports cover the library."""
+    config = session.config
+    opt = config.option
+    return bool(config.getoption("--fast") and not opt.collectonly
+                and config.args_source == pytest.Config.ArgsSource.TESTPATHS
+                and not opt.keyword and not opt.markexpr and not getattr(opt, "deselect", None)
+                and not getattr(opt, "lf", False) and not getattr(opt, "failedfirst", False)
+                and not session.shouldstop and not opt.maxfail)
 
 
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: absent where xdist is not installed
