@@ -15,8 +15,6 @@ TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my numb
 T = 0.5
 
 
-
-
 def sampled_records(trainer: PPO, n: int = 4) -> list[dict]:
     """Two-turn trajectories whose agent turns the trainer's own policy sampled at temperature ``T``."""
     recs = []
