@@ -11,14 +11,10 @@ PYTEST_ARGS ?=
 # process it starts), each taking the next test as it is free, and taking half of the other's when its
 # own run out (worksteal); PYTEST_XDIST=-n0 runs it in one process
 PYTEST_XDIST ?= -n 2 --dist worksteal
-# verifiers 0.3.1 requires openai-agents, whose import package is also `agents`: its tests run in a
-# venv of their own (colbench editable + the verifiers and frontend extras), never in $(VENV)
-VF_VENV ?= .venv-verifiers
-VF_PY := $(VF_VENV)/bin/python
 
 export COLBENCH_ASSETS := $(ASSETS)
 
-.PHONY: setup verifiers-env browser assets test test-fast demo bench docs clean
+.PHONY: setup browser assets test test-fast demo bench docs clean
 
 $(VENV)/.stamp: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -29,14 +25,6 @@ $(VENV)/.stamp: pyproject.toml
 	touch $@
 
 setup: $(VENV)/.stamp
-
-$(VF_VENV)/.stamp: pyproject.toml
-	test -x $(VF_PY) || python3 -m venv $(VF_VENV)
-	$(VF_PY) -m pip install -q --upgrade pip
-	$(VF_PY) -m pip install -q -e '.[verifiers,frontend]' 'pytest>=7' 'pytest-timeout>=2'
-	touch $@
-
-verifiers-env: $(VF_VENV)/.stamp
 
 # Headless Chromium + chromedriver from Debian (needs root; otherwise install them yourself).
 browser:
@@ -55,9 +43,8 @@ $(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css:
 
 assets: $(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css
 
-test: setup verifiers-env browser assets
+test: setup browser assets
 	$(PY) -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
-	COLBENCH_REQUIRE_VERIFIERS=1 $(VF_PY) -m pytest -q -p no:cacheprovider tests/test_integration_verifiers.py
 
 # The fast lane: the tests in no cost lane (browser, sandbox, distributed, served, slow, study; see
 # tests/conftest.py and docs/guides/testing.md), a few minutes; it fails when they leave a library
@@ -77,4 +64,4 @@ docs: setup
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) $(VF_VENV) $(ASSETS) build site *.egg-info
+	rm -rf $(VENV) $(ASSETS) build site *.egg-info

@@ -51,6 +51,12 @@ def _check_positive_ints(obj, *names: str) -> None:
         _check(isinstance(v, int) and not isinstance(v, bool) and v > 0, name, f"must be a positive int, got {v!r}")
 
 
+def _check_max_pairs(obj) -> None:
+    v = obj.max_pairs
+    _check(v is None or (isinstance(v, int) and not isinstance(v, bool) and v > 0), "max_pairs",
+           f"must be a positive int or None, got {v!r}")
+
+
 def _nested_fields(cls: type) -> dict[str, type]:
     return dict(getattr(cls, "_nested", {}))
 
@@ -220,6 +226,12 @@ class TrainerConfig:
             rate (transformers' ``cosine_with_min_lr``, as the reference's ``train_dpo.py``).
         warmup_ratio: warm-up fraction of the steps (``"cosine"`` only; reference 0.03).
         min_lr_ratio: final learning rate / learning rate (``"cosine"`` only; reference 0.1).
+        optimizer_steps: train exactly this many optimiser steps per ``update`` (``None``: the
+            algorithm's passes over its data decide, ``epochs`` or ``update_epochs``). Set, the passes
+            go on over the data until that many steps are taken, the last pass cut short
+            (:func:`colbench.agents.trainer_base.epoch_plan`): how ``colbench pipeline --matched-budget``
+            gives every method the same number of steps. Every trainer's metrics record the steps
+            it took (``optimizer_steps``), counted at the optimiser.
         recorded_tokens: train the policy on the token ids it recorded while collecting a trajectory
             (each agent entry's ``tokens``), when every agent turn of the record has them from this
             policy's tokenizer (same :func:`~colbench_env.lm.tokens.tokenizer_fingerprint`);
@@ -245,6 +257,7 @@ class TrainerConfig:
     lr_scheduler: str = "constant"
     warmup_ratio: float = 0.0
     min_lr_ratio: float = 0.1
+    optimizer_steps: int | None = None
     recorded_tokens: bool = True
 
     def __post_init__(self) -> None:
@@ -267,6 +280,9 @@ class TrainerConfig:
                f"must be 'constant' or 'cosine', got {self.lr_scheduler!r}")
         _check(0.0 <= self.warmup_ratio < 1.0, "warmup_ratio", f"must be in [0, 1), got {self.warmup_ratio!r}")
         _check(0.0 <= self.min_lr_ratio <= 1.0, "min_lr_ratio", f"must be in [0, 1], got {self.min_lr_ratio!r}")
+        _check(self.optimizer_steps is None or (isinstance(self.optimizer_steps, int)
+                                                and not isinstance(self.optimizer_steps, bool) and self.optimizer_steps > 0),
+               "optimizer_steps", f"must be a positive int or None, got {self.optimizer_steps!r}")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

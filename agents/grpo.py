@@ -29,7 +29,8 @@ import torch
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .grpo_config import GRPOConfig
 from .losses import group_relative_advantages, grpo_loss
-from .trainer_base import LMTrainer, load_trajectories, task_key, trajectory_reward
+from .trainer_base import (LMTrainer, epoch_plan, load_trajectories, plan_steps, task_key, training_budget,
+                           trajectory_reward)
 
 __all__ = ["GRPOConfig", "GRPO"]
 
@@ -86,7 +87,10 @@ class GRPO(LMTrainer):
         Returns:
             Averages over the minibatches of the last epoch: ``loss``, ``pg_loss``, ``kl``,
             ``clipfrac``, ``approx_kl``; plus ``mean_reward``, ``n_trajectories`` (used),
-            ``n_groups`` and ``zero_advantage_fraction``.
+            ``n_groups``, ``zero_advantage_fraction`` and the budget
+            (:func:`~colbench.agents.trainer_base.training_budget`: ``examples`` the sequences trained,
+            ``nll_coef`` 0). ``optimizer_steps`` set: exactly that many steps, the passes going on
+            over the sequences.
 
         Raises:
             ValueError: no trajectory has a non-zero advantage (every task's rollouts got equal
@@ -104,11 +108,16 @@ class GRPO(LMTrainer):
             raise NoTrainingData("grpo: no trajectory has an agent turn")
         lm = self.policy
         lm.train()
+        per_pass = self._n_batches(len(items), c.sequences_per_batch)
+        plan = epoch_plan(per_pass, c.update_epochs, lm.accumulation, c.optimizer_steps)
+        lm.start_schedule(per_pass, c.update_epochs, steps=plan_steps(plan, lm.accumulation))
+        start = (lm.optimizer_steps, lm.micro_batches)
         stats: dict[str, float] = {}
-        for epoch in range(c.update_epochs):
+        for epoch, n_batches in enumerate(plan):
             sums: dict[str, float] = {}
             n = 0
-            for chunk in self._progress(self._batches(items, c.sequences_per_batch), f"grpo epoch {epoch}"):
+            batches = self._batches(items, c.sequences_per_batch)[:n_batches]
+            for chunk in self._progress(batches, f"grpo epoch {epoch}"):
                 batch = lm.batch([it["sequence"] for it in chunk])
                 width = batch["input_ids"].shape[1] - 1
                 new = self._logps(batch)
@@ -127,6 +136,7 @@ class GRPO(LMTrainer):
         stats["n_trajectories"] = used if c.drop_zero_advantage else len(records)
         stats["n_groups"] = len({task_key(r["task"]) for r in records})
         stats["zero_advantage_fraction"] = 1.0 - used / len(records)
+        stats.update(training_budget(lm, start, examples=len(items), micro_batches_per_pass=per_pass, nll_coef=0.0))
         return self._record(stats)
 
     @torch.no_grad()

@@ -19,19 +19,22 @@ accelerate; :func:`train_preference_pairs` is shared with SWEET-RL's step-level 
 """
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 from typing import Callable, Sequence
 
 import torch
 
+from colbench_env.lm.base import derived_seed
+
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .losses import dpo_loss, masked_sum
 from .mt_dpo_config import MultiTurnDPOConfig
 from .tokenize import TokenizedSequence
-from .trainer_base import LMTrainer, TrainableLM, task_key, trajectory_reward
+from .trainer_base import LMTrainer, TrainableLM, epoch_plan, plan_steps, task_key, training_budget, trajectory_reward
 
 __all__ = ["MultiTurnDPOConfig", "MultiTurnDPO", "all_ordered_pairs", "trajectory_pairs", "train_preference_pairs",
-           "PreferencePair"]
+           "PreferencePair", "subsample_pairs", "SUBSAMPLE_STREAM"]
 
 #: (chosen sequences, rejected sequences): each side is one trajectory (or one action) as 1+ sequences
 PreferencePair = tuple[list[TokenizedSequence], list[TokenizedSequence]]
@@ -109,19 +112,37 @@ def _summed_logps(lm: TrainableLM, sides: list[list[TokenizedSequence]], *, refe
     return total, tokens, nll
 
 
+def subsample_pairs(pairs: Sequence, max_pairs: int | None, seed: int) -> list:
+    """At most ``max_pairs`` of ``pairs``: all of them when there are no more, else a uniform sample
+    without replacement drawn by ``random.Random(seed)`` and kept in data order. The same ``pairs``,
+    ``max_pairs`` and ``seed`` give the same sample on every run (the trainers pass
+    ``derived_seed(config.seed, SUBSAMPLE_STREAM, update)``)."""
+    if max_pairs is None or len(pairs) <= max_pairs:
+        return list(pairs)
+    keep = sorted(random.Random(seed).sample(range(len(pairs)), max_pairs))
+    return [pairs[i] for i in keep]
+
+
+#: ``derived_seed`` key of the pair subsample (:func:`subsample_pairs`) of both preference trainers
+SUBSAMPLE_STREAM = 0x5AB5E
+
+
 def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, beta: float, nll_coef: float,
                            pairs_per_batch: int, epochs: int, batches: Callable[[list, int], list[list]],
-                           progress: Callable = lambda it, desc: it, nll_scope: str = "action") -> dict:
+                           progress: Callable = lambda it, desc: it, nll_scope: str = "action",
+                           optimizer_steps: int | None = None) -> dict:
     """DPO (+ NLL) epochs over preference pairs; the reference is ``lm`` with its adapter disabled.
 
     Reference log-probs are computed once, before the first step. The NLL term is the chosen
     side's mean negative log-prob over its action tokens (``nll_scope="action"``) or over every
     token of its sequences, context included (``"sequence"``: the reference SWEET-RL's policy DPO,
-    see :attr:`colbench.agents.sweet_rl.SweetRLConfig.nll_scope`).
+    see :attr:`colbench.agents.sweet_rl.SweetRLConfig.nll_scope`). ``optimizer_steps``: exactly that many
+    optimiser steps instead of ``epochs`` passes (:func:`~colbench.agents.trainer_base.epoch_plan`).
 
     Returns:
-        Means over the last epoch of ``loss``, ``dpo_loss``, ``chosen_reward``, ``rejected_reward``,
-        ``reward_accuracy`` and ``n_pairs``.
+        Means over the last pass of ``loss``, ``dpo_loss``, ``chosen_reward``, ``rejected_reward``,
+        ``reward_accuracy``; ``n_pairs``; and the budget (:func:`~colbench.agents.trainer_base.training_budget`:
+        ``examples`` the pairs, ``nll_coef``).
     """
     if not pairs:
         raise ValueError("no preference pairs to train on")
@@ -136,12 +157,15 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
             refs += list(zip(chunk, total[:len(chunk)].tolist(), total[len(chunk):].tolist()))
     ref_of = {i: (c, r) for i, c, r in refs}
     lm.train()
-    lm.start_schedule(-(-len(pairs) // (pairs_per_batch * lm.accelerator.num_processes)), epochs)
+    per_pass = -(-len(pairs) // (pairs_per_batch * lm.accelerator.num_processes))
+    plan = epoch_plan(per_pass, epochs, lm.accumulation, optimizer_steps)
+    lm.start_schedule(per_pass, epochs, steps=plan_steps(plan, lm.accumulation))
+    start = (lm.optimizer_steps, lm.micro_batches)
     sums: dict[str, float] = defaultdict(float)
     n_batches = 0
-    for epoch in range(epochs):
+    for epoch, planned in enumerate(plan):
         sums, n_batches = defaultdict(float), 0
-        for chunk in progress(batches(list(range(len(pairs))), pairs_per_batch), f"dpo epoch {epoch}"):
+        for chunk in progress(batches(list(range(len(pairs))), pairs_per_batch)[:planned], f"dpo epoch {epoch}"):
             sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
             k = len(chunk)
             if nll_scope == "sequence" and nll_coef > 0:
@@ -163,6 +187,7 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
         lm.flush()
     out = {k: v / max(n_batches, 1) for k, v in sums.items()}
     out["n_pairs"] = len(pairs)
+    out.update(training_budget(lm, start, examples=len(pairs), micro_batches_per_pass=per_pass, nll_coef=nll_coef))
     return out
 
 
@@ -203,17 +228,32 @@ class MultiTurnDPO(LMTrainer):
                                  f"(chosen, rejected) pair; {SAMPLED_ROLLOUTS_HINT}")
 
     def update(self, trajectories) -> dict:
-        """DPO epochs over all trajectory pairs of ``trajectories``; returns the epoch's mean metrics."""
+        """DPO epochs over the trajectory pairs of ``trajectories`` (at most ``max_pairs`` of them, a
+        seeded subsample: :func:`subsample_pairs`); returns the last pass's mean metrics, the budget
+        (:func:`~colbench.agents.trainer_base.training_budget`) and ``n_pairs_available`` (before the subsample)."""
         records = self.training_records(trajectories)
         pairs = self.pairs(records)
         if not pairs:
             raise NoTrainingData(f"mt-dpo: the (successful, worse) pairs among the {len(records)} trajectories "
                                  "have no agent turns to train")
         c = self.config
+        available = len(pairs)
+        pairs = subsample_pairs(pairs, c.max_pairs, derived_seed(c.seed, SUBSAMPLE_STREAM, self.updates))
         metrics = train_preference_pairs(self.policy, pairs, beta=c.beta, nll_coef=c.nll_coef,
                                          pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
-                                         progress=self._progress)
-        return self._record(metrics)
+                                         progress=self._progress, optimizer_steps=c.optimizer_steps)
+        return self._record({**metrics, "n_pairs_available": available})
+
+    @classmethod
+    def count_pairs(cls, records: list[dict], config) -> int:
+        """How many trajectory pairs :meth:`update` would find in ``records`` before
+        ``max_pairs`` (no model needed: the pipeline's matched budget reads it)."""
+        def has_turn(rec: dict) -> bool:
+            return any(isinstance(m, dict) and m.get("role") == "assistant" for m in rec.get("dialogue_history") or [])
+
+        return sum(1 for a, b in trajectory_pairs(records, success_threshold=config.success_threshold,
+                                                  min_reward_gap=config.min_reward_gap, pairing=config.pairing)
+                   if has_turn(a) and has_turn(b))
 
     @torch.no_grad()
     def trajectory_logprob(self, record: dict, *, reference: bool = False) -> float:

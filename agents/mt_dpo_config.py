@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import TrainerConfig, _check, _check_positive_ints
+from .config import TrainerConfig, _check, _check_max_pairs, _check_positive_ints
 
 __all__ = ["MultiTurnDPOConfig"]
 
@@ -23,6 +23,9 @@ class MultiTurnDPOConfig(TrainerConfig):
             rewards differ by more than ``min_reward_gap``: the reference's frontend pairs).
         pairs_per_batch: (chosen, rejected) trajectory pairs per micro-batch.
         epochs: passes over the pairs per ``update``.
+        max_pairs: train on at most this many pairs: when there are more, a seeded uniform subsample
+            (:func:`colbench.agents.mt_dpo.subsample_pairs`, the same on every rerun); ``None``: all of them.
+            ``colbench pipeline --matched-budget`` sets it to the smallest preference method's count.
     """
 
     beta: float = 0.1
@@ -32,11 +35,13 @@ class MultiTurnDPOConfig(TrainerConfig):
     pairing: str = "best_vs_lower"
     pairs_per_batch: int = 2
     epochs: int = 1
+    max_pairs: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_positive_ints(self, "pairs_per_batch", "epochs")
         _check(self.beta > 0, "beta", f"must be > 0, got {self.beta!r}")
+        _check_max_pairs(self)
         _check(self.nll_coef >= 0, "nll_coef", f"must be >= 0, got {self.nll_coef!r}")
         _check(0.0 <= self.success_threshold <= 1.0, "success_threshold", f"must be in [0, 1], got {self.success_threshold!r}")
         _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")

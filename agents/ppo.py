@@ -36,7 +36,7 @@ from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, value_lo
 from .ppo_config import PPOConfig
 from .tokenize import TokenizedSequence
 from .config import NoTrainingData
-from .trainer_base import LMTrainer, load_trajectories, trajectory_reward
+from .trainer_base import LMTrainer, epoch_plan, load_trajectories, plan_steps, training_budget, trajectory_reward
 
 __all__ = ["PPOConfig", "PPO"]
 
@@ -140,20 +140,27 @@ class PPO(LMTrainer):
         Returns:
             CleanRL diagnostics averaged over the minibatches of the last epoch: ``pg_loss``,
             ``v_loss``, ``kl``, ``approx_kl``, ``clipfrac``, ``explained_variance``, plus
-            ``mean_reward`` and ``n_turns``.
+            ``mean_reward``, ``n_turns`` and the budget (:func:`~colbench.agents.trainer_base.training_budget`:
+            ``examples`` the trajectories, ``nll_coef`` 0; ``epochs`` fewer than ``update_epochs``
+            when ``target_kl`` stopped them). ``optimizer_steps`` set: exactly that many steps
+            (unless ``target_kl`` stops earlier), the passes going on over the trajectories.
         """
         c = self.config
         records = self.training_records(trajectories)
         items = self.prepare_batch(records)
         lm = self.policy
         lm.train()
-        lm.start_schedule(self._n_batches(len(items), c.trajectories_per_batch), c.update_epochs)
+        per_pass = self._n_batches(len(items), c.trajectories_per_batch)
+        plan = epoch_plan(per_pass, c.update_epochs, lm.accumulation, c.optimizer_steps)
+        lm.start_schedule(per_pass, c.update_epochs, steps=plan_steps(plan, lm.accumulation))
+        start = (lm.optimizer_steps, lm.micro_batches)
         self.value_head.train()
         stats: dict[str, float] = {}
-        for epoch in range(c.update_epochs):
+        for epoch, n_batches in enumerate(plan):
             sums: dict[str, float] = {}
             n = 0
-            for chunk in self._progress(self._batches(items, c.trajectories_per_batch), f"ppo epoch {epoch}"):
+            batches = self._batches(items, c.trajectories_per_batch)[:n_batches]
+            for chunk in self._progress(batches, f"ppo epoch {epoch}"):
                 seqs = [s for it in chunk for s in it["sequences"]]
                 logps, batch, values = self._forward(seqs, with_values=True)
                 L = batch["input_ids"].shape[1]
@@ -183,6 +190,7 @@ class PPO(LMTrainer):
         stats["explained_variance"] = explained_variance(values, returns)
         stats["mean_reward"] = sum(trajectory_reward(r) for r in records) / len(records)
         stats["n_turns"] = int(values.numel())
+        stats.update(training_budget(lm, start, examples=len(items), micro_batches_per_pass=per_pass, nll_coef=0.0))
         return self._record(stats)
 
     @torch.no_grad()

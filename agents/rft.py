@@ -13,7 +13,8 @@ import torch
 from .losses import masked_sum
 from .rft_config import RFTConfig
 from .config import NoTrainingData
-from .trainer_base import LMTrainer, load_trajectories, task_key, trajectory_reward
+from .trainer_base import (LMTrainer, epoch_plan, load_trajectories, plan_steps, task_key, trajectory_reward,
+                           training_budget)
 
 __all__ = ["RFTConfig", "RejectionFineTuning", "kept_trajectories", "successful"]
 
@@ -80,7 +81,10 @@ class RejectionFineTuning(LMTrainer):
 
         Returns:
             ``{"loss", "n_trajectories", "n_sequences", "n_tokens", "update"}`` (``loss``: mean NLL
-            per agent token over the last epoch).
+            per agent token over the last pass) and the budget
+            (:func:`~colbench.agents.trainer_base.training_budget`: ``examples`` the sequences, ``nll_coef`` 1,
+            the loss being the NLL itself). ``optimizer_steps`` set: exactly that many steps, the
+            passes going on over the sequences (:func:`~colbench.agents.trainer_base.epoch_plan`).
         """
         records = self.training_records(trajectories)
         kept = self.kept(records)
@@ -88,13 +92,17 @@ class RejectionFineTuning(LMTrainer):
         if not seqs:
             raise NoTrainingData(f"rft: the successful trajectories among the {len(records)} have no agent turn; "
                                  "nothing to train on")
-        lm = self.policy
+        lm, c = self.policy, self.config
         lm.train()
-        lm.start_schedule(self._n_batches(len(seqs), self.config.sequences_per_batch), self.config.epochs)
+        per_pass = self._n_batches(len(seqs), c.sequences_per_batch)
+        plan = epoch_plan(per_pass, c.epochs, lm.accumulation, c.optimizer_steps)
+        lm.start_schedule(per_pass, c.epochs, steps=plan_steps(plan, lm.accumulation))
+        start = (lm.optimizer_steps, lm.micro_batches)
         total_loss, total_tokens = 0.0, 0.0
-        for epoch in range(self.config.epochs):
+        for epoch, n_batches in enumerate(plan):
             total_loss, total_tokens = 0.0, 0.0
-            for chunk in self._progress(self._batches(seqs, self.config.sequences_per_batch), f"rft epoch {epoch}"):
+            batches = self._batches(seqs, c.sequences_per_batch)[:n_batches]
+            for chunk in self._progress(batches, f"rft epoch {epoch}"):
                 batch = lm.batch(chunk)
                 logps = lm.token_logps(batch)
                 n_tok = batch["loss_mask"].sum()
@@ -105,7 +113,9 @@ class RejectionFineTuning(LMTrainer):
                 total_tokens += float(n_tok)
             lm.flush()
         return self._record({"loss": total_loss / max(total_tokens, 1.0), "n_trajectories": len(kept),
-                             "n_sequences": len(seqs), "n_tokens": total_tokens})
+                             "n_sequences": len(seqs), "n_tokens": total_tokens,
+                             **training_budget(lm, start, examples=len(seqs), micro_batches_per_pass=per_pass,
+                                               nll_coef=1.0)})
 
     @torch.no_grad()
     def mean_logprob(self, trajectories) -> float:

@@ -22,6 +22,10 @@ What accelerate (1.16) leaves to the training code, and this module does:
   drives the first one only: SWEET-RL has two).
 * **Generation.** :func:`generation_model` gives a module whose forward needs no collective: FSDP's
   full parameters, or DeepSpeed's gathered ones (TRL's ``unwrap_model_for_generation``).
+* **Loading a model in one process.** Once an accelerator of a ZeRO-3 launch exists, transformers
+  partitions every model it loads over the processes (``zero.Init``: collectives on load) -- a
+  model that one process loads alone (the pipeline's export of a trained policy on the main
+  process) waits forever for the others. :func:`loaded_whole` loads it whole instead.
 
 Measured on CPU with torch 2.13: ``StateDictOptions(full_state_dict=True, cpu_offload=True)`` of an
 FSDP model on CPU ranks crashes rank 0 (SIGSEGV; offloading to the CPU a tensor already there), so
@@ -35,8 +39,9 @@ from typing import Sequence
 
 import torch
 
-__all__ = ["make_accelerator", "sharding_kind", "configure_deepspeed", "global_grad_norm", "clip_sharded",
-           "full_weights", "full_optimizer_state", "load_full_state", "generation_model", "clean_name"]
+__all__ = ["make_accelerator", "process_state", "sharding_kind", "configure_deepspeed", "global_grad_norm",
+           "clip_sharded", "full_weights", "full_optimizer_state", "load_full_state", "generation_model",
+           "loaded_whole", "clean_name"]
 
 
 def _flag(name: str) -> bool:
@@ -62,13 +67,10 @@ def make_accelerator(mixed_precision: str | None = None):
     from accelerate.state import AcceleratorState, PartialState
     from accelerate.utils import DistributedType, FullyShardedDataParallelPlugin, InitProcessGroupKwargs
 
-    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
-    if not launched or torch.accelerator.is_available():
+    kind = _cpu_launch()
+    if kind is None:
         return Accelerator(mixed_precision=mixed_precision)
-    if _flag("ACCELERATE_USE_DEEPSPEED"):
-        if _flag("ACCELERATE_USE_CPU"):
-            raise RuntimeError("DeepSpeed on CPU ranks: unset ACCELERATE_USE_CPU (with it accelerate silently runs "
-                               "plain DDP instead of DeepSpeed); the process group is made on gloo without it")
+    if kind == "deepspeed":
         return Accelerator(mixed_precision=mixed_precision, kwargs_handlers=[InitProcessGroupKwargs(backend="gloo")])
     accelerator = Accelerator(mixed_precision=mixed_precision, cpu=True)
     if _flag("ACCELERATE_USE_FSDP") and accelerator.distributed_type == DistributedType.MULTI_CPU:
@@ -83,6 +85,34 @@ def make_accelerator(mixed_precision: str | None = None):
             state["distributed_type"] = DistributedType.FSDP
             state["device"] = torch.device("cpu")
     return accelerator
+
+
+def _cpu_launch() -> str | None:
+    """``None`` (one process, or ranks with a GPU-like device: accelerate's defaults), ``"deepspeed"``
+    (DeepSpeed on CPU ranks: a gloo process group) or ``"cpu"`` (other CPU ranks: ``cpu=True``)."""
+    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if not launched or torch.accelerator.is_available():
+        return None
+    if _flag("ACCELERATE_USE_DEEPSPEED"):
+        if _flag("ACCELERATE_USE_CPU"):
+            raise RuntimeError("DeepSpeed on CPU ranks: unset ACCELERATE_USE_CPU (with it accelerate silently runs "
+                               "plain DDP instead of DeepSpeed); the process group is made on gloo without it")
+        return "deepspeed"
+    return "cpu"
+
+
+def process_state():
+    """The processes of the current launch (accelerate's ``PartialState``: ``process_index``,
+    ``num_processes``, ``is_main_process``, ``wait_for_everyone``), the process group made as
+    :func:`make_accelerator` makes it -- for work outside a trainer that is split over the processes
+    (the pipeline's episode stages) before any trainer exists; the trainers' accelerators then share
+    it. One process (no launch): a state of one process, no process group."""
+    from accelerate.state import PartialState
+
+    kind = _cpu_launch()
+    if kind is None:
+        return PartialState()
+    return PartialState(backend="gloo") if kind == "deepspeed" else PartialState(cpu=True)
 
 
 def sharding_kind(accelerator) -> str | None:
@@ -320,24 +350,64 @@ def _deepspeed_load_full_state(lm, weights: dict[str, torch.Tensor], optim: dict
         g.update({k: v for k, v in saved.items() if k != "params"})
 
 
+@contextlib.contextmanager
+def _without_step_reset(engine):
+    """ZeRO-3's start-of-forward hook taken off ``engine``'s module for the duration (put back first in
+    line on exit). TRL's ``unwrap_model_for_generation`` removes the parameter hooks but not this one,
+    which resets the parameter coordinator's step at every forward -- and, until the coordinator has
+    traced a whole step, checks the module order against the other processes (a collective): a
+    process that calls the gathered model on its own then waits forever for the others (SWEET-RL's
+    candidate stage on a policy not yet trained, split unevenly over the processes)."""
+    optimizer = getattr(engine, "optimizer", None)  # ZeRO-3's optimizer, or its offload itself without one
+    offload = next((o for o in (getattr(optimizer, "parameter_offload", None), optimizer)
+                    if hasattr(o, "fwd_pre_hook")), None)
+    handle = getattr(offload, "fwd_pre_hook", None)
+    hooks = handle.hooks_dict_ref() if handle is not None else None
+    if hooks is None or handle.id not in hooks:
+        yield
+        return
+    hook = hooks[handle.id]
+    handle.remove()
+    try:
+        yield
+    finally:
+        offload.fwd_pre_hook = offload.module.register_forward_pre_hook(hook, prepend=True)
+
+
 # --- generation -----------------------------------------------------------------------------------
 @contextlib.contextmanager
 def generation_model(kind: str, wrapped, accelerator):
     """The unwrapped model of ``wrapped`` (a prepared model, or a full fine-tune's sharded frozen
-    reference) with its full parameters, for ``generate`` (no collective per forward): FSDP 1's
-    ``summon_full_params``, FSDP 2's units unsharded (and not resharded after each forward) for the
-    duration, DeepSpeed's gathered parameters (TRL's ``unwrap_model_for_generation``)."""
+    reference) with its full parameters, for ``generate`` and forward passes with no collective
+    per forward (a collective on entry and exit only): FSDP 1's ``summon_full_params`` (its units
+    not resharded after each forward meanwhile), FSDP 2's units unsharded (and not resharded after
+    each forward) for the duration, DeepSpeed's gathered parameters (TRL's
+    ``unwrap_model_for_generation``, which takes ZeRO-3's hooks off meanwhile)."""
     if kind == "deepspeed":
         from trl.models.utils import unwrap_model_for_generation
 
-        with unwrap_model_for_generation(wrapped, accelerator) as net:
+        with unwrap_model_for_generation(wrapped, accelerator) as net, _without_step_reset(wrapped):
             yield net
         return
     from torch.distributed.fsdp import FSDPModule, FullyShardedDataParallel as FSDP
 
     if isinstance(wrapped, FSDP):
-        with FSDP.summon_full_params(wrapped, writeback=False):
-            yield accelerator.unwrap_model(wrapped)
+        # FSDP 1 reshards a FULL_SHARD unit after each forward (all-gathered again at the next one):
+        # its handles act as SHARD_GRAD_OP meanwhile (what stays unsharded stays so), so that after
+        # summon_full_params' one gather no forward inside is a collective
+        from torch.distributed.fsdp._flat_param import RESHARD_AFTER_FORWARD_HANDLE_STRATEGIES, HandleShardingStrategy
+
+        handles = [h for h in (m._handle for m in FSDP.fsdp_modules(wrapped)) if h is not None]
+        kept = [h._sharding_strategy for h in handles]
+        try:
+            for h in handles:
+                if h._sharding_strategy in RESHARD_AFTER_FORWARD_HANDLE_STRATEGIES:
+                    h._sharding_strategy = HandleShardingStrategy.SHARD_GRAD_OP
+            with FSDP.summon_full_params(wrapped, writeback=False):
+                yield accelerator.unwrap_model(wrapped)
+        finally:
+            for h, strategy in zip(handles, kept):
+                h._sharding_strategy = strategy
         return
     # FSDP 2: generate() calls the causal LM inside the root module, whose pre-forward unshard
     # then never runs; every unit is unsharded up front and kept so until the end (the root's lazy
@@ -354,6 +424,31 @@ def generation_model(kind: str, wrapped, accelerator):
         for m in units:
             m.reshard()
             m.set_reshard_after_forward(accelerator.state.fsdp_plugin.reshard_after_forward, recurse=False)
+
+
+@contextlib.contextmanager
+def loaded_whole():
+    """Models that transformers loads inside this block are loaded whole in this process, not
+    partitioned over a ZeRO-3 launch's processes: what one process loads alone (an export, an
+    agent of its own). Outside a ZeRO-3 launch (no DeepSpeed config registered with transformers)
+    it changes nothing.
+
+    transformers partitions a model as it loads it (``deepspeed.zero.Init``, a collective in every
+    layer's constructor) while a ZeRO-3 DeepSpeed config is registered with it, which accelerate does
+    for the launch's whole life as soon as an ``Accelerator`` exists; the block unregisters it
+    (``unset_hf_deepspeed_config``) and registers the same config again on exit."""
+    from transformers.integrations import deepspeed as hf_deepspeed
+
+    ref = hf_deepspeed._hf_deepspeed_config_weak_ref  # the registered config (transformers keeps a weakref)
+    held = ref() if ref is not None else None
+    if held is None:
+        yield
+        return
+    hf_deepspeed.unset_hf_deepspeed_config()
+    try:
+        yield
+    finally:
+        hf_deepspeed.set_hf_deepspeed_config(held)
 
 
 def clean_name(name: str) -> str:

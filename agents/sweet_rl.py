@@ -15,7 +15,10 @@ Three stages per :meth:`SweetRL.update`:
    policy samples ``n_candidates`` actions; the critic ranks them by
    ``beta * (mean log pi_c(a | o, c) - mean log pi_policy(a | o))`` (against the sampling policy's own
    log-prob, as the reference implementation does); ``pairs_per_state`` pairs are drawn with the
-   chosen action from the top half and the rejected one from the bottom half.
+   chosen action from the top half and the rejected one from the bottom half. The candidates are
+   sampled here or by the policy's server (:attr:`SweetRLConfig.candidate_base_url`, as the
+   reference samples them with vLLM); with several processes each takes its share of the states
+   (:meth:`SweetRL.step_pairs`). With stage files the critic is freed after this stage.
 3. **Policy.** DPO on those step-level pairs plus a small NLL term on the chosen actions
    (:func:`colbench.agents.mt_dpo.train_preference_pairs`; why not TRL's ``DPOTrainer`` is explained in
    :mod:`colbench.agents.mt_dpo`). The policy never sees the training-time information.
@@ -52,23 +55,28 @@ from typing import Any, Sequence
 import torch
 
 from colbench_env.errors import UsageError
-from colbench_env.lm.base import GeneratedText, derived_seed, finish_reason_of
-from colbench_env.trajectories import append_jsonl, read_jsonl
+from colbench_env.lm.base import BackendError, GeneratedText, SamplingParams, derived_seed, finish_reason_of
+from colbench_env.trajectories import append_jsonl, atomic_open, read_jsonl
 
 from .losses import bradley_terry_loss, turn_advantage
-from .mt_dpo import PreferencePair, all_ordered_pairs, train_preference_pairs, trajectory_pairs
+from .mt_dpo import (SUBSAMPLE_STREAM, PreferencePair, all_ordered_pairs, subsample_pairs, train_preference_pairs,
+                     trajectory_pairs)
 from .sweet_rl_config import CriticConfig, SweetRLConfig
 from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn,
                        turn_masks)
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
-from .trainer_base import ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key
+from .trainer_base import BUDGET_FIELDS, ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key, training_budget
 
 __all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "StageFiles", "StageMismatch", "critic_keep_head",
-           "critic_messages", "training_info",
+           "critic_messages", "training_info", "draw_step_pairs",
            "critic_pairs", "all_ordered_pairs"]
 
 INFO_HEADER = "Training-time information (hidden from the agent; use it to judge the agent's actions):"
 
+
+#: config fields that only stage 3 (the policy DPO) reads: left out of the stage signature, so that
+#: :meth:`SweetRL.step_pair_count`'s stage files serve an update with a matched budget
+_POLICY_STAGE_ONLY = ("max_pairs", "optimizer_steps")
 
 #: ``derived_seed`` keys of the candidate sampling streams (one per update and state) and of the
 #: policy stage's torch seed (so that a resumed update trains the policy as an uninterrupted one)
@@ -132,19 +140,63 @@ class SweetRL(LMTrainer):
 
     def _build(self) -> None:
         c = self.config
+        self._critic: TrainableLM | None = None
+        #: where the critic's trained state lies on disk (its stage files), while it is released
+        self._critic_saved: Path | None = None
+        self._candidate_backend = None
+        self.critic = self._new_critic()
+        self.critic_tokenizer = self.critic.tokenizer
+        self._rng = random.Random(c.seed)
+
+    def _critic_source_of(self):
+        c = self.config
         source = self._critic_source or c.critic.model_name_or_path or c.policy.model_name_or_path
         if source is None:
             raise ConfigError("field 'critic.model_name_or_path': no critic model (set it or policy.model_name_or_path, "
                               "or pass critic=...)")
+        return source
+
+    def _new_critic(self) -> TrainableLM:
+        source = self._critic_source_of()
         tok = self._critic_tokenizer
         if tok is None and not isinstance(source, str):
             tok = self.tokenizer
-        self.critic = self._make_lm(source, tok, c.critic)
-        self.critic_tokenizer = self.critic.tokenizer
-        self._rng = random.Random(c.seed)
+        return self._make_lm(source, tok, self.config.critic)
+
+    @property
+    def critic(self) -> TrainableLM:
+        """The critic. After :meth:`update` released it (:meth:`release_critic`), the first use builds
+        it again and loads its trained state (adapter and optimiser) from its stage files."""
+        if self._critic is None:
+            if self._critic_saved is None:
+                raise RuntimeError("sweet-rl: the critic was released and its trained state is nowhere")
+            with torch.random.fork_rng():  # building draws the adapter's initial weights: no other stream moves
+                critic = self._new_critic()
+            critic.load_state(self._critic_saved)
+            self._critic = critic
+        return self._critic
+
+    @critic.setter
+    def critic(self, lm: TrainableLM) -> None:
+        self._critic = lm
+
+    def release_critic(self) -> bool:
+        """Free the critic's models (its network, optimiser and frozen reference; GPU and CPU memory,
+        :meth:`~colbench.agents.trainer_base.TrainableLM.release`) when its trained state is on disk, in the
+        stage files of :meth:`update`'s ``stage_dir``, and it was built from a path (a model object
+        given as ``critic=...`` cannot be built again). Returns whether it was released. Every
+        process calls it. :meth:`save` then copies the critic's files from the stage directory;
+        the next use of :attr:`critic` builds it again from them."""
+        if self._critic is None:
+            return True
+        if self._critic_saved is None or not isinstance(self._critic_source_of(), (str, os.PathLike)):
+            return False
+        self._critic.release()
+        self._critic = None
+        return True
 
     def _models(self) -> dict[str, TrainableLM]:
-        return {"policy": self.policy, "critic": self.critic}
+        return {"policy": self.policy, **({"critic": self._critic} if self._critic is not None else {})}
 
     # --- critic ------------------------------------------------------------------------------
     def _critic_formatter(self, task: dict):
@@ -213,7 +265,8 @@ class SweetRL(LMTrainer):
 
         Returns:
             ``{"critic_loss", "critic_accuracy", "n_critic_pairs", "n_critic_dropped"}`` (means over the
-            last epoch).
+            last epoch's micro-batches of every process) and the critic's ``critic_optimizer_steps``,
+            ``critic_learning_rate``, ``critic_epochs`` (:func:`~colbench.agents.trainer_base.training_budget`).
         """
         records = load_trajectories(trajectories)
         c = self.config
@@ -237,7 +290,9 @@ class SweetRL(LMTrainer):
             for rec in {id(r): r for pair in pairs for r in pair}.values():
                 ref_cache[id(rec)] = self._turn_sums(lm, cache[id(rec)], reference=True)
         lm.train()
-        lm.start_schedule(self._n_batches(len(pairs), c.critic.pairs_per_batch), c.critic.epochs)
+        per_pass = self._n_batches(len(pairs), c.critic.pairs_per_batch)
+        lm.start_schedule(per_pass, c.critic.epochs)
+        start = (lm.optimizer_steps, lm.micro_batches)
         loss_sum, acc_sum, n = 0.0, 0.0, 0
         for epoch in range(c.critic.epochs):
             loss_sum, acc_sum, n = 0.0, 0.0, 0
@@ -257,8 +312,13 @@ class SweetRL(LMTrainer):
                 acc_sum += float((chosen > rejected).float().mean())
                 n += 1
             lm.flush()
+        budget = training_budget(lm, start, examples=len(pairs), micro_batches_per_pass=per_pass, nll_coef=0.0)
+        if self.accelerator.num_processes > 1:  # every process's batches: the means one process reports
+            totals = torch.tensor([loss_sum, acc_sum, float(n)], dtype=torch.float64, device=self.accelerator.device)
+            loss_sum, acc_sum, n = self.accelerator.reduce(totals, reduction="sum").tolist()
         return {"critic_loss": loss_sum / max(n, 1), "critic_accuracy": acc_sum / max(n, 1), "n_critic_pairs": len(pairs),
-                "n_critic_dropped": len(dropped)}
+                "n_critic_dropped": len(dropped),
+                **{f"critic_{k}": budget[k] for k in ("optimizer_steps", "learning_rate", "epochs")}}
 
     @torch.no_grad()
     def score_actions(self, task: dict, history: list, actions: Sequence[str], *,
@@ -327,88 +387,229 @@ class SweetRL(LMTrainer):
         """Stage 2: sample candidates at selected states, rank them with the critic, draw pairs.
 
         Each state's candidates are sampled from their own seeded stream
-        (``derived_seed(seed, stream, update, state number)``), so a state's candidates do not
-        depend on which states were sampled before it (what makes a resumed run equal an
-        uninterrupted one). Pairs are drawn after every state is scored, in state order.
+        (``derived_seed(seed, stream, update, state number)``; the request's ``seed`` when a server
+        samples them, :attr:`SweetRLConfig.candidate_base_url`), so a state's candidates do not
+        depend on which states were sampled before it, nor on which process sampled them (what
+        makes a resumed run, and a run on several processes, equal one uninterrupted process).
+        Pairs are drawn after every state is scored, in state order.
+
+        Several processes (``accelerate launch``): the states not done yet are split over them,
+        process ``k`` of ``N`` taking every ``N``-th from the ``k``-th; each samples and scores its
+        share with its models called :meth:`~colbench.agents.trainer_base.TrainableLM.alone` (no collective
+        per call: shares of unequal work -- a dropped state, a slow server reply -- wait for nobody)
+        and appends each state to its own part file (:class:`StageFiles`). Then the main process
+        merges the parts into ``candidates.jsonl`` in state order and every process reads every
+        state back (without stage files: gathered in memory), and all draw the same pairs.
 
         Args:
-            candidates: optional ``{(task_key, turn_index): [actions]}`` used instead of sampling.
+            candidates: optional ``{(task_key, turn_index): [actions]}``, or a list of each state's
+                actions in state order (states of one task and turn may differ), used instead of
+                sampling (a :class:`~colbench_env.lm.base.GeneratedText` keeps its finish reason).
             stages: the :class:`StageFiles` of :meth:`update`'s ``stage_dir``: states already in its
-                ``candidates.jsonl`` are read back instead of sampled and scored; new ones are appended.
+                files are read back instead of sampled and scored; new ones are appended.
             critic_metrics: the critic's training metrics, recorded in (and, on resume, checked against)
                 the candidates file's header: a critic retrained from scratch after its files were lost
                 must have trained the same, or the file's scores are not this critic's.
 
         Returns:
             ``(pairs, stats)``; pairs are tokenised for the policy (agent context, no training info).
+
+        Raises:
+            BackendError: the policy's server failed (after the backend's retries); the states
+                scored before are kept in the stage files, and the same ``update`` resumes from them.
         """
         c = self.config
+        acc = self.accelerator
         states = self.select_states(trajectories)
         keys = [(i, task_key(rec["task"]), turn.index) for i, (rec, turn) in enumerate(states)]
         done: dict[int, dict] = {}
         if stages is not None:  # the main process checks (and makes) the file; the others read it after
-            main = self.accelerator.is_main_process
-            if main:
+            if acc.is_main_process:
                 done = stages.open_candidates(keys, dict(critic_metrics or {}))
-            self.accelerator.wait_for_everyone()
-            if not main:
+            acc.wait_for_everyone()
+            if not acc.is_main_process:
                 done = stages.open_candidates(keys, dict(critic_metrics or {}), is_main=False)
-        scored: list[dict] = []
-        for i, (rec, turn) in enumerate(self._progress(states, "candidates")):
-            if i in done:
-                scored.append(done[i])
-                continue
-            history = rec["dialogue_history"][:turn.index]
-            if candidates is not None:
-                acts = list(candidates[(task_key(rec["task"]), turn.index)])
-            else:
-                torch.manual_seed(derived_seed(c.seed, _CANDIDATE_STREAM, self.updates, i))
-                size = c.candidate_batch or c.n_candidates
-                acts = [a for start in range(0, c.n_candidates, size)
-                        for a in self.policy.generate(turn.messages, n=min(size, c.n_candidates - start),
-                                                      max_new_tokens=c.candidate_max_new_tokens or c.max_new_tokens,
-                                                      temperature=c.candidate_temperature)]
-            entry = {"state": i, "task": keys[i][1], "turn": turn.index, "actions": [str(a) for a in acts],
-                     "finish_reasons": [finish_reason_of(a) for a in acts]}
-            try:
-                entry["scores"] = self.score_actions(rec["task"], history, acts, baseline="policy")
-            except ContextTooLong:  # the critic cannot see this state with its information: skip it
-                entry["dropped"] = "context too long for the critic"
-            if stages is not None:
-                stages.append_state(entry, is_main=self.accelerator.is_main_process)
-            scored.append(entry)
+        mine = [i for i in range(len(states)) if i not in done][acc.process_index::acc.num_processes]
+        part = acc.process_index if acc.num_processes > 1 else None
+        made: dict[int, dict] = {}
+        try:
+            with self.policy.alone(), self.critic.alone():
+                for i in self._progress(mine, "candidates"):
+                    rec, turn = states[i]
+                    try:
+                        made[i] = self._scored_state(i, rec, turn, candidates)
+                    except BackendError as e:
+                        where = f"; the {len(done) + len(made)} states scored so far are kept in {stages.dir}" \
+                            if stages is not None else ""
+                        raise BackendError(f"sweet-rl candidates of state {i}: {e}{where} (the same update with the "
+                                           "same stage directory resumes from them)") from e
+                    if stages is not None:
+                        stages.append_state(made[i], **({} if part is None else {"part": part}))
+        finally:
+            self._close_candidate_backend()
+        every = self._every_state(keys, done, made, stages, critic_metrics)
+        scored = [every[i] for i in range(len(states))]
+        pairs, stats = self._draw_pairs(states, scored)
+        return pairs, {**stats, "n_states_resumed": len(done)}
+
+    def _draw_pairs(self, states: list[tuple[dict, Turn]], entries: Sequence[dict]) -> tuple[list[PreferencePair], dict]:
+        """The step-level pairs of scored states (:func:`draw_step_pairs` with this trainer's
+        generator), tokenised for the policy, and their statistics."""
+        c = self.config
         pairs: list[PreferencePair] = []
         gaps = []
-        n_dropped = 0
-        for (rec, turn), entry in zip(states, scored):
-            if "dropped" in entry:
-                n_dropped += 1
-                continue
-            acts = [GeneratedText(a, r) for a, r in zip(entry["actions"], entry["finish_reasons"])]
-            scores = entry["scores"]
-            order = sorted(range(len(acts)), key=lambda i: scores[i], reverse=True)
-            half = len(order) // 2
-            top, bottom = order[:half], order[len(order) - half:]
-            for _ in range(c.pairs_per_state):
-                i, j = self._rng.choice(top), self._rng.choice(bottom)
-                if acts[i] == acts[j]:
-                    continue
-                pairs.append(([tokenize_turn(self.tokenizer, turn.messages, acts[i], max_length=c.max_length)],
-                              [tokenize_turn(self.tokenizer, turn.messages, acts[j], max_length=c.max_length)]))
-                gaps.append(scores[i] - scores[j])
+        for k, i, j in draw_step_pairs(entries, self._rng, c.pairs_per_state):
+            entry, turn = entries[k], states[k][1]
+            reasons = entry.get("finish_reasons") or [None] * len(entry["actions"])
+            acts = [GeneratedText(a, r) for a, r in zip(entry["actions"], reasons)]
+            pairs.append(([tokenize_turn(self.tokenizer, turn.messages, acts[i], max_length=c.max_length)],
+                          [tokenize_turn(self.tokenizer, turn.messages, acts[j], max_length=c.max_length)]))
+            gaps.append(entry["scores"][i] - entry["scores"][j])
         return pairs, {"n_step_pairs": len(pairs), "mean_advantage_gap": sum(gaps) / max(len(gaps), 1),
-                       "n_states_dropped": n_dropped, "n_states": len(states),
-                       "n_states_resumed": len(done)}
+                       "n_states_dropped": sum(1 for e in entries if "dropped" in e), "n_states": len(states)}
+
+    def update_from_scores(self, trajectories, entries: Sequence[dict], *, scorer: dict | None = None) -> dict:
+        """Stage 3 alone, on candidates scored elsewhere: another critic's scores, or an oracle's
+        (true continuation values). ``entries`` holds one ``{"task", "turn", "actions", "scores"}``
+        (optionally ``"finish_reasons"``; ``"dropped"`` instead of ``"scores"`` leaves a state out)
+        per stage-2 state of ``trajectories`` (:meth:`select_states`, in order), e.g. the lines of a
+        stage directory's ``candidates.jsonl`` after its header. The pairs are drawn, subsampled
+        (``max_pairs``) and trained as :meth:`update` does with its own critic's scores -- the same
+        pairs, settings and budget; only the order of the policy's micro-batches differs, drawn from
+        this trainer's shuffle counter where :meth:`update`'s continues after its critic's passes.
+        ``scorer`` (e.g. ``{"kind": "oracle", ...}``) is recorded in the metrics as given.
+
+        Raises:
+            ValueError: an entry is not the state it stands at (task or turn differ), or the counts differ.
+        """
+        records = self.training_records(trajectories)
+        states = self.select_states(records)
+        if len(entries) != len(states):
+            raise ValueError(f"sweet-rl: {len(entries)} scored entries for {len(states)} states")
+        for k, ((rec, turn), entry) in enumerate(zip(states, entries)):
+            if (entry.get("task"), entry.get("turn")) != (task_key(rec["task"]), turn.index):
+                raise ValueError(f"sweet-rl: entry {k} scores ({entry.get('task')!r}, turn {entry.get('turn')!r}), "
+                                 f"state {k} is ({task_key(rec['task'])!r}, turn {turn.index})")
+        pairs, metrics = self._draw_pairs(states, entries)
+        if scorer is not None:
+            metrics["scorer"] = scorer
+        metrics.update(self._policy_stage(pairs))
+        return self._record(metrics)
+
+    def _policy_stage(self, pairs: list[PreferencePair]) -> dict:
+        """Stage 3 as :meth:`update` runs it: the pairs subsampled to ``max_pairs``
+        (:func:`~colbench.agents.mt_dpo.subsample_pairs`), the policy's torch seed set, DPO + NLL; returns its
+        metrics and ``n_pairs_available`` (``{}`` without any pair)."""
+        c = self.config
+        available = len(pairs)
+        pairs = subsample_pairs(pairs, c.max_pairs, derived_seed(c.seed, SUBSAMPLE_STREAM, self.updates))
+        torch.manual_seed(derived_seed(c.seed, _POLICY_STREAM, self.updates))
+        if not pairs:
+            return {}
+        return {**self.update_policy(pairs), "n_pairs_available": available}
+
+    def _scored_state(self, i: int, rec: dict, turn: Turn, candidates: dict | list | None) -> dict:
+        """State ``i``'s candidates and their critic scores: one line of ``candidates.jsonl``."""
+        if candidates is not None:
+            acts = list(candidates[i] if isinstance(candidates, (list, tuple))
+                        else candidates[(task_key(rec["task"]), turn.index)])
+        else:
+            acts = self.sample_candidates(turn.messages, i)
+        entry = {"state": i, "task": task_key(rec["task"]), "turn": turn.index, "actions": [str(a) for a in acts],
+                 "finish_reasons": [finish_reason_of(a) for a in acts]}
+        try:
+            entry["scores"] = self.score_actions(rec["task"], rec["dialogue_history"][:turn.index], acts,
+                                                 baseline="policy")
+        except ContextTooLong:  # the critic cannot see this state with its information: skip it
+            entry["dropped"] = "context too long for the critic"
+        return entry
+
+    def sample_candidates(self, messages: list[dict], state: int) -> list[GeneratedText]:
+        """The ``n_candidates`` actions of stage-2 state number ``state`` (its agent context
+        ``messages``), from the state's seeded stream ``derived_seed(seed, stream, update, state)``:
+        the policy here (``candidate_batch`` at a time, after seeding torch with it), or the policy's
+        server (:attr:`SweetRLConfig.candidate_base_url`: one request for ``n_candidates`` choices
+        with it as the request's ``seed``)."""
+        c = self.config
+        seed = derived_seed(c.seed, _CANDIDATE_STREAM, self.updates, state)
+        max_new = c.candidate_max_new_tokens or c.max_new_tokens
+        if c.candidate_base_url is None:
+            torch.manual_seed(seed)
+            size = c.candidate_batch or c.n_candidates
+            return [a for start in range(0, c.n_candidates, size)
+                    for a in self.policy.generate(messages, n=min(size, c.n_candidates - start), max_new_tokens=max_new,
+                                                  temperature=c.candidate_temperature)]
+        if self._candidate_backend is None:
+            from colbench_env.lm.openai_compat import OpenAICompatBackend
+
+            self._candidate_backend = OpenAICompatBackend(c.candidate_base_url, self.candidate_model(),
+                                                          timeout_s=c.candidate_timeout_s)
+        gens = self._candidate_backend.generate([list(messages)], SamplingParams(
+            max_new_tokens=max_new, temperature=c.candidate_temperature, n=c.n_candidates, seed=seed))
+        return [GeneratedText(g.text, g.finish_reason) for g in gens]
+
+    def candidate_model(self) -> str | None:
+        """The model name the candidates' server is asked for (:attr:`SweetRLConfig.candidate_model`,
+        else ``policy.model_name_or_path`` as given); ``None`` when this process samples them."""
+        c = self.config
+        if c.candidate_base_url is None:
+            return None
+        name = c.candidate_model or c.policy.model_name_or_path
+        if not isinstance(name, (str, os.PathLike)):
+            raise ConfigError("field 'candidate_model': the policy was given as an object: name the model the "
+                              "candidates' server serves it under")
+        return os.fspath(name)
+
+    def _close_candidate_backend(self) -> None:
+        if self._candidate_backend is not None:
+            self._candidate_backend.close()
+            self._candidate_backend = None
+
+    def _every_state(self, keys: list, done: dict[int, dict], made: dict[int, dict], stages: "StageFiles | None",
+                     critic_metrics: dict | None) -> dict[int, dict]:
+        """Every state's entry, on every process: its own and the others' (:meth:`step_pairs`)."""
+        acc = self.accelerator
+        if stages is not None:
+            acc.wait_for_everyone()
+            if acc.is_main_process:
+                stages.merge_parts(keys)
+            acc.wait_for_everyone()
+            if acc.num_processes == 1:
+                return {**done, **made}
+            return stages.open_candidates(keys, dict(critic_metrics or {}), is_main=False)
+        if acc.num_processes == 1:
+            return made
+        from accelerate.utils import gather_object
+
+        return dict(gather_object(sorted(made.items())))
 
     def update_policy(self, pairs: Sequence[PreferencePair]) -> dict:
-        """Stage 3: DPO + NLL on step-level pairs."""
+        """Stage 3: DPO + NLL on step-level pairs (``optimizer_steps`` set: exactly that many steps).
+        Its losses are returned as ``policy_<name>``, its budget
+        (:data:`~colbench.agents.trainer_base.BUDGET_FIELDS`) under the plain names: the policy's budget is
+        the run's, comparable with every other trainer's."""
         c = self.config
         m = train_preference_pairs(self.policy, list(pairs), beta=c.dpo_beta, nll_coef=c.nll_coef, nll_scope=c.nll_scope,
                                    pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
-                                   progress=self._progress)
-        return {f"policy_{k}" if not k.startswith("n_") else k: v for k, v in m.items()}
+                                   progress=self._progress, optimizer_steps=c.optimizer_steps)
+        return {f"policy_{k}" if not (k.startswith("n_") or k in BUDGET_FIELDS) else k: v for k, v in m.items()}
 
-    def update(self, trajectories, *, stage_dir: str | os.PathLike | None = None) -> dict:
+    def step_pair_count(self, trajectories, *, stage_dir: str | os.PathLike, candidates=None) -> int:
+        """Stages 1 and 2 of :meth:`update` into ``stage_dir`` (the critic, the scored candidates),
+        then the number of step pairs drawn from them, before ``max_pairs``. A later :meth:`update`
+        with the same ``stage_dir``, trajectories and settings -- ``max_pairs`` and
+        ``optimizer_steps`` aside, which only stage 3 reads -- resumes both stages from the files and
+        draws the same pairs: how ``colbench pipeline --matched-budget`` learns SWEET-RL's pair count
+        before any preference method trains. Changes nothing of this trainer's policy."""
+        records = self.training_records(trajectories)
+        stages = StageFiles(stage_dir, self._stage_signature(records))
+        metrics = self._critic_stage(records, stages)
+        rng = self._rng.getstate()
+        pairs, _ = self.step_pairs(records, stages=stages, critic_metrics=metrics, candidates=candidates)
+        self._rng.setstate(rng)
+        return len(pairs)
+
+    def update(self, trajectories, *, stage_dir: str | os.PathLike | None = None, candidates=None) -> dict:
         """All three stages on ``trajectories``; returns critic and policy metrics.
 
         Args:
@@ -419,23 +620,37 @@ class SweetRL(LMTrainer):
                 skips the states already done, and gives the same pairs and policy as an
                 uninterrupted run. Other settings or other trajectories are refused
                 (:class:`StageMismatch`, naming the file and field). ``None``: nothing is written.
+            candidates: given candidate actions instead of sampled ones (:meth:`step_pairs`).
+
+        The policy trains on at most ``max_pairs`` step pairs (a seeded subsample) for ``epochs``
+        passes or exactly ``optimizer_steps`` steps; its budget is in the metrics under the plain
+        names (:meth:`update_policy`), the critic's as ``critic_*``.
+
+        Memory: with ``stage_dir`` the critic's models are freed before the policy stage
+        (:meth:`release_critic`; their trained state is in ``critic/``), so the policy trains
+        without them beside it, as the reference's separate training runs do.
         """
         records = self.training_records(trajectories)
         stages = StageFiles(stage_dir, self._stage_signature(records)) if stage_dir is not None else None
         metrics = self._critic_stage(records, stages)
         if self.config.train_policy:
-            pairs, stats = self.step_pairs(records, stages=stages, critic_metrics=metrics)
+            pairs, stats = self.step_pairs(records, stages=stages, critic_metrics=metrics, candidates=candidates)
             metrics.update(stats)
-            torch.manual_seed(derived_seed(self.config.seed, _POLICY_STREAM, self.updates))
-            if pairs:
-                metrics.update(self.update_policy(pairs))
+            # the policy stage needs no critic: its models go now, when its trained state is on disk
+            self.release_critic()
+            metrics.update(self._policy_stage(pairs))
         return self._record(metrics)
 
     def _stage_signature(self, records: list[dict]) -> dict:
-        """What shapes the critic and the candidates: every config field (progress bars aside) and
-        the trajectories' content (sha256 of their canonical JSON), and the update's number."""
+        """What shapes the critic and the candidates: every config field (progress bars, the
+        candidates' server URL and timeout aside; ``candidate_model`` the model asked for, ``None``
+        when sampled here) and the trajectories' content (sha256 of their canonical JSON), and the
+        update's number."""
         conf = json.loads(json.dumps(self.config.to_dict(), default=str))
-        conf.pop("show_progress", None)
+        # progress bars, the candidates' server URL and timeout (change no result); what only stage 3 reads
+        for name in ("show_progress", "candidate_base_url", "candidate_timeout_s", *_POLICY_STAGE_ONLY):
+            conf.pop(name, None)
+        conf["candidate_model"] = self.candidate_model()  # None: sampled here
         digest = hashlib.sha256()
         for rec in records:
             digest.update(json.dumps(rec, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8"))
@@ -451,6 +666,7 @@ class SweetRL(LMTrainer):
             done = stages.critic_done()
             if done is not None:
                 self.critic.load_state(stages.critic_dir)
+                self._critic_saved = stages.critic_dir
                 self._shuffle_calls = (self.updates, int(done["shuffle_calls"]))
                 return dict(done["metrics"])
         metrics = self.update_critic(records)
@@ -458,16 +674,47 @@ class SweetRL(LMTrainer):
             stages.save_critic(self.critic, metrics, getattr(self, "_shuffle_calls", (self.updates, 0))[1],
                                is_main=self.accelerator.is_main_process)
             self.accelerator.wait_for_everyone()
+            self._critic_saved = stages.critic_dir
         return metrics
 
     def _save_extra(self, d: Path) -> None:
         if self.accelerator.is_main_process:
             torch.save(self._rng.getstate(), d / "sweet_rng.pt")
+            if self._critic is None:  # released: its files, as it saved them in the stage directory
+                import shutil
+
+                shutil.rmtree(d / "critic", ignore_errors=True)
+                shutil.copytree(self._critic_saved, d / "critic")
 
     def _load_extra(self, d: Path) -> None:
         p = d / "sweet_rng.pt"
         if p.exists():
             self._rng.setstate(torch.load(p, weights_only=False))
+
+
+def draw_step_pairs(entries: Sequence[dict], rng: random.Random, pairs_per_state: int) -> list[tuple[int, int, int]]:
+    """SWEET-RL's step-level pairs from scored states (stage 2; the reference's
+    ``generate_random_pairs_from_ranks.py``): per state, in order, its candidates sorted by score
+    (highest first; ties keep sampling order), ``pairs_per_state`` draws of one candidate of the top
+    half (chosen) and one of the bottom half (rejected) with ``rng``, a draw whose two texts are equal
+    left out. ``entries``: ``{"actions", "scores"}`` per state (a ``"dropped"`` one gives nothing).
+
+    Returns:
+        ``(entry index, chosen candidate, rejected candidate)`` per pair, in drawing order.
+    """
+    out = []
+    for k, entry in enumerate(entries):
+        if "dropped" in entry:
+            continue
+        acts, scores = entry["actions"], entry["scores"]
+        order = sorted(range(len(acts)), key=lambda i: scores[i], reverse=True)
+        half = len(order) // 2
+        top, bottom = order[:half], order[len(order) - half:]
+        for _ in range(pairs_per_state):
+            i, j = rng.choice(top), rng.choice(bottom)
+            if acts[i] != acts[j]:
+                out.append((k, i, j))
+    return out
 
 
 class StageMismatch(UsageError):
@@ -497,12 +744,17 @@ class StageFiles:
       line per stage-2 state, appended (flushed, fsynced) as soon as it is scored:
       ``{"state", "task", "turn", "actions", "finish_reasons", "scores"}`` or, for a state the
       critic cannot see, ``"dropped"`` instead of ``"scores"``. An unterminated last line (an
-      interrupted append) is dropped on resume.
+      interrupted append) is dropped on resume. Once the stage is done the states are in state
+      order (:meth:`merge_parts`), whichever process made them.
+    * ``candidates.part-<k>.jsonl``: with several processes, process ``k``'s states while the stage
+      runs (the header line, then its states as they are scored); merged into ``candidates.jsonl``
+      and removed when every process is done. A resumed run reads them, whatever number of
+      processes wrote them.
 
-    The signature (:meth:`SweetRL._stage_signature`) is every config field but the progress bars,
-    a hash of the trajectories and the update's number; a file made under another signature, or
-    holding a state that is not this run's (another state list), raises :class:`StageMismatch`
-    and nothing is changed.
+    The signature (:meth:`SweetRL._stage_signature`) is every config field but the progress bars
+    and the candidates' server, a hash of the trajectories and the update's number; a file made
+    under another signature, or holding a state that is not this run's (another state list), raises
+    :class:`StageMismatch` and nothing is changed.
     """
 
     FORMAT = "colbench.sweet-rl.stage/1"
@@ -544,29 +796,46 @@ class StageFiles:
         tmp.write_text(json.dumps(data, indent=2, default=str, allow_nan=False) + "\n", encoding="utf-8")
         os.replace(tmp, self.critic_json)
 
+    def part(self, k: int) -> Path:
+        """Process ``k``'s part file."""
+        return self.dir / f"candidates.part-{k}.jsonl"
+
+    def _parts(self) -> list[Path]:
+        return sorted(self.dir.glob("candidates.part-*.jsonl"), key=lambda p: (len(p.name), p.name))
+
     def open_candidates(self, keys: Sequence[tuple[int, str, int]], critic_metrics: dict, *,
                         is_main: bool = True) -> dict[int, dict]:
-        """The states already scored, ``{state number: entry}``, after checking the file against this
-        run; ``keys`` are this run's states ``(number, task key, turn index)``. Writes the header of a
-        new file. ``is_main=False`` (another process of a multi-process run, reading after the main
-        one): writes nothing and does not compare the critic's metrics, which are each process's
-        own means over its share of the batches."""
+        """The states already scored, ``{state number: entry}`` (from ``candidates.jsonl`` and any part
+        files), after checking the files against this run; ``keys`` are this run's states ``(number,
+        task key, turn index)``. Writes the header of a new file. ``is_main=False`` (another process
+        of a multi-process run, reading after the main one): writes nothing and does not compare the
+        critic's metrics."""
         critic = json.loads(json.dumps(critic_metrics, default=str))
-        header = {"format": self.FORMAT, "signature": self.signature, "critic": critic}
+        self._header = {"format": self.FORMAT, "signature": self.signature, "critic": critic}
         if not self.candidates.exists() or not self.candidates.stat().st_size:
             if is_main:
-                append_jsonl(self.candidates, [{"header": header}])
-            return {}
-        src = str(self.candidates)
+                append_jsonl(self.candidates, [{"header": self._header}])
+            main = {}
+        else:
+            main = self._read(self.candidates, keys, critic if is_main else None)
+        done = dict(main)
+        for part in self._parts():
+            done.update(self._read(part, keys, critic if is_main else None))
+        return done
+
+    def _read(self, path: Path, keys: Sequence[tuple[int, str, int]], critic: dict | None) -> dict[int, dict]:
+        """The states of one file (``candidates.jsonl`` or a part), checked: the header's signature
+        (and ``critic``, unless ``None``) and that every state is one of ``keys``."""
+        src = str(path)
         done: dict[int, dict] = {}
         for n, rec in read_jsonl(src, tolerate_partial_last_line=True):
             if n == 1 or "header" in rec:
                 old = rec.get("header") if isinstance(rec, dict) else None
                 if n != 1 or not isinstance(old, dict) or old.get("format") != self.FORMAT:
                     raise StageMismatch(f"{src}:{n}: field 'header': line 1 must be the {self.FORMAT} header")
-                self._check(self.candidates, "header.signature", old.get("signature"), self.signature)
-                if is_main:
-                    self._check(self.candidates, "header.critic", old.get("critic"), critic)
+                self._check(path, "header.signature", old.get("signature"), self.signature)
+                if critic is not None:
+                    self._check(path, "header.critic", old.get("critic"), critic)
                 continue
             i = rec.get("state") if isinstance(rec, dict) else None
             if not isinstance(i, int) or not 0 <= i < len(keys) or (i, rec.get("task"), rec.get("turn")) != keys[i]:
@@ -578,10 +847,35 @@ class StageFiles:
             done[i] = rec
         return done
 
-    def append_state(self, entry: dict, *, is_main: bool = True) -> None:
-        """Append one scored state (flushed and fsynced before the next state starts)."""
-        if is_main:
+    def append_state(self, entry: dict, *, part: int | None = None) -> None:
+        """Append one scored state (flushed and fsynced before the next state starts): to
+        ``candidates.jsonl`` (one process: the main one), or to process ``part``'s part file (after
+        :meth:`open_candidates`; a new part file starts with the header)."""
+        if part is None:
             append_jsonl(self.candidates, [entry])
+            return
+        path = self.part(part)
+        new = not path.exists() or not path.stat().st_size
+        append_jsonl(path, ([{"header": self._header}] if new else []) + [entry])
+
+    def merge_parts(self, keys: Sequence[tuple[int, str, int]]) -> None:
+        """(The main process, when every process is done.) ``candidates.jsonl`` with every state of
+        it and of the part files in state order (replaced atomically), then the part files removed.
+        Nothing is rewritten when there is no part file and the states are in order already (one
+        process)."""
+        lines = [rec for _, rec in read_jsonl(self.candidates, tolerate_partial_last_line=True)]
+        states = [rec["state"] for rec in lines[1:]]
+        parts = self._parts()
+        if not parts and states == sorted(set(states)):
+            return
+        every = {rec["state"]: rec for rec in lines[1:]}
+        for part in parts:
+            every.update(self._read(part, keys, None))
+        with atomic_open(self.candidates) as f:
+            for rec in [lines[0], *(every[i] for i in sorted(every))]:
+                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        for part in parts:
+            part.unlink()
 
 
 def _no_critic_pairs(config: SweetRLConfig, n: int) -> str:

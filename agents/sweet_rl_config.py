@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .config import ModelConfig, TrainerConfig, _check, _check_positive_ints, _nested_config
+from .config import ModelConfig, TrainerConfig, _check, _check_max_pairs, _check_positive_ints, _nested_config
 
 __all__ = ["CriticConfig", "SweetRLConfig"]
 
@@ -55,6 +55,22 @@ class SweetRLConfig(TrainerConfig):
             once). Each call holds the KV cache of that many copies of the state's context: lower it
             to bound memory (``colbench train`` sets 4). The candidates of a state come from one seeded
             stream either way, so a run is reproducible at any value (not equal across values).
+            Unused with ``candidate_base_url`` (the server gets all ``n_candidates`` in one request).
+        candidate_base_url: ``None`` (default): the candidates are sampled in this process
+            (``transformers.generate``). Else the OpenAI-compatible server(s) that serve the policy
+            (vLLM, ``transformers serve``; several: a list or comma-separated, each request to the
+            least busy one): each state's candidates are one request for ``n_candidates`` choices
+            (a server that answers fewer is asked again for the rest,
+            :class:`~colbench_env.lm.openai_compat.OpenAICompatBackend`) with the state's seeded
+            stream ``derived_seed(seed, stream, update, state)`` as the request's ``seed``, as the
+            reference samples them with vLLM (``scripts/sample_best_of_n.py``: ``n=16``). The server
+            must serve the policy being trained (the pipeline's ``--policy-base-url``: the model the
+            rollouts were collected with, i.e. the policy before this update). Not part of the stage
+            signature: a resumed update may ask another server for the same model.
+        candidate_model: the model name the server knows the policy under (``None``:
+            ``policy.model_name_or_path`` as given). Part of the stage signature.
+        candidate_timeout_s: per-request timeout of a served candidate request (``n_candidates``
+            completions of up to ``candidate_max_new_tokens`` tokens on a busy server take minutes).
         info_fields: task-record fields shown to the critic as training-time information, in order
             (present ones are used; ``"ground_truth"`` exists for both backend and frontend tasks).
         use_training_info: ``False`` gives the ablated critic that sees no training-time information.
@@ -63,6 +79,10 @@ class SweetRLConfig(TrainerConfig):
         pairs_per_batch: step-level (chosen, rejected) action pairs per policy DPO micro-batch (also
             the candidate actions scored per critic forward pass).
         epochs: policy DPO passes over the step-level pairs per ``update``.
+        max_pairs: the policy DPO trains on at most this many step-level pairs: when stage 2 draws
+            more, a seeded uniform subsample (:func:`colbench.agents.mt_dpo.subsample_pairs`, the same on every
+            rerun); ``None``: all of them. ``colbench pipeline --matched-budget`` sets it to the
+            smallest preference method's count.
         min_reward_gap: a pair's rewards must differ by more than this.
         train_policy: ``False`` trains only the critic in ``update``.
         critic_pairs: which rollout pairs train the critic (:func:`critic_pairs`).
@@ -97,11 +117,15 @@ class SweetRLConfig(TrainerConfig):
     candidate_temperature: float = 1.0
     candidate_max_new_tokens: int | None = None
     candidate_batch: int | None = None
+    candidate_base_url: str | None = None
+    candidate_model: str | None = None
+    candidate_timeout_s: float = 600.0
     info_fields: list = field(default_factory=lambda: ["ground_truth"])
     use_training_info: bool = True
     critic: CriticConfig = field(default_factory=CriticConfig)
     pairs_per_batch: int = 4
     epochs: int = 1
+    max_pairs: int | None = None
     min_reward_gap: float = 0.0
     train_policy: bool = True
     critic_pairs: str = "best_vs_lower"
@@ -118,6 +142,7 @@ class SweetRLConfig(TrainerConfig):
         _check(isinstance(self.n_candidates, int) and self.n_candidates >= 2, "n_candidates",
                f"must be an int >= 2 (a top and a bottom half), got {self.n_candidates!r}")
         _check_positive_ints(self, "pairs_per_state", "pairs_per_batch", "epochs")
+        _check_max_pairs(self)
         _check(0.0 < self.state_fraction <= 1.0, "state_fraction", f"must be in (0, 1], got {self.state_fraction!r}")
         _check(self.candidate_temperature > 0, "candidate_temperature",
                f"must be > 0 (candidates are sampled), got {self.candidate_temperature!r}")
@@ -125,6 +150,18 @@ class SweetRLConfig(TrainerConfig):
             value = getattr(self, name)
             _check(value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0), name,
                    f"must be a positive int or None, got {value!r}")
+        if self.candidate_base_url is not None:
+            from colbench_env.lm.openai_compat import split_base_urls
+
+            try:  # one comma-separated string, as trainer.json keeps it
+                self.candidate_base_url = ",".join(split_base_urls(self.candidate_base_url))
+            except ValueError as e:
+                _check(False, "candidate_base_url", str(e))
+        _check(self.candidate_model is None or (isinstance(self.candidate_model, str) and self.candidate_model.strip()),
+               "candidate_model", f"must be a non-empty string or None, got {self.candidate_model!r}")
+        timeout = self.candidate_timeout_s
+        _check(isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0,
+               "candidate_timeout_s", f"must be > 0, got {timeout!r}")
         _check(isinstance(self.info_fields, (list, tuple)) and len(self.info_fields) > 0
                and all(isinstance(f, str) for f in self.info_fields), "info_fields",
                f"must be a non-empty list of task-record field names, got {self.info_fields!r}")

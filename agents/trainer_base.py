@@ -51,7 +51,8 @@ from .losses import token_logprobs
 from .tokenize import Formatter, TokenizedSequence, as_messages, collate, tokenize_trajectory
 
 __all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories",
-           "config_from_dict", "merge_config_dicts", "canonical_config_dict"]
+           "config_from_dict", "merge_config_dicts", "canonical_config_dict", "epoch_plan", "plan_steps",
+           "training_budget", "BUDGET_FIELDS"]
 
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -100,11 +101,16 @@ class TrainableLM:
         self.max_grad_norm = max_grad_norm
         self.accumulation = gradient_accumulation_steps
         self._pending = 0
+        #: optimiser steps taken so far (counted where :meth:`flush` steps the optimiser) and
+        #: micro-batches back-propagated (:meth:`backward` calls): what a trainer's budget reports
+        self.optimizer_steps = 0
+        self.micro_batches = 0
         self._sliced_logits = True
         self.full_finetune = bool(full_finetune)
         self._schedule_kind, self._warmup_ratio, self._min_lr_ratio = lr_scheduler, warmup_ratio, min_lr_ratio
         self.scheduler = None
         self._frozen_reference = None
+        self._alone = None  # the module called inside alone()
         #: trained parameters outside the prepared model (e.g. PPO's value head, :meth:`add_parameters`)
         #: whose gradients :meth:`flush` averages over processes itself (DDP only averages the model's own)
         self.sync_params: list[torch.nn.Parameter] = []
@@ -257,8 +263,70 @@ class TrainableLM:
         return self.peft_model.disable_adapter()
 
     def _net(self, reference: bool):
-        """The module to call: the prepared model, or the frozen copy for a full fine-tune's reference."""
-        return self._frozen_reference if (reference and self.full_finetune) else self.model
+        """The module to call: the prepared model, or the frozen copy for a full fine-tune's reference
+        (inside :meth:`alone`: the local module)."""
+        if reference and self.full_finetune:
+            if self._alone is not None and self.sharding:
+                raise RuntimeError("TrainableLM.alone: a sharded full fine-tune's frozen reference is not gathered; "
+                                   "call it outside alone()")
+            return self._frozen_reference
+        return self.model if self._alone is None else self._alone
+
+    @contextlib.contextmanager
+    def alone(self):
+        """Inside, this process calls the model on its own: :meth:`generate`, :meth:`token_logps` and
+        :meth:`forward_logits` make no collective call, so the processes of a launch may make
+        different numbers of calls (work split unevenly over them: SWEET-RL's candidate stage).
+
+        * One process: nothing changes.
+        * DDP: the unwrapped module (DDP's forward broadcasts buffers: a collective per call).
+        * FSDP / ZeRO-3: the parameters gathered whole once, for the duration
+          (:func:`colbench.agents.sharding.generation_model`): a collective on entry and on exit, which every
+          process makes; each process then holds a whole copy of the model (its weights in their
+          stored dtype) beside its shard. A full fine-tune's frozen reference is not gathered
+          (``reference=True`` raises inside).
+
+        Only forward passes (no training) belong inside. Not reentrant."""
+        if self._alone is not None:
+            raise RuntimeError("TrainableLM.alone() is already active")
+        if self.accelerator.num_processes == 1 and not self.sharding:
+            yield self
+            return
+        whole = (sharding.generation_model(self.sharding, self.model, self.accelerator) if self.sharding
+                 else contextlib.nullcontext(self.peft_model))
+        with whole as net:
+            self._alone = net
+            try:
+                yield self
+            finally:
+                self._alone = None
+
+    def release(self) -> None:
+        """Free the model, its optimiser and its frozen reference now (GPU and CPU memory): taken out
+        of the accelerator's lists, DeepSpeed's engines destroyed, the garbage collected, CUDA's
+        cache emptied and the freed heap handed back to the OS
+        (:func:`colbench_env.lm.heap.release_memory`). The object is unusable afterwards (its tokenizer
+        stays). Every process of a launch calls it."""
+        from colbench_env.lm.heap import release_memory
+
+        acc = self.accelerator
+        gone = [self.model, self.optimizer, self._frozen_reference]
+        for name in ("_models", "_optimizers"):
+            held = getattr(acc, name, None)
+            if isinstance(held, list):
+                held[:] = [x for x in held if not any(x is g for g in gone if g is not None)]
+        wrapped = getattr(acc, "deepspeed_engine_wrapped", None)
+        if wrapped is not None and any(getattr(wrapped, "engine", None) is g for g in gone):
+            acc.deepspeed_engine_wrapped = None
+        for engine in (self.model, self._frozen_reference):
+            if hasattr(engine, "destroy"):  # a DeepSpeed engine: its hooks and partitions
+                engine.destroy()
+        self.model = self.optimizer = self._frozen_reference = self.scheduler = None
+        self.extra_optimizer, self._extra_scheduler, self.sync_params = None, None, []
+        del gone
+        release_memory()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
     def trainable_parameters(self) -> dict[str, torch.Tensor]:
         """Detached copies of the trainable parameters (for before/after comparisons), whole and named
@@ -319,7 +387,7 @@ class TrainableLM:
 
         ids, mask = batch["input_ids"], batch["loss_mask"]
         net = self._net(reference)
-        if self.sharding:  # the model, or a full fine-tune's frozen reference, sharded
+        if self.sharding and self._alone is None:  # the model, or a full fine-tune's frozen reference, sharded
             return self._sharded_logps_and_hidden(net, batch, reference=reference, temperature=temperature)
         unwrapped = self.accelerator.unwrap_model(net) if net is self.model else net
         cfg = unwrapped.config.get_text_config() if hasattr(unwrapped.config, "get_text_config") else unwrapped.config
@@ -415,6 +483,7 @@ class TrainableLM:
         else:
             self.accelerator.backward(loss / self.accumulation)
         self._pending += 1
+        self.micro_batches += 1
         if self._pending >= self.accumulation:
             self.flush()
 
@@ -445,6 +514,7 @@ class TrainableLM:
         else:
             self.optimizer.step()
             self.optimizer.zero_grad(set_to_none=True)
+        self.optimizer_steps += 1
         if self.extra_optimizer is not None:
             self.extra_optimizer.step()
             self.extra_optimizer.zero_grad(set_to_none=True)
@@ -453,19 +523,27 @@ class TrainableLM:
                 scheduler.step()
         self._pending = 0
 
-    def start_schedule(self, micro_batches_per_epoch: int, epochs: int) -> None:
+    @property
+    def learning_rate(self) -> float:
+        """The configured learning rate of the model's optimiser (the schedule's peak: its
+        ``initial_lr`` once a schedule has started), read from the optimiser itself."""
+        group = sharding.torch_optimizer(self.optimizer).param_groups[0]
+        return float(group.get("initial_lr", group["lr"]))
+
+    def start_schedule(self, micro_batches_per_epoch: int, epochs: int, *, steps: int | None = None) -> None:
         """Set up the learning-rate schedule for one ``update`` of ``epochs`` x
         ``micro_batches_per_epoch`` micro-batches (pending gradients are flushed at each epoch's
-        end, so an epoch is ``ceil(micro_batches / accumulation)`` optimiser steps). A no-op for
-        ``"constant"``. Every ``update`` restarts the schedule from the configured learning rate,
-        as each reference training run does."""
+        end, so an epoch is ``ceil(micro_batches / accumulation)`` optimiser steps), or of exactly
+        ``steps`` optimiser steps when given (:func:`epoch_plan`'s). A no-op for ``"constant"``.
+        Every ``update`` restarts the schedule from the configured learning rate, as each reference
+        training run does."""
         if self._schedule_kind == "constant":
             return
         import math
 
         from transformers import get_scheduler
 
-        total = max(1, epochs * math.ceil(micro_batches_per_epoch / self.accumulation))
+        total = max(1, steps if steps is not None else epochs * math.ceil(micro_batches_per_epoch / self.accumulation))
 
         def schedule(opt):
             for g in opt.param_groups:  # restart from the configured rates
@@ -490,19 +568,24 @@ class TrainableLM:
 
         Sharded, every process must call it alike (each generates the same completions: the same
         weights, prompt and random state): the model runs with its parameters gathered
-        (:func:`colbench.agents.sharding.generation_model`)."""
+        (:func:`colbench.agents.sharding.generation_model`) -- except inside :meth:`alone`, where each
+        process calls it on its own."""
         tok = self.tokenizer
         ids = tok.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True, return_dict=True,
                                       return_tensors="pt")
         input_ids = ids["input_ids"].to(self.device)
         kwargs: dict[str, Any] = dict(max_new_tokens=max_new_tokens, pad_token_id=tok.pad_token_id,
                                       attention_mask=ids["attention_mask"].to(self.device))
+        if self.sharding:  # the parameters are whole here: no process waits for another's tokens
+            kwargs["synced_gpus"] = False
         if temperature > 0:
             kwargs.update(do_sample=True, temperature=temperature, top_p=1.0, top_k=0, num_return_sequences=n)
         else:
             kwargs.update(do_sample=False)
         wrapped = self._net(reference)
-        if self.sharding:
+        if self._alone is not None:
+            whole = contextlib.nullcontext(wrapped)
+        elif self.sharding:
             whole = sharding.generation_model(self.sharding, wrapped, self.accelerator)
         else:
             whole = contextlib.nullcontext(self.peft_model if wrapped is self.model else wrapped)
@@ -703,6 +786,52 @@ def trajectory_reward(rec: dict) -> float:
 def task_key(task: dict) -> str:
     """Group key of a task record: its ``task_id``, else its problem description."""
     return str(task.get("task_id") or task.get("problem_description"))
+
+
+def epoch_plan(micro_batches: int, epochs: int, accumulation: int = 1,
+               optimizer_steps: int | None = None) -> list[int]:
+    """How many micro-batches each pass over the data trains: ``[micro_batches] * epochs``, or --
+    with ``optimizer_steps`` -- as many whole passes as fit in that many optimiser steps and one last
+    pass cut short, so that the update takes exactly ``optimizer_steps`` steps. A pass of ``m``
+    micro-batches is ``ceil(m / accumulation)`` steps (pending gradients are applied at a pass's end).
+
+    >>> epoch_plan(5, 2)
+    [5, 5]
+    >>> epoch_plan(5, 2, optimizer_steps=12)   # 2 whole passes of 5 steps, then 2 steps
+    [5, 5, 2]
+    >>> epoch_plan(5, 1, accumulation=2, optimizer_steps=4)   # a pass is 3 steps (2 + 2 + 1 micro-batches)
+    [5, 2]
+    """
+    if micro_batches < 1:
+        raise ValueError(f"epoch_plan: a pass needs at least one micro-batch, got {micro_batches}")
+    if optimizer_steps is None:
+        return [micro_batches] * epochs
+    per_pass = -(-micro_batches // accumulation)
+    whole, rest = divmod(optimizer_steps, per_pass)
+    return [micro_batches] * whole + ([rest * accumulation] if rest else [])
+
+
+def plan_steps(plan: Sequence[int], accumulation: int = 1) -> int:
+    """Optimiser steps of an :func:`epoch_plan` (each pass ``ceil(m / accumulation)``)."""
+    return sum(-(-m // accumulation) for m in plan)
+
+
+#: the budget fields every trainer's ``update`` metrics carry (:meth:`LMTrainer._budget`)
+BUDGET_FIELDS = ("optimizer_steps", "examples", "learning_rate", "nll_coef", "epochs")
+
+
+def training_budget(lm: "TrainableLM", start: tuple[int, int], *, examples: int, micro_batches_per_pass: int,
+                    nll_coef: float) -> dict:
+    """What one update of ``lm`` really did, since ``start`` = ``(lm.optimizer_steps,
+    lm.micro_batches)`` read before it: ``optimizer_steps`` (counted where the optimiser steps),
+    ``examples`` (the pairs, sequences or trajectories it trained on), ``learning_rate`` (read from
+    the optimiser), ``nll_coef`` (the weight of an NLL term on the chosen / kept text: 1 for RFT,
+    whose loss is the NLL, 0 where there is none) and ``epochs``: the micro-batches back-propagated
+    over the micro-batches of one pass (a pass cut short counts its fraction; with several
+    processes, this process's share of each)."""
+    steps, micro = lm.optimizer_steps - start[0], lm.micro_batches - start[1]
+    return {"optimizer_steps": steps, "examples": int(examples), "learning_rate": lm.learning_rate,
+            "nll_coef": float(nll_coef), "epochs": micro / max(micro_batches_per_pass, 1)}
 
 
 class LMTrainer(abc.ABC):

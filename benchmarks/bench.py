@@ -24,6 +24,10 @@ BENCHES = {
                 ">= 0.8 of sum(reply times) / 32 (lockstep runner beside it)"),
     "sharded": ("colbench.benchmarks.bench_sharded_memory", "sharded_fsdp_held_ratio",
                 "~0.5 (2-process FSDP process / one process, memory after a full fine-tune update)"),
+    "candidates": ("colbench.benchmarks.bench_candidates", "candidates_2proc_wall_ratio",
+                   "<= 0.6x (SWEET-RL's candidate stage, served: 2 processes / 1)"),
+    "serve": ("colbench.benchmarks.bench_serve", "serve_backend_episodes_per_s",
+              "errors 0; alive after abrupt disconnects 0; non-final step p99 with scoring <= 2x without"),
     "view": ("colbench.benchmarks.bench_view", "view_load_interactive_s",
              "<= 3 s to interactive, 1,000 backend episodes; file <= 25 MB (view_file_mb)"),
 }

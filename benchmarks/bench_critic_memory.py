@@ -99,22 +99,24 @@ LLAMA_1B = dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16, 
                 num_key_value_heads=8, tie_word_embeddings=True, max_position_embeddings=4096)
 
 
-def make_random_llama(directory: str) -> dict:
-    """Save a randomly initialised :data:`LLAMA_1B` (bfloat16) and SmolLM2's tokenizer in ``directory``."""
+def make_random_llama(directory: str, shape: dict | None = None, dtype: str = "bfloat16") -> dict:
+    """Save a randomly initialised Llama of ``shape`` (LlamaConfig fields; default :data:`LLAMA_1B`)
+    in ``dtype`` (seed 0) and SmolLM2's tokenizer in ``directory``."""
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
     from colbench_env.lm.smollm2 import smollm2_path
 
+    shape = LLAMA_1B if shape is None else shape
     tok = AutoTokenizer.from_pretrained(smollm2_path())
     cfg = LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-                      pad_token_id=tok.pad_token_id, **LLAMA_1B)
+                      pad_token_id=tok.pad_token_id, **shape)
     torch.manual_seed(0)
-    model = LlamaForCausalLM._from_config(cfg, dtype=torch.bfloat16)
+    model = LlamaForCausalLM._from_config(cfg, dtype=getattr(torch, dtype))
     n = sum(p.numel() for p in model.parameters())
     model.save_pretrained(directory)
     tok.save_pretrained(directory)
-    return {"parameters": n, "config": LLAMA_1B}
+    return {"parameters": n, "config": shape}
 
 
 def _child(mode: str, seq_turns: int = 2, model_dir: str | None = None, dtype: str | None = None) -> dict:

@@ -8,7 +8,13 @@ on the ``model`` asked for:
 
 * ``agent``: a ColBench agent turn; it asks ``1 + crc32(problem) % 4`` questions (one per turn),
   then answers with a function of the requested signature that returns 0;
+* ``sampler``: a sampled agent turn (:func:`sampled_reply`): choice ``k`` of a request is drawn
+  from a generator seeded by the request's ``seed``, ``k`` and its messages, as a server samples
+  ``n`` choices from a seeded request (vLLM): the same request always gets the same choices, another
+  seed other ones (SWEET-RL's served candidates, :mod:`colbench.benchmarks.bench_candidates`);
 * anything else (the human): ``"I don't know about that."``.
+
+A request gets ``n`` choices (default 1), all ready after the one reply time.
 
 ``GET /stats`` answers ``{"requests": n, "reply_s": total time the replies took}``; ``POST
 /stats`` resets both. Run it with ``python -m colbench.benchmarks.stand_in_server [--port N] [--median-s S]
@@ -29,7 +35,7 @@ import urllib.request
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-__all__ = ["StandInServer", "reply_time", "agent_reply", "main"]
+__all__ = ["StandInServer", "reply_time", "agent_reply", "sampled_reply", "timing_arguments", "main"]
 
 
 def reply_time(messages: list, *, median_s: float, sigma: float, cap_s: float) -> float:
@@ -46,6 +52,18 @@ def agent_reply(messages: list) -> str:
         return f"I need one more detail. OUTPUT: What should happen in case {turn + 1}?"
     signature = problem.rsplit("def ", 1)[-1].strip().rstrip(".")
     return f"I know enough. OUTPUT: I WANT TO ANSWER: ```python\ndef {signature}:\n    return 0\n```"
+
+
+def sampled_reply(messages: list, seed: int | None, k: int) -> str:
+    """Choice ``k`` of a ``sampler`` request with ``seed`` (``None``: unseeded, drawn from the
+    messages alone): a question or an answer, its words drawn from the seeded generator."""
+    digest = hashlib.sha256(json.dumps([messages, seed, k], sort_keys=True).encode()).digest()
+    rng = random.Random(int.from_bytes(digest[:8], "big"))
+    words = ["rate", "hours", "total", "minimum", "discount", "weekend", "tax", "round", "cap", "bonus"]
+    picked = " ".join(rng.choice(words) for _ in range(rng.randint(2, 6)))
+    if rng.random() < 0.5:
+        return f"I need a detail. OUTPUT: Does the {picked} matter?"
+    return f"OUTPUT: I WANT TO ANSWER: def f(x):\n    return x * {rng.randint(0, 9)}  # {picked}"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -81,10 +99,14 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.requests += 1
             self.server.reply_s += t
-        text = agent_reply(messages) if req.get("model") == "agent" else "I don't know about that."
-        self._send({"id": "x", "object": "chat.completion", "model": req.get("model"),
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                 "finish_reason": "stop"}]})
+        model, n = req.get("model"), int(req.get("n") or 1)
+        if model == "sampler":
+            texts = [sampled_reply(messages, req.get("seed"), k) for k in range(n)]
+        else:
+            texts = [agent_reply(messages) if model == "agent" else "I don't know about that."] * n
+        self._send({"id": "x", "object": "chat.completion", "model": model,
+                    "choices": [{"index": k, "message": {"role": "assistant", "content": text},
+                                 "finish_reason": "stop"} for k, text in enumerate(texts)]})
 
 
 class _Server(ThreadingHTTPServer):
@@ -104,8 +126,8 @@ class StandInServer:
     """The server in a subprocess (its own interpreter: its threads do not share the measured
     process's GIL). A context manager; :attr:`url` is the API root."""
 
-    def __init__(self, *, median_s: float = 0.05, sigma: float = 1.0, cap_s: float = 1.5):
-        self.args = ["--median-s", str(median_s), "--sigma", str(sigma), "--cap-s", str(cap_s)]
+    def __init__(self, *, median_s: float = 0.05, sigma: float = 1.0, cap_s: float = 1.5, port: int = 0):
+        self.args = ["--median-s", str(median_s), "--sigma", str(sigma), "--cap-s", str(cap_s), "--port", str(port)]
         self.proc: subprocess.Popen | None = None
         self.url = ""
 
@@ -124,6 +146,13 @@ class StandInServer:
         with urllib.request.urlopen(req, timeout=10) as r:
             return json.loads(r.read())
 
+    def kill(self) -> None:
+        """Kill the server at once (SIGKILL: a server that dies; requests in flight get no answer)."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
     def __exit__(self, *exc) -> None:
         if self.proc is not None:
             self.proc.terminate()
@@ -131,12 +160,18 @@ class StandInServer:
             self.proc = None
 
 
+def timing_arguments(p: argparse.ArgumentParser, *, median_s: float = 0.05, sigma: float = 1.0,
+                     cap_s: float = 1.5) -> None:
+    """The reply-time options ``--median-s``, ``--sigma``, ``--cap-s`` (:func:`reply_time`) on ``p``."""
+    p.add_argument("--median-s", type=float, default=median_s, help="median reply time (s)")
+    p.add_argument("--sigma", type=float, default=sigma, help="lognormal sigma of the reply time")
+    p.add_argument("--cap-s", type=float, default=cap_s, help="longest reply time (s)")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--port", type=int, default=0)
-    p.add_argument("--median-s", type=float, default=0.05)
-    p.add_argument("--sigma", type=float, default=1.0)
-    p.add_argument("--cap-s", type=float, default=1.5)
+    timing_arguments(p)
     a = p.parse_args(argv)
     httpd = serve(a.port, a.median_s, a.sigma, a.cap_s)
     print(f"http://127.0.0.1:{httpd.server_address[1]}/v1", flush=True)

@@ -20,7 +20,28 @@ This package, bottom to top (each part imports only those before it; ``tests/tes
   ``__main__`` modules.
 """
 __version__ = "0.1.0"
-__all__ = ["__version__", "configs_dir"]
+#: ``colbench`` is also ColBench's verifiers plug-in id (``vf-eval colbench ...``): verifiers imports the
+#: module named by the id and takes the Taskset, Env and Harness subclasses it exports in ``__all__``.
+#: They are :mod:`colbench.integrations.verifiers`'s, imported only when one of these names is asked
+#: for (``import colbench`` imports neither verifiers nor anything else heavy).
+_VERIFIERS_EXPORTS = ("ColBenchTaskset", "ColBenchVerifiersEnv", "ColBenchHarness")
+__all__ = ["__version__", "configs_dir", *_VERIFIERS_EXPORTS]
+
+
+def __getattr__(name: str):
+    """The verifiers plug-in's classes, imported on first use (PEP 562); anything else is missing."""
+    if name in _VERIFIERS_EXPORTS:
+        try:
+            from colbench.integrations import verifiers
+        except ModuleNotFoundError as e:
+            if (e.name or "").split(".")[0] != "verifiers":
+                raise
+            raise ModuleNotFoundError(f"colbench.{name} needs verifiers: pip install 'colbench[verifiers]'",
+                                      name=e.name) from e
+        value = getattr(verifiers, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'colbench' has no attribute {name!r}")
 
 
 def configs_dir():

@@ -17,13 +17,15 @@ from colbench.errors import UsageError
 __all__ = ["EXTRA_MODULES", "EXTRA_USES", "MissingExtra", "extra_of", "missing", "require"]
 
 #: extra -> the import names of what it installs that colbench uses (``colbench[all]`` is every one of
-#: them; ``verifiers`` lives in an environment of its own, see pyproject.toml)
+#: them)
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "lm": ("torch", "transformers", "gguf", "safetensors"),
     "frontend": ("selenium", "PIL", "psutil"),
     "train": ("peft", "trl", "accelerate", "bitsandbytes"),
     "view": ("jinja2", "pygments", "matplotlib"),
     "bench": ("matplotlib",),
+    "serve": ("openenv", "uvicorn", "fastapi"),
+    "verifiers": ("verifiers",),
 }
 #: extra -> what needs it (``colbench setup`` prints it beside the extra)
 EXTRA_USES: dict[str, str] = {
@@ -32,6 +34,8 @@ EXTRA_USES: dict[str, str] = {
     "train": "colbench train, colbench pipeline",
     "view": "colbench view (a frontend run's pages also need 'frontend')",
     "bench": "the plots of colbench table, pipeline and bench",
+    "serve": "colbench serve: ColBench as an OpenEnv environment server",
+    "verifiers": "colbench.integrations.verifiers: ColBench as a verifiers taskset and env (vf-eval)",
 }
 
 

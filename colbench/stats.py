@@ -18,6 +18,13 @@ cluster draws for ``K`` clusters, every task of a drawn cluster taken, so a repl
 clusters by their size -- the one-stage cluster bootstrap. Its interval answers "would this hold on
 other templates like these", the task bootstrap's "on other tasks of these templates".
 
+Seeds are few (3 here, where a run takes hours), and each repeats the whole run (collection,
+training, evaluation), so the bootstrap's drawing of seeds with replacement from 3 understates how
+much a fourth would differ. :func:`seed_interval` is the interval a reviewer asks for beside it: the
+per-seed means (of one method, or of the paired differences of two), and the Student t-interval of
+their mean across seeds, ``mean +- t_{n-1, 0.975} s / sqrt(n)`` (``scipy.stats.t``), which treats
+each seed as one observation of the whole experiment.
+
 A win rate (frontend: how often a method's page is closer to the target than zero-shot's) is a mean
 too: :func:`win_grid` turns two methods' paired arrays into the ``(n_seeds, n_tasks)`` array of
 cell outcomes -- 1 where ``a`` is higher, 1/2 where equal, 0 where lower -- whose
@@ -29,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Interval", "Comparison", "bootstrap_indices", "bootstrap_mean", "paired_bootstrap", "as_grid",
-           "cluster_ids", "win_grid"]
+__all__ = ["Interval", "Comparison", "SeedInterval", "bootstrap_indices", "bootstrap_mean", "paired_bootstrap",
+           "seed_interval", "as_grid", "cluster_ids", "win_grid"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,58 @@ class Comparison:
     def as_dict(self) -> dict:
         return {**{f"diff_{k}": v for k, v in self.diff.as_dict().items()}, "p_value": self.p_value,
                 "significant": self.significant}
+
+
+@dataclass(frozen=True)
+class SeedInterval:
+    """Per-seed means and the t-interval of their mean across seeds (:func:`seed_interval`).
+    ``low`` and ``high`` are ``None`` with one seed (no spread to estimate)."""
+
+    per_seed: tuple
+    mean: float
+    low: float | None
+    high: float | None
+    level: float
+
+    @property
+    def n(self) -> int:
+        return len(self.per_seed)
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.low is not None and (self.low > 0 or self.high < 0)
+
+    def signs(self) -> str:
+        """Each seed's sign, in seed order: ``+``, ``-`` or ``0``."""
+        return "".join("+" if v > 0 else "-" if v < 0 else "0" for v in self.per_seed)
+
+    def as_dict(self) -> dict:
+        return {"per_seed": list(self.per_seed), "mean": self.mean, "low": self.low, "high": self.high,
+                "level": self.level, "n_seeds": self.n, "signs": self.signs(), "excludes_zero": self.excludes_zero}
+
+
+def seed_interval(a, b=None, *, level: float = 0.95) -> SeedInterval:
+    """The per-seed means of ``a`` (a ``(n_seeds, n_tasks)`` array), or of the paired differences
+    ``a - b``, and the Student t-interval of their mean across seeds: ``mean +- t s / sqrt(n)`` with
+    ``t`` the ``(1 + level) / 2`` quantile of Student's t with ``n - 1`` degrees of freedom
+    (``scipy.stats.t.ppf``) and ``s`` the per-seed means' sample standard deviation (``ddof=1``).
+    One seed: the mean only (``low = high = None``)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    a = as_grid(a)
+    if b is not None:
+        b = as_grid(b)
+        if a.shape != b.shape:
+            raise ValueError(f"paired arrays must have the same (n_seeds, n_tasks) shape, got {a.shape} and {b.shape}")
+        a = a - b
+    per_seed = a.mean(axis=1)
+    n, mean = len(per_seed), float(per_seed.mean())
+    if n < 2:
+        return SeedInterval(tuple(float(v) for v in per_seed), mean, None, None, level)
+    from scipy.stats import t
+
+    half = float(t.ppf((1 + level) / 2, n - 1) * per_seed.std(ddof=1) / np.sqrt(n))
+    return SeedInterval(tuple(float(v) for v in per_seed), mean, mean - half, mean + half, level)
 
 
 def as_grid(values) -> np.ndarray:

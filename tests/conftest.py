@@ -34,7 +34,7 @@ LANES = {
     "browser": "starts headless Chromium (renders pages; the frontend env's scoring; the docs crawl)",
     "sandbox": "scores many answers in the sandboxed evaluator (a process per answer, time and memory limits)",
     "distributed": "launches several processes of a training (accelerate launch)",
-    "served": "starts a model server (transformers serve) and runs a policy behind it",
+    "served": "starts a server process (transformers serve, colbench serve) and runs episodes through it",
     "slow": "costs seconds for another reason: the real SmolLM2, a training, the colbench command started "
             "several times, a build or an install",
     "study": "recomputes a study's committed results (studies/)",
@@ -59,7 +59,9 @@ LANE_TESTS: dict[str, tuple[str, ...]] = {
     "test_evaluator_redteam.py": ("sandbox",),          # escape attempts, each scored in the sandbox
     "test_evaluator_reference.py": ("sandbox",),        # the reference scorer against the sandbox, many answers
     "test_evaluator_truth_batch.py": ("sandbox",),      # ground truths of every task scored in batches
-    "test_integration_verifiers.py": ("slow",),         # vf-eval subprocesses (make test runs it in its own venv)
+    "test_paper_dry_run.py": ("served",),               # beside its slow, distributed marks: transformers serve
+    "test_study_frontend_control.py": ("study",),
+    "test_study_matched_budget.py": ("study",),
     "test_render.py": ("browser",),                     # Chromium renders
     "test_study_frontend_grid.py": ("study",),
     "test_study_frontend_pages.py": ("study",),
@@ -67,6 +69,24 @@ LANE_TESTS: dict[str, tuple[str, ...]] = {
     "test_sweet_rl_stages.py": ("slow",),               # every test trains SWEET-RL's stages (~50 s)
     # ---- single tests (every parametrisation)
     "test_bench_table.py::test_table_backend_and_frontend": ("browser",),
+    "test_budget.py::test_every_trainer_records_its_budget_counted_at_the_optimiser": ("slow",),
+    "test_budget.py::test_optimizer_steps_overrides_the_passes": ("slow",),
+    "test_budget.py::test_matched_preference_methods_take_equal_pairs_and_steps": ("slow",),
+    "test_budget.py::test_pipeline_matched_budget_trains_every_method_for_the_same_steps": ("slow",),
+    "test_budget.py::test_sweet_rl_policy_stage_from_given_scores_equals_its_own": ("slow",),
+    "test_integration_verifiers.py::test_vf_eval_rewards_are_colbench_evaluate_scores": ("slow",),  # vf-eval runs
+    "test_integration_verifiers.py::test_every_model_call_saw_colbench_agent_context": ("slow",),
+    "test_integration_verifiers.py::test_nothing_sent_or_saved_holds_ground_truth_or_tests": ("slow",),
+    "test_pipeline_ranks.py::test_two_processes_split_an_episode_stage_and_merge_it_in_order": ("distributed",),
+    "test_serve.py::test_sync_client_episodes_score_as_colbench_evaluate": ("served",),  # the module's colbench serve
+    "test_serve.py::test_async_clients_run_sessions_concurrently_up_to_the_cap": ("served",),
+    "test_serve.py::test_session_cap_refuses_one_more": ("served",),
+    "test_serve.py::test_bad_input_gets_one_line_errors_and_leaves_other_sessions_alone": ("served",),
+    "test_serve.py::test_idle_sessions_are_destroyed_and_free_their_slots": ("served",),
+    "test_serve.py::test_openenv_validator_schema_and_manifest": ("served",),
+    "test_sweet_rl_ranks.py::test_two_processes_write_the_same_candidates_and_pairs_as_one": ("distributed",),
+    "test_sweet_rl_served.py::test_a_server_that_dies_mid_stage_resumes_from_the_last_state_written": ("slow",),
+    "test_sweet_rl_served.py::test_the_pipelines_sweet_rl_asks_the_policy_server_and_stops_resumably_when_it_is_down": ("slow",),
     "test_cli.py::test_run_semantics_reaches_the_evaluator_and_the_resume_identity": ("slow",),
     "test_cli.py::test_user_errors_one_line_exit_2": ("slow",),
     "test_cli.py::test_other_commands_share_the_error_style": ("slow",),
@@ -201,7 +221,6 @@ def pytest_collection_modifyitems(config, items):
 # -------------------------------------------------------------- the fast lane imports every module
 #: library modules no fast test needs to import, and why
 NOT_IMPORTED = {
-    "colbench.integrations.verifiers": "needs verifiers 0.3.1, installed in a venv of its own (make test runs it there)",
     "colbench_env.evaluation._sandbox_child": "the sandbox's child process, run as a script without site "
                                               "(python -S) by every backend scoring the fast lane does",
     "colbench.viewer.browser": "drives headless Chromium (the browser lane: test_view, test_docs)",

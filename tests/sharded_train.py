@@ -43,6 +43,7 @@ def main() -> int:
     from accelerate.state import PartialState
 
     from colbench.cli import train as cli
+    from colbench.agents.sweet_rl import SweetRL
     from colbench.agents.trainer_base import LMTrainer, TrainableLM
 
     try:  # DeepSpeed's CPU all-reduce kernel compiles on first use (minutes); ZeRO-3's gathers do not use it
@@ -66,21 +67,34 @@ def main() -> int:
             raise KeyboardInterrupt("simulated interruption of update 2")
         return TrainableLM_flush(self)
 
+    released: dict[str, list[float]] = {}  # losses of a model freed during the update (SWEET-RL's critic)
+
+    def account(acc, name, lm) -> list[float]:
+        """(A collective.) ``lm``'s losses of this update, and its parameter count per process in ``shards``."""
+        mine = torch.tensor(pending.pop(id(lm), []), dtype=torch.float64)
+        local = sum(_local_numel(p) for p in lm.model.parameters())
+        counts = acc.gather(torch.tensor([local])).tolist()
+        shards[name] = {"per_process": counts, "whole": lm.n_parameters, "sharding": lm.sharding}
+        return acc.reduce(mine, reduction="mean").tolist() if mine.numel() else []
+
+    def release_critic(self):
+        if self._critic is not None and self._critic_saved is not None:  # counted before it is freed
+            released["critic"] = account(self.accelerator, "critic", self._critic)
+        return SweetRL_release_critic(self)
+
     def record(self, metrics):
         acc = self.accelerator
-        losses = {}
-        for name, lm in self._models().items():
-            mine = torch.tensor(pending.pop(id(lm), []), dtype=torch.float64)
-            losses[name] = acc.reduce(mine, reduction="mean").tolist() if mine.numel() else []
-            local = sum(_local_numel(p) for p in lm.model.parameters())
-            counts = acc.gather(torch.tensor([local])).tolist()
-            shards[name] = {"per_process": counts, "whole": lm.n_parameters, "sharding": lm.sharding}
+        losses = {name: account(acc, name, lm) for name, lm in self._models().items()}
+        losses.update(released)
+        released.clear()
         updates.append(losses)
         state["interrupt"] = state["phase"] == "interrupted"
         return LMTrainer_record(self, metrics)
 
     TrainableLM_backward, TrainableLM_flush, LMTrainer_record = TrainableLM.backward, TrainableLM.flush, LMTrainer._record
     TrainableLM.backward, TrainableLM.flush, LMTrainer._record = backward, flush, record
+    SweetRL_release_critic = SweetRL.release_critic
+    SweetRL.release_critic = release_critic
 
     parser = argparse.ArgumentParser(prog="colbench train")
     cli.add_arguments(parser)

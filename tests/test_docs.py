@@ -149,8 +149,9 @@ def test_every_internal_link_leads_to_a_page_and_anchor(site, served):
 
 # ------------------------------------------------------------------------------------- generated parts
 def test_the_cli_reference_is_what_the_parsers_say(site):
-    """Every command (and ``colbench train``'s algorithms) has its section, its usage as argparse
-    prints it, and a row for each option; nothing in the page is copied help text."""
+    """Every command (and ``colbench train``'s algorithms, ``colbench audit``'s subcommands) has its
+    section, its usage as argparse prints it, and a row for each option; nothing in the page is copied
+    help text."""
     import argparse
 
     from colbench.cli import COMMANDS, command_parser
@@ -161,7 +162,7 @@ def test_the_cli_reference_is_what_the_parsers_say(site):
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction):
                 parsers += list(action.choices.values())
-    assert len(parsers) == len(COMMANDS) + 5  # the five trainers under colbench train
+    assert len(parsers) == len(COMMANDS) + 5 + 2  # the five trainers under colbench train, audit tasks / dialogues
     for parser in parsers:
         slug = re.sub(r"[^a-z0-9-]+", "-", parser.prog)
         assert f'id="{slug}"' in page, parser.prog

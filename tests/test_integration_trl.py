@@ -8,18 +8,27 @@ the scores equal the rewards TRL logged. The human's logged replies equal a fres
 the LoRA weights move; no prompt, reply or logged completion holds a ground truth or a test.
 Frontend: the same environment class through its tools (no trainer), scored as ``colbench evaluate``
 scores the recorded episode.
+
+Served (TRL's OpenEnv pattern, :class:`ColBenchServerEnvironments`): the same warm-started policy
+trains for two GRPO steps whose episodes are played on a ``colbench serve`` app started here
+(uvicorn on 127.0.0.1, a free port); the server records every episode it finished, and the rewards
+TRL logged are those episodes' rewards, rollout by rollout (matched by dialogue). The served
+environment answers every tool call as the in-process one does (played side by side), and a
+session the server reaped for idleness is replaced at the next reset.
 """
 from __future__ import annotations
 
 import glob
 import json
+import time
 
 import pytest
 import torch
 from samples import FEE_TASK, SCALE_TASK, colbench_evaluate, scripted_replies_hold, secrets
 from tiny_models import fit_chats, smollm2_tokenizer, tiny_llama
 
-from colbench.integrations.trl import ColBenchEnvironments, tool_instructions
+from colbench.integrations._common import EpisodeParts
+from colbench.integrations.trl import ColBenchEnvironments, ColBenchServerEnvironments, tool_instructions
 from colbench_env.protocol import parse_agent_turn
 from colbench_env.tasks import load_tasks
 
@@ -76,14 +85,11 @@ def policy_dir(tmp_path_factory):
     return str(d)
 
 
-@pytest.fixture(scope="module")
-def grpo(policy_dir, tmp_path_factory):
-    """Two GRPO steps (4 rollouts of one task each) with LoRA; TRL's logs and the LoRA weights."""
+def _train(policy_dir, out, envs) -> dict:
+    """Two GRPO steps (4 rollouts of one task each) with LoRA on ``envs``; TRL's logs and the LoRA weights."""
     from peft import LoraConfig
     from trl import GRPOConfig, GRPOTrainer
 
-    out = tmp_path_factory.mktemp("grpo")
-    envs = ColBenchEnvironments("backend", TASKS, max_turns=MAX_TURNS, eval_workers=1)
     args = GRPOConfig(output_dir=str(out), per_device_train_batch_size=4, num_generations=4, max_steps=2,
                       max_completion_length=192, temperature=0.7, learning_rate=1e-2, logging_steps=1,
                       log_completions=True, num_completions_to_print=0, report_to="none", use_cpu=True, bf16=False,
@@ -98,10 +104,60 @@ def grpo(policy_dir, tmp_path_factory):
 
     rows = [r for f in sorted(glob.glob(str(out / "completions" / "*.parquet")))
             for r in pd.read_parquet(f).to_dict("records")]
-    tools = trainer._env_tools[None]
-    envs.close()
     return {"rows": rows, "history": trainer.state.log_history, "before": before, "after": after,
-            "dataset": envs.dataset(), "tools": tools, "out": out}
+            "dataset": envs.dataset(), "tools": trainer._env_tools[None], "out": out}
+
+
+@pytest.fixture(scope="module")
+def grpo(policy_dir, tmp_path_factory):
+    """Two GRPO steps on in-process ColBench episodes."""
+    with ColBenchEnvironments("backend", TASKS, max_turns=MAX_TURNS, eval_workers=1) as envs:
+        return _train(policy_dir, tmp_path_factory.mktemp("grpo"), envs)
+
+
+class _RecordingParts(EpisodeParts):
+    """The server's shared parts, keeping the trajectory record of every episode its envs finish."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.finished: list[dict] = []
+
+    def make_env(self):
+        env = super().make_env()
+        step = env.step
+
+        def recording_step(action):
+            out = step(action)
+            if out[2] or out[3]:
+                self.finished.append(env.trajectory_record())
+            return out
+        env.step = recording_step
+        return env
+
+
+@pytest.fixture(scope="module")
+def served_grpo(policy_dir, tmp_path_factory):
+    """Two GRPO steps whose episodes are played on a colbench serve app on 127.0.0.1 (4 sessions at
+    most: one per rollout of TRL's generation batch); what the server finished."""
+    pytest.importorskip("openenv")
+    from serve_helpers import ServeThread
+
+    from colbench.integrations.openenv import create_colbench_app
+
+    parts = _RecordingParts("backend", TASKS, max_turns=MAX_TURNS, eval_workers=1)
+    app = create_colbench_app("ColBench-Backend-v0", parts=parts, max_sessions=4, idle_timeout=600)
+    try:
+        with ServeThread(app) as server:
+            with ColBenchServerEnvironments(server.url) as envs:
+                run = _train(policy_dir, tmp_path_factory.mktemp("served_grpo"), envs)
+            deadline = time.monotonic() + 30
+            while app.state.colbench_sessions() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            run["sessions_left"] = app.state.colbench_sessions()
+    finally:
+        parts.close()
+    run["finished"] = list(parts.finished)
+    return run
 
 
 def _plain(x):
@@ -256,3 +312,99 @@ def test_guide_lines_train(docs_block, tmp_path):
         assert any("rewards/ColBenchEnvironment/mean" in h for h in trainer.state.log_history)
     finally:
         colbench.close()
+
+
+@pytest.mark.slow
+def test_served_rewards_are_the_servers_episode_rewards(served_grpo):
+    """Every rollout TRL logged that reached an answer is one episode the server finished, with the same
+    dialogue and the same reward; a rollout that never answered is no finished episode and scores 0."""
+    rows, finished = served_grpo["rows"], served_grpo["finished"]
+    assert len(rows) == 8  # 2 steps x 4 rollouts
+    logged = [float(r["ColBenchEnvironment"]) for r in rows]
+    rebuilt = [_rebuild(_plain(r["prompt"]), _plain(r["completion"]))[0] for r in rows]
+
+    def key(task_id, dialogue):
+        return task_id, json.dumps([{k: m[k] for k in ("role", "content")} for m in dialogue])
+    served = {}
+    for rec in finished:
+        served.setdefault(key(rec["task_id"], rec["dialogue_history"]), []).append(rec["reward"])
+    trained = {}
+    for rec, reward in zip(rebuilt, logged):
+        if rec["answer"]:
+            trained.setdefault(key(rec["task"]["task_id"], rec["dialogue_history"]), []).append(reward)
+        else:
+            assert reward == 0.0
+    assert {k: sorted(v) for k, v in trained.items()} == {k: sorted(v) for k, v in served.items()}
+    # not vacuous: most rollouts answered, some rewards are positive, a group's rewards differ
+    assert len(finished) >= 4 and max(logged) > 0 and any(h.get("reward_std", 0) > 0 for h in served_grpo["history"])
+    assert served_grpo["sessions_left"] == 0  # close() ended every session
+
+
+@pytest.mark.slow
+def test_served_training_moves_the_lora_weights_and_hides_the_task(served_grpo):
+    before, after = served_grpo["before"], served_grpo["after"]
+    assert any("lora_B" in n and not torch.equal(before[n], after[n]) for n in before)
+    text = "\n".join([json.dumps(r) for r in served_grpo["dataset"]]
+                     + [json.dumps(_plain(r["prompt"])) + json.dumps(_plain(r["completion"])) for r in served_grpo["rows"]])
+    assert "7919" in text and [s for s in SECRETS if s in text] == []
+
+
+def test_served_tools_answer_as_in_process_and_survive_idle_reaping():
+    """The same tool calls on an in-process environment and on a served one get the same replies,
+    closing texts, errors, rewards and records' dialogues; after the server reaps the idle session
+    (1 s timeout; the only session allowed) the next reset opens a new one."""
+    pytest.importorskip("openenv")
+    from serve_helpers import ServeThread
+
+    from colbench.integrations.openenv import create_colbench_app
+
+    def play(env, rows) -> list:
+        seen = []
+
+        def call(f, *a, **k):
+            try:
+                seen.append(f(*a, **k))
+            except Exception as e:  # noqa: BLE001 - compared between the two
+                seen.append((type(e).__name__, str(e)))
+            seen.append((env.done, env.get_reward()))
+        call(env.reset, **rows[0])
+        call(env.ask_human, 5)
+        call(env.ask_human, "What do I multiply x by?")
+        call(env.ask_human, "def scale(x):\n    return x * 7919 + 1")  # the max_turns-th turn: the answer
+        call(env.submit_answer, "def scale(x):\n    return 0")       # after the end
+        seen.append([{k: m[k] for k in ("role", "content")} for m in env.record["dialogue_history"]])
+        call(env.reset, **rows[2])
+        call(env.submit_answer, "def late_fee(days):\n    return 0.35 * days")
+        call(env.reset, **rows[1])
+        call(env.ask_human, "I WANT TO ANSWER: def scale(x):\n    return 0")
+        return seen
+
+    parts = EpisodeParts("backend", TASKS, max_turns=2, eval_workers=1)
+    try:
+        app = create_colbench_app("ColBench-Backend-v0", parts=parts, max_sessions=1, idle_timeout=600)
+        with ColBenchEnvironments("backend", TASKS, max_turns=2, eval_workers=1) as local, ServeThread(app) as server, \
+                ColBenchServerEnvironments(server.url) as served:
+            assert (served.env_id, served.kind, served.max_turns, served.task_ids) == \
+                   ("ColBench-Backend-v0", "backend", 2, ["scale", "fee"])
+            rows = served.dataset(repeats=2)
+            assert rows.to_dict() == local.dataset(repeats=2).to_dict()
+            expected = play(local(), rows)
+            assert play(served(), rows) == expected
+            assert expected[-2:] == ["Your answer was received. The conversation is over.", (True, 0.0)]
+            assert (True, 1.0) in expected and (True, 0.75) in expected and ("TypeError", "message must be a string") \
+                in expected
+            assert app.state.colbench_sessions() == 1
+        assert app.state.colbench_sessions() == 0  # served.close() ended the session
+
+        app = create_colbench_app("ColBench-Backend-v0", parts=parts, max_sessions=1, idle_timeout=1.0)
+        with ServeThread(app) as server, ColBenchServerEnvironments(server.url) as served:
+            env = served()
+            assert env.reset(**rows[0]) == TASKS[0]["problem_description"]
+            deadline = time.monotonic() + 30  # OpenEnv's reaper runs every 5 s
+            while app.state.colbench_sessions() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert app.state.colbench_sessions() == 0
+            assert env.reset(**rows[2]) == TASKS[1]["problem_description"]  # a new session (the old one is gone)
+            assert app.state.colbench_sessions() == 1
+    finally:
+        parts.close()

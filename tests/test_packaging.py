@@ -49,15 +49,16 @@ def test_core_dependencies_and_extras():
     core = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
     assert core == {"gymnasium", "pettingzoo", "numpy", "tqdm"}
     extras = PYPROJECT["project"]["optional-dependencies"]
-    assert set(extras) == {"lm", "frontend", "train", "trl", "verifiers", "bench", "dev", "view", "docs", "all"}
+    assert set(extras) == {"lm", "frontend", "train", "trl", "verifiers", "serve", "bench", "dev", "view", "docs", "all"}
     assert {_name(r) for r in extras["lm"]} >= {"torch", "transformers"}
     assert {_name(r) for r in extras["frontend"]} >= {"selenium", "pillow", "psutil"}
     assert "colbench[lm]" in extras["train"] and {_name(r) for r in extras["train"]} >= {"peft", "trl", "accelerate"}
     assert {_name(r) for r in extras["view"]} == {"jinja2", "pygments", "matplotlib"}
-    assert "trl==1.16.0" in extras["trl"] and extras["verifiers"] == ["verifiers==0.3.1"]  # the versions tested
+    assert "trl==1.16.0" in extras["trl"] and extras["verifiers"] == ["verifiers>=0.4,<0.5"]  # the versions tested
+    assert {_name(r) for r in extras["serve"]} == {"openenv", "uvicorn", "fastapi"} and "openenv==0.4.1" in extras["serve"]
     assert {_name(r) for r in extras["docs"]} == {"mkdocs", "mkdocs-material", "mkdocstrings"}
     assert "colbench[docs]" in extras["dev"]  # the suite builds the site (tests/test_docs.py)
-    assert extras["all"] == ["colbench[lm,frontend,train,trl,bench,dev,view,docs]"]  # not verifiers: see pyproject
+    assert extras["all"] == ["colbench[lm,frontend,train,trl,verifiers,serve,bench,dev,view,docs]"]
     assert "scikit-learn" not in json.dumps(PYPROJECT)  # nothing uses it
     assert PYPROJECT["project"]["scripts"] == {"colbench": "colbench.cli:main"}
 

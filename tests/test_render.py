@@ -367,6 +367,75 @@ def test_interpreter_exit_quits_drivers(tmp_path):
     assert not [p for p in pids if psutil.pid_exists(p) and _is_chrome(p)]
 
 
+def test_close_not_graceful_kills_every_process_at_once():
+    r = Renderer(pool_size=2)
+    r.render("<p>x</p>")
+    procs = list(_live(r.process_ids()))
+    profiles = [b.user_data_dir for b in r._state.browsers]
+    r.close(graceful=False)
+    assert _dead(procs) == [] and not any(os.path.exists(d) for d in profiles)
+    with pytest.raises(RenderError, match="closed"):
+        r.render("<p>x</p>")
+
+
+def test_sigkilled_process_takes_its_drivers_with_it(tmp_path):
+    """A process killed with SIGKILL runs no clean-up; its chromedrivers and Chromium processes die
+    anyway (the orphan guard), instead of being re-parented to init and left running."""
+    script = tmp_path / "killed.py"
+    script.write_text(textwrap.dedent("""\
+        import sys, time
+        from colbench_env.evaluation.render import Renderer
+        r = Renderer(pool_size=2)
+        r.render("<p>x</p>")
+        print(" ".join(map(str, r.process_ids())), flush=True)
+        time.sleep(300)
+        """))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        procs = list(_live([int(p) for p in proc.stdout.readline().split()]))
+        assert sum(n == "chromedriver" for n in (p.name() for p in procs)) == 2 and len(procs) > 4
+    finally:
+        proc.kill()
+        proc.wait()
+    assert _dead(procs, wait_s=15) == []
+
+
+def test_orphan_guard_kills_registered_trees_only_when_its_owner_dies(tmp_path):
+    """The guard kills a registered process and its descendants once its owner is gone (SIGKILL);
+    an unregistered process, and one unregistered after registering, are left alone."""
+    script = tmp_path / "owner.py"
+    script.write_text(textwrap.dedent("""\
+        import subprocess, time
+        from colbench_env.evaluation import orphan_guard
+        tree = subprocess.Popen(["sh", "-c", "sleep 300 & sleep 300"])
+        free = subprocess.Popen(["sleep", "300"])
+        forgotten = subprocess.Popen(["sleep", "300"])
+        assert orphan_guard.register(tree.pid) and orphan_guard.register(forgotten.pid)
+        orphan_guard.unregister(forgotten.pid)
+        time.sleep(0.5)  # sh has started its two sleeps
+        print(tree.pid, free.pid, forgotten.pid, orphan_guard.guard_pid(), flush=True)
+        time.sleep(300)
+        """))
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        tree, free, forgotten, guard = (int(x) for x in proc.stdout.readline().split())
+        tree_procs = [psutil.Process(tree), *psutil.Process(tree).children(recursive=True)]
+        others = [psutil.Process(free), psutil.Process(forgotten)]
+        assert len(tree_procs) == 3 and psutil.Process(guard).is_running()
+        time.sleep(1.0)
+        assert _dead(tree_procs, wait_s=0) == tree_procs  # nothing is killed while the owner lives
+    finally:
+        proc.kill()
+        proc.wait()
+    try:
+        assert _dead(tree_procs, wait_s=15) == []
+        assert _dead([psutil.Process(guard)], wait_s=15) == []  # the guard exits after its work
+        assert all(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in others)
+    finally:
+        for p in others:
+            p.kill()
+
+
 def _is_chrome(pid: int) -> bool:
     try:
         return "chrom" in psutil.Process(pid).name()

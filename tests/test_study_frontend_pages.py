@@ -195,12 +195,19 @@ def study_argv(seed: int, out_dir) -> list[str]:
 
 def _assert_ran_with(cfg, seed_dir: Path, per_run: tuple) -> None:
     """``cfg`` (a PipelineConfig) as the pipeline writes it to config.json equals ``seed_dir``'s
-    config.json, but for the ``per_run`` fields."""
+    config.json, but for the ``per_run`` fields; a field PipelineConfig gained after the run (absent
+    from the file) must be at its default, which is what the run did."""
     import dataclasses
+
+    from colbench.pipeline import PipelineConfig
 
     now = json.loads(json.dumps(dataclasses.asdict(cfg)))
     ran = json.loads((seed_dir / "config.json").read_text())
-    assert {k: v for k, v in now.items() if k not in per_run} == {k: v for k, v in ran.items() if k not in per_run}
+    defaults = json.loads(json.dumps(dataclasses.asdict(PipelineConfig())))
+    added = set(now) - set(ran)
+    assert added <= {"matched_budget"} and all(now[k] == defaults[k] for k in added), added
+    assert {k: v for k, v in now.items() if k not in per_run and k not in added} \
+        == {k: v for k, v in ran.items() if k not in per_run}
 
 
 @pytest.mark.parametrize("seed", COMMITTED_SEEDS)

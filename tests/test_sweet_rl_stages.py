@@ -63,8 +63,8 @@ def test_interrupted_candidates_resume_to_the_same_pairs_and_policy(model_dir, t
     appended = []
     real_append = StageFiles.append_state
 
-    def append_then_stop(self, entry, *, is_main=True):
-        real_append(self, entry, is_main=is_main)
+    def append_then_stop(self, entry, **kw):
+        real_append(self, entry, **kw)
         appended.append(entry["state"])
         if len(appended) == 2:
             raise _Interrupt  # Ctrl-C after the second state was written

@@ -27,6 +27,11 @@ def test_demonstrations_ask_on_the_drawn_fraction_and_score_as_the_env_does():
     again = demonstrations(tasks, 0.5, seed=3)
     assert sorted(r["task"]["task_id"] for r in again if len(r["dialogue_history"]) > 1) == \
         sorted(r["task"]["task_id"] for r in asking)
+    # in episode order ("<round>-<k>": the asking round first), whatever order the episodes finished in:
+    # the SFT's batches follow the data order, so the model is rebuilt bit for bit only from this order
+    assert [r["episode_id"] for r in demos] == [r["episode_id"] for r in again] == \
+        sorted((r["episode_id"] for r in demos), key=lambda e: tuple(int(x) for x in e.split("-")))
+    assert [r["episode_id"].split("-")[0] for r in demos] == ["0"] * 3 + ["1"] * 3
     assert all(len(r["dialogue_history"]) == 1 for r in demonstrations(tasks[:2], 0.0))
     with pytest.raises(ValueError, match="ask_fraction"):
         demonstrations(tasks, 1.5)

@@ -41,6 +41,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("colbench.cli.bench", "performance benchmarks, measured side by side; prints ratios"),
     "demo": ("colbench.cli.demo", "a first look in ~2 minutes: one dialogue turn by turn, then lower bound vs "
                                   "SmolLM2 vs upper bound"),
+    "serve": ("colbench.cli.serve", "ColBench as an OpenEnv environment server (HTTP/WebSocket sessions, the human "
+                                    "simulated server-side)"),
     "setup": ("colbench.cli.setup", "fetch the frontend's Tailwind stylesheet into the user cache; check the browser"),
     "view": ("colbench.cli.view", "trajectories -> one self-contained HTML report: episodes, per-test tables, pages, "
                                   "two runs compared"),

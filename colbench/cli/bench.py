@@ -6,7 +6,9 @@
 * batched (8) vs one-at-a-time SmolLM2 generation, tokens/s ratio (goal >= 3x);
 * 4-bit vs full-precision critic training step, peak memory ratio: a 1.07B random Llama (goal
   <= 0.35x), and SmolLM2-135M beside it (``critic_4bit_peak_memory_ratio_smollm2``);
-* rollout runner with SmolLM2: episodes/minute batched (8) vs one at a time.
+* rollout runner with SmolLM2: episodes/minute batched (8) vs one at a time;
+* SWEET-RL's candidate stage with a served policy (stand-in server), 2 processes vs 1, wall time
+  ratio (goal <= 0.6x; ``candidates_2proc_wall_ratio``).
 
 ``--json`` prints one JSON object as the last line with the keys ``env_steps_per_s``,
 ``evaluator_ratio_vs_inprocess``, ``render_pool_ratio``, ``batched_generation_ratio``,

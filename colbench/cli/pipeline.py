@@ -24,7 +24,12 @@ anything: ``{"preset", "env", "pipeline": {...}, "methods": {method: trainer con
 ``--policy-base-url URL``: collection and evaluation send the policy's turns to OpenAI-compatible
 server(s) (vLLM, ``transformers serve``), asking for the base policy by ``--policy`` and for each
 trained one by its path relative to ``--out-dir``, ``models/<method>``; ``--policy-lora`` loads each
-trained LoRA adapter into them under that name first (vLLM ``--enable-lora``). Training runs here.
+trained LoRA adapter into them under that name first (vLLM ``--enable-lora``). SWEET-RL's candidate
+actions come from them too (the base policy). Training runs here.
+
+Under ``accelerate launch`` (``-m colbench pipeline``) every process runs the pipeline: episodes and
+SWEET-RL's candidate states are split over the processes, training is sharded (DDP, FSDP, ZeRO-3 by
+the launch's config), the main process writes the reports.
 
 Python: :func:`colbench.pipeline.run_pipeline` with a :class:`colbench.pipeline.PipelineConfig`;
 this module only parses the command line into one.
@@ -92,7 +97,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--episodes-in-flight", type=int, default=None,
                    help="episodes in flight, each advancing on its own; a local policy batches their turns")
     p.add_argument("--policy-base-url", default=None, action=JoinURLs,
-                   help="generate the policy's turns (collection, evaluation) on this OpenAI-compatible server "
+                   help="generate the policy's turns (collection, SWEET-RL's candidates, evaluation) on this OpenAI-compatible server "
                         "instead of here; several: repeat the option or separate with commas. Models are asked for "
                         "by --policy, then models/<method> (their path relative to --out-dir)")
     p.add_argument("--policy-lora", action="store_true", default=None,
@@ -109,6 +114,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap-resamples", type=int, default=None, help="bootstrap resamples for the intervals")
     p.add_argument("--semantics", choices=("reference", "python"), default=None,
                    help="backend scoring: reference (default, comparable with published numbers) or python")
+    p.add_argument("--matched-budget", action="store_true", default=None,
+                   help="train every method at one budget: the preference methods (mt-dpo, SWEET-RL's policy) "
+                        "with SWEET-RL's DPO settings on the same number of pairs (a seeded subsample to the "
+                        "smallest count), RFT, PPO and GRPO for the same number of optimiser steps")
     p.add_argument("--similarity", choices=sorted(FRONTEND_REWARD_GAP), default=None,
                    help="frontend reward: visual (offline, default) or clip (the paper's CLIP ViT-B/32 cosine)")
 
@@ -126,7 +135,7 @@ def main(args: argparse.Namespace) -> int:
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
                  "max_new_tokens", "episodes_in_flight", "semantics", "seeds", "eval_samples", "eval_temperature",
                  "eval_samples_temperature", "policy_base_url", "policy_lora",
-                 "bootstrap_resamples", "similarity"):
+                 "bootstrap_resamples", "similarity", "matched_budget"):
         v = getattr(args, name, None)
         if v is not None:
             conf[name] = v
@@ -183,6 +192,8 @@ def main(args: argparse.Namespace) -> int:
         print(f"colbench pipeline: error: {e}", file=sys.stderr)
         return 1
     out = Path(cfg.out_dir)
+    if report.get("stats") is None:  # another process of an accelerate launch: the main one reports
+        return 0
     if not cfg.seeds:
         print((out / "results.md").read_text())
     print((out / "stats.md").read_text())

@@ -33,11 +33,13 @@ class EpisodeParts:
             share (the caller's to close).
         similarity: frontend, ``"visual"`` (default), ``"clip"`` or a callable.
         eval_workers: sandbox workers of the evaluator built here (``None``: one per CPU).
+        render_pool: Chromium drivers of the renderer built here (frontend).
     """
 
     def __init__(self, kind: str = "backend", tasks: Any = "default", *, split: str | None = None,
                  simulator: Any = "scripted", simulator_kwargs: dict | None = None, max_turns: int = MAX_TURNS,
-                 evaluator: Any = "reference", similarity: Any = "visual", eval_workers: int | None = None):
+                 evaluator: Any = "reference", similarity: Any = "visual", eval_workers: int | None = None,
+                 render_pool: int = 1):
         if kind not in ("backend", "frontend"):
             raise ValueError(f"kind must be 'backend' or 'frontend', got {kind!r}")
         if not isinstance(max_turns, int) or max_turns < 1:
@@ -56,6 +58,9 @@ class EpisodeParts:
         self._simulator: Simulator | None = simulator if isinstance(simulator, Simulator) else None
         self._evaluator_spec = evaluator
         self._eval_workers = eval_workers
+        if not isinstance(render_pool, int) or render_pool < 1:
+            raise ValueError(f"render_pool must be a positive int, got {render_pool!r}")
+        self._render_pool = render_pool
         self._evaluator = None if isinstance(evaluator, str) else evaluator
         self._renderer = None
         self._lock = threading.Lock()
@@ -79,7 +84,7 @@ class EpisodeParts:
             if self._renderer is None:
                 from colbench_env.evaluation.render import Renderer
 
-                self._renderer = Renderer(pool_size=1)
+                self._renderer = Renderer(pool_size=self._render_pool)
             return {"renderer": self._renderer, "similarity": self.similarity}
 
     def make_env(self) -> ColBenchEnv:
@@ -88,8 +93,10 @@ class EpisodeParts:
         return ColBenchEnv(self.kind, self.tasks, simulator=self.simulator, max_turns=self.max_turns,
                            **self._scorer_part())
 
-    def close(self) -> None:
-        """Close what was built here (not a simulator or evaluator passed in)."""
+    def close(self, graceful: bool = True) -> None:
+        """Close what was built here (not a simulator or evaluator passed in). ``graceful=False``
+        kills the renderer's browsers at once (a prompt shutdown; the evaluator's close always kills
+        its sandbox workers)."""
         with self._lock:
             if self._simulator is not None and self._simulator is not self._simulator_spec:
                 self._simulator.close()
@@ -98,5 +105,5 @@ class EpisodeParts:
                 self._evaluator.close()
                 self._evaluator = None
             if self._renderer is not None:
-                self._renderer.close()
+                self._renderer.close(graceful=graceful)
                 self._renderer = None

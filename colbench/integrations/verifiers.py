@@ -1,213 +1,319 @@
-"""ColBench as a ``verifiers`` environment (the ``MultiTurnEnv`` API; tested with verifiers 0.3.1,
-where that API is ``verifiers.legacy``, importable as ``import verifiers as vf``).
+"""ColBench in verifiers v1 (``verifiers>=0.4,<0.5``; extra ``verifiers``): a taskset whose tasks
+score with ColBench's scorer, a two-role env (the policy ``agent`` and the ``human``), and the
+harness that makes each model call with ColBench's own contexts.
 
-``vf-eval colbench.integrations.verifiers -a '{"kind": "backend", "tasks": "backend_tasks/test.jsonl"}'
--m MODEL -b http://localhost:8000/v1 -k OPENAI_API_KEY`` evaluates any OpenAI-compatible server on
-ColBench; in a script, ``vf.load_environment("colbench.integrations.verifiers", kind="backend", ...)``
-or :func:`load_environment` directly (the hub convention: an importable module exposing
-``load_environment(**kwargs)``).
+verifiers' evaluation entry point, against any OpenAI-compatible server (the plug-in id is ``colbench``:
+verifiers imports the package ``colbench``, which exports this module's classes lazily)::
 
-How a ColBench episode maps onto a ``MultiTurnEnv`` rollout (the specification):
+    vf-eval colbench -m MODEL --client.base-url http://localhost:8000/v1 \\
+        --client.api-key-var OPENAI_API_KEY --env.taskset.tasks generated:64:1:rate -n 8 -r 2 --no-push
 
-* **Prompt.** Each dataset row is one task: ``prompt`` is ColBench's agent chat before the first
-  turn (:func:`colbench_env.prompting.format_agent_messages`: the instructions, the human's
-  request), ``info`` is ``{"task_id": ...}``. Training-time information (hidden facts, ground truth,
-  tests) is never in the dataset, the prompts or the results.
-* **Model turn.** Each model response is one ColBench agent turn, its text stepped through
-  :class:`colbench_env.gym_env.ColBenchEnv` as is (``OUTPUT:``, ``I WANT TO ANSWER:``, the last turn
-  taken as the answer: :mod:`colbench_env.protocol`); a response cut at ``max_tokens`` is recorded
-  with ``finish_reason="length"`` as ColBench's own rollouts do.
-* **env_response is the human.** It asks ColBench's simulator (scripted, or an LLM served over HTTP)
-  for its reply to the turn, cut to 400 / 1000 characters, and returns it as the ``user`` message.
-  A failing simulator ends the rollout (reward 0, ``final_env_response`` says so).
-* **Context.** Each model call sees exactly ColBench's agent context
-  (:func:`colbench_env.prompting.observation_to_messages`): earlier agent turns as the messages the
-  human saw (the text after ``OUTPUT:``), not their thoughts, so the rollout's prompts are not a
-  growing prefix of raw completions (``get_prompt_messages`` is overridden; each trajectory step
-  keeps its own prompt, as verifiers allows), and the saved ``completion`` shows the earlier turns
-  that way too (the last turn as generated).
-* **Stop.** The rollout stops when the ColBench episode ends (the answer) -- at the latest at
-  ``max_turns`` agent turns -- or on verifiers' own limits (errors, ``max_total_completion_tokens``).
-* **Rubric.** The reward is colbench's scorer's score of the answer, computed by the env when the
-  episode ends (backend: fraction of the hidden tests passed, in the sandbox; frontend: similarity
-  of the rendered page to the target); 0 when the rollout ended without an answer. Metrics:
-  ``colbench_success`` (backend: every test passed) and ``colbench_turns``.
+(``--env.taskset.kind frontend`` for the frontend; ``--env.taskset.max-turns``, ``--env.taskset.split``,
+``--env.taskset.prompt-style``; ``--env.human-simulator model --env.human.model NAME
+--env.human.client.base-url URL`` for an LLM human.) In Python: ``vf.load_environment(...)`` with an
+``EnvConfig`` naming ``taskset.id = "colbench"``.
+
+The specification:
+
+* **Taskset** (:class:`ColBenchTaskset`, config :class:`ColBenchTasksetConfig`): one task per
+  ColBench task of ``tasks`` (``"default"``, an official-format file, ``"generated:N:d[:family]"``),
+  ``kind`` backend or frontend, ``split``. A task's wire data (:class:`ColBenchTaskData`, saved in
+  every trace) is the task id, the kind, the request and the settings (``tasks``, ``max_turns``,
+  ``prompt_style``): never the hidden information, the ground truth or the tests, which stay in
+  this process (looked up by task id).
+* **Reward** (``@vf.reward colbench_reward``): the score ColBench's scorer gives the episode's
+  answer, i.e. what ``colbench evaluate`` gives the same dialogue -- backend, the fraction of the
+  hidden tests passed in the sandbox (``semantics``, default ``"reference"``); frontend, the
+  similarity of the rendered page to the target. The answer is taken from the agent's trace alone
+  by ColBench's turn rule (:mod:`colbench_env.protocol`: the first ``I WANT TO ANSWER:``, the
+  ``max_turns``-th turn; frontend: the final turn's page, else the last page shown); 0 when the
+  episode ended without one. Metrics: ``colbench_success`` (backend: all tests passed),
+  ``colbench_turns``.
+* **Env** (:class:`ColBenchVerifiersEnv`): one episode is a :class:`colbench_env.gym_env.ColBenchEnv`
+  episode played turn by turn. The ``agent`` (trainable) speaks; each of its turns is stepped
+  through the ColBench env; the human replies; until the agent answers or its ``max_turns``-th
+  turn. The human is ``human_simulator="scripted"`` (default: ColBench's offline scripted human,
+  run by the env; no model call) or ``"model"``: the ``human`` agent, **non-trainable**, an
+  OpenAI-compatible model (its own ``--env.human.model`` / ``--env.human.client.*``) given
+  ColBench's human prompt (:class:`colbench_env.simulators.llm.LLMSimulator`: the hidden
+  information is in the human's requests and its trace, as it is the human's knowledge).
+* **Contexts** (:class:`ColBenchHarness`, the taskset's default harness): each agent model call
+  is exactly ColBench's agent context for the env's current observation
+  (:func:`colbench_env.prompting.observation_to_messages`: instructions, request, earlier agent
+  turns as the messages the human saw); the agent never sees hidden information. The harness
+  runs in-process (no program, no container): one chat completion per segment through verifiers'
+  interception endpoint, so verifiers records every call in the trace.
 """
 from __future__ import annotations
 
-import asyncio
-from typing import Any
+import threading
+from typing import Any, Literal
 
-import verifiers as vf
+import verifiers.v1 as vf
+from pydantic import Field
 
-from colbench_env.lm.base import GeneratedText
-from colbench_env.prompting import PROMPT_STYLES, format_agent_messages, observation_to_messages
-from colbench_env.protocol import MAX_TURNS
-from colbench_env.simulators import SimulatorError
+from colbench_env.protocol import MAX_TURNS, extract_html, parse_agent_turn
 
 from ._common import EpisodeParts
 
-__all__ = ["ColBenchMultiTurnEnv", "ColBenchRubric", "load_environment"]
+__all__ = ["ColBenchTaskset", "ColBenchVerifiersEnv", "ColBenchHarness"]
+
+_LOCK = threading.Lock()
+_PARTS: dict[tuple, EpisodeParts] = {}
+_EPISODES: dict[str, Any] = {}  # trace id -> (role, ColBench gym env, parts) of a live episode
 
 
-def _messages(chat: list[dict]) -> vf.Messages:
-    """ColBench's chat as verifiers' message types."""
-    kinds = {"system": vf.SystemMessage, "user": vf.UserMessage, "assistant": vf.AssistantMessage}
-    return [kinds[m["role"]](content=m["content"]) for m in chat]
+def shared_parts(kind: str, tasks: str, split: str | None, max_turns: int, semantics: str = "reference",
+                 similarity: str = "visual") -> EpisodeParts:
+    """The process's :class:`EpisodeParts` (tasks, scripted human, evaluator or renderer) for these
+    settings, built once and shared by the env's episodes and the tasks' rewards."""
+    key = (kind, tasks, split, max_turns, semantics, similarity)
+    with _LOCK:
+        if key not in _PARTS:
+            _PARTS[key] = EpisodeParts(kind, tasks, split=split, max_turns=max_turns, evaluator=semantics,
+                                       similarity=similarity, eval_workers=2)
+        return _PARTS[key]
 
 
-def _text(message: Any) -> str:
-    """The text of a response message (a pydantic message or a dict; content a str or text parts)."""
-    content = message.get("content") if isinstance(message, dict) else getattr(message, "content", None)
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    return "".join(p.get("text", "") if isinstance(p, dict) else getattr(p, "text", "") or "" for p in content)
+def close_shared_parts() -> None:
+    """Close every shared part of this process (evaluator pools, browsers)."""
+    with _LOCK:
+        parts = list(_PARTS.values())
+        _PARTS.clear()
+    for p in parts:
+        p.close()
 
 
-class ColBenchRubric(vf.Rubric):
-    """The reward is the score ColBench's scorer gave the episode's answer (``state["colbench"]``,
-    set by :class:`ColBenchMultiTurnEnv` when the episode ends); 0 without an answer. Metrics (weight
-    0): ``colbench_success`` (backend) and ``colbench_turns``."""
+# --------------------------------------------------------------------------- taskset
+class ColBenchTaskData(vf.TaskData):
+    """A ColBench task on the wire (saved in traces): no hidden information, ground truth or tests."""
 
-    def __init__(self, kind: str = "backend", **kwargs: Any):
-        super().__init__(funcs=[self.colbench_reward], **kwargs)
-        if kind == "backend":
-            self.add_metric(self.colbench_success)
-        self.add_metric(self.colbench_turns)
-
-    async def colbench_reward(self, state: vf.State) -> float:
-        return float((state.get("colbench") or {}).get("reward", 0.0))
-
-    async def colbench_success(self, state: vf.State) -> float:
-        return float(bool((state.get("colbench") or {}).get("success", False)))
-
-    async def colbench_turns(self, state: vf.State) -> float:
-        return float((state.get("colbench") or {}).get("turns", 0))
+    task_id: str
+    kind: Literal["backend", "frontend"] = "backend"
+    problem_description: str = ""
+    tasks: str = "default"
+    split: str | None = None
+    max_turns: int = MAX_TURNS
+    prompt_style: Literal["paper", "compact"] = "paper"
 
 
-class ColBenchMultiTurnEnv(vf.MultiTurnEnv):
-    """ColBench as a ``verifiers`` ``MultiTurnEnv`` (see the module docstring for the mapping).
+class ColBenchTaskConfig(vf.TaskConfig):
+    """Scoring knobs: backend ``semantics`` (``"reference"``: comparable with published numbers) and
+    frontend ``similarity``."""
 
-    Args:
-        parts: the shared tasks, human simulator and scorer part
-            (:class:`colbench.integrations._common.EpisodeParts`); closed at the env's teardown.
-        prompt_style: ColBench's agent instructions, ``"paper"`` or ``"compact"``
-            (:data:`colbench_env.prompting.PROMPT_STYLES`).
-        num_examples: keep the first ``num_examples`` tasks (``-1``: all).
-        **kwargs: passed to ``vf.MultiTurnEnv`` (e.g. ``sampling_args``, ``max_seq_len``).
-    """
+    semantics: Literal["reference", "python"] = "reference"
+    similarity: Literal["visual", "clip"] = "visual"
 
-    def __init__(self, parts: EpisodeParts, *, prompt_style: str = "paper", num_examples: int = -1, **kwargs: Any):
-        if prompt_style not in PROMPT_STYLES:
-            raise ValueError(f"prompt_style must be one of {PROMPT_STYLES}, got {prompt_style!r}")
-        from datasets import Dataset
 
-        self.parts = parts
-        self.prompt_style = prompt_style
-        tasks = parts.tasks if num_examples < 0 else parts.tasks[:num_examples]
-        dataset = Dataset.from_list([
-            {"prompt": format_agent_messages(t.problem_description, [], kind=parts.kind, max_turns=parts.max_turns,
-                                             style=prompt_style),
-             "info": {"task_id": t.task_id}} for t in tasks])
-        self._episodes: dict[str, Any] = {}
-        super().__init__(dataset=dataset, eval_dataset=dataset, rubric=ColBenchRubric(parts.kind),
-                         max_turns=parts.max_turns, **kwargs)
+def episode_answer(kind: str, raw_turns: list[str], max_turns: int) -> str | None:
+    """The answer of an episode whose agent turns (raw generations, in order) are ``raw_turns`` --
+    ColBench's rule (:mod:`colbench_env.protocol`, :class:`colbench_env.scoring.FrontendScorer`);
+    ``None`` when no turn answered."""
+    last_page = ""
+    for n, raw in enumerate(raw_turns, 1):
+        turn = parse_agent_turn(raw, last_turn=n >= max_turns)
+        if turn.is_answer:
+            return (extract_html(turn.message) or last_page) if kind == "frontend" else turn.answer
+        last_page = extract_html(turn.message) or last_page
+    return None
 
-    # ----------------------------------------------------------------- episode
-    def _env(self, state: vf.State):
-        return self._episodes[state["trajectory_id"]]
 
-    async def setup_state(self, state: vf.State) -> vf.State:
-        env = await asyncio.to_thread(self.parts.make_env)
-        env.reset(options={"task_id": state["info"]["task_id"]})
-        self._episodes[state["trajectory_id"]] = env
-        state["colbench"] = None
-        return await super().setup_state(state)
+class ColBenchTask(vf.Task[ColBenchTaskData, vf.State, ColBenchTaskConfig]):
+    """One ColBench task; its reward is ColBench's score of the answer in the agent's trace."""
 
-    async def add_model_response(self, state: vf.State, prompt_messages: vf.Messages, response: Any) -> None:
-        """Record the response (verifiers), then step it through the env as the agent's turn."""
-        await super().add_model_response(state, prompt_messages, response)
-        message = response.message
-        action = GeneratedText(_text(message), "length" if message.finish_reason == "length" else "stop")
-        env = self._env(state)
-        if not await asyncio.to_thread(env.agent_step, action):  # the answer: scored by the env's scorer
-            self._finish(state, env)
+    def _score(self, trace: vf.Trace) -> dict:
+        cached = trace.info.get("colbench")
+        if cached is not None:
+            return cached
+        d = self.data
+        raw = [n.message.content or "" for n in trace.nodes if n.sampled and n.message.role == "assistant"]
+        answer = episode_answer(d.kind, raw, d.max_turns)
+        result: dict = {"turns": len(raw), "reward": 0.0, **({"success": False} if d.kind == "backend" else {})}
+        if answer is not None:
+            parts = shared_parts(d.kind, d.tasks, d.split, d.max_turns, self.config.semantics, self.config.similarity)
+            task = next(t for t in parts.tasks if t.task_id == d.task_id)
+            env = parts.make_env()
+            try:
+                env.reset(options={"task_id": d.task_id})
+                scored = env.pz.scorer.score(task, answer)
+            finally:
+                env.close()
+            result["reward"] = float(scored["reward"])
+            if "success" in scored:
+                result["success"] = bool(scored["success"])
+        trace.info["colbench"] = result
+        return result
 
-    async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> vf.Messages:
-        """The human's reply to the agent's last turn: ColBench's simulator, through the env."""
-        env = self._env(state)
+    @vf.reward
+    async def colbench_reward(self, task, trace) -> float:
+        import asyncio
+
+        return (await asyncio.to_thread(self._score, trace))["reward"]
+
+    @vf.metric
+    async def colbench_success(self, task, trace) -> float:
+        import asyncio
+
+        return float((await asyncio.to_thread(self._score, trace)).get("success", False))
+
+    @vf.metric
+    async def colbench_turns(self, task, trace) -> float:
+        import asyncio
+
+        return float((await asyncio.to_thread(self._score, trace))["turns"])
+
+
+class ColBenchTasksetConfig(vf.TasksetConfig):
+    """Which ColBench tasks (``--env.taskset.*``)."""
+
+    task: ColBenchTaskConfig = ColBenchTaskConfig()
+    kind: Literal["backend", "frontend"] = "backend"
+    tasks: str = Field("default", description="'default', an official-format task file, or 'generated:N:d[:family]'")
+    split: Literal["train", "test"] | None = None
+    max_turns: int = Field(MAX_TURNS, ge=1)
+    prompt_style: Literal["paper", "compact"] = "paper"
+
+
+class ColBenchTaskset(vf.Taskset[ColBenchTask, ColBenchTasksetConfig]):
+    """ColBench's tasks as verifiers tasks (wire data without training-time information)."""
+
+    def load(self):
+        c = self.config
+        parts = shared_parts(c.kind, c.tasks, c.split, c.max_turns, c.task.semantics, c.task.similarity)
+        for t in parts.tasks:
+            yield ColBenchTask(ColBenchTaskData(id=str(t.task_id), name=str(t.task_id), task_id=str(t.task_id),
+                                                kind=c.kind, problem_description=t.problem_description,
+                                                tasks=c.tasks, split=c.split, max_turns=c.max_turns,
+                                                prompt_style=c.prompt_style), c.task)
+
+
+# --------------------------------------------------------------------------- harness
+class ColBenchHarnessConfig(vf.HarnessConfig):
+    pass
+
+
+class ColBenchHarness(vf.Harness[ColBenchHarnessConfig]):
+    """One chat completion per segment, in-process, through the interception endpoint: for the agent,
+    ColBench's agent context of its episode's current observation; for the human (model mode),
+    ColBench's human prompt (:class:`~colbench_env.simulators.llm.LLMSimulator`). Only runs inside
+    :class:`ColBenchVerifiersEnv`, which registers each live episode under the trace's id."""
+
+    APPENDS_SYSTEM_PROMPT = True
+    SUPPORTS_RESUME = True
+    EXECUTES_CODE = False
+    NEEDS_CONTAINER = False
+
+    async def launch(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data, **kwargs) -> vf.ProgramResult:
+        from openai import AsyncOpenAI
+
+        from colbench_env.prompting import observation_to_messages
+
+        with _LOCK:
+            entry = _EPISODES.get(trace.id)
+        if entry is None:
+            raise vf.HarnessError(f"harness {self.config.id!r} runs only inside the ColBench env "
+                                  "(colbench.integrations.verifiers.ColBenchVerifiersEnv)")
+        role, env, settings = entry
+        if role == "agent":
+            messages = observation_to_messages(env.transition()[0], kind=env.kind, max_turns=settings["max_turns"],
+                                               style=settings["prompt_style"])
+        else:
+            from colbench_env.simulators.llm import human_messages
+
+            messages = human_messages(env.kind, *env.simulator_request())
+        client = AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0)
         try:
-            # in a thread: an LLM human is an HTTP call, the frontend request renders the target page
-            reply = await asyncio.to_thread(lambda: env.simulator.reply(*env.simulator_request()))
+            await client.chat.completions.create(model=ctx.model, messages=messages)
+        finally:
+            await client.close()
+        return vf.ProgramResult(0, "", "")
+
+    async def resume(self, ctx, trace, runtime, endpoint, secret, mcp_urls, data, messages, tool_interception_url=None):
+        # the context is the episode's, not the accreted conversation: launch builds it
+        return await self.launch(ctx, trace, runtime, endpoint, secret, mcp_urls, data)
+
+
+# --------------------------------------------------------------------------- env
+class ColBenchEnvConfig(vf.EnvConfig):
+    agent: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())
+    """The policy (trainable). Its harness runs in this process (the subprocess runtime is only its
+    scratch directory): nothing is executed for the model."""
+    human: vf.AgentConfig = vf.AgentConfig(runtime=vf.SubprocessConfig())
+    """The human when ``human_simulator="model"``: non-trainable; pin its own ``model`` and ``client``."""
+    human_simulator: Literal["scripted", "model"] = "scripted"
+    """``scripted``: ColBench's offline scripted human (no model); ``model``: the ``human`` agent."""
+
+
+class ColBenchVerifiersEnv(vf.Env[ColBenchEnvConfig]):
+    """ColBench's episode loop over verifiers agents (see the module docstring)."""
+
+    async def setup(self, agents) -> None:
+        agents.human.trainable = False  # the human models the world the policy is evaluated on
+
+    async def run(self, task: ColBenchTask, agents) -> None:
+        import asyncio
+
+        d = task.data
+        parts = shared_parts(d.kind, d.tasks, d.split, d.max_turns, task.config.semantics, task.config.similarity)
+        env = await asyncio.to_thread(parts.make_env)
+        settings = {"max_turns": d.max_turns, "prompt_style": d.prompt_style}
+        registered: list[str] = []
+
+        def register(trace_id: str, role: str) -> None:
+            with _LOCK:
+                _EPISODES[trace_id] = (role, env, settings)
+            registered.append(trace_id)
+
+        try:
+            await asyncio.to_thread(env.reset, options={"task_id": d.task_id})
+            human_task = vf.Task(vf.TaskData(idx=d.idx, name=f"{d.task_id} (human)", prompt=None))
+            async with agents.agent.interaction(task) as agent:
+                register(agent.trace.id, "agent")
+                human_cm = agents.human.interaction(human_task) if self.config.human_simulator == "model" else None
+                human = await human_cm.__aenter__() if human_cm is not None else None
+                try:
+                    if human is not None:
+                        register(human.trace.id, "human")
+                    segment = await agent.turn(d.problem_description)
+                    for n in range(1, d.max_turns + 1):
+                        if segment.terminated or not segment.messages:
+                            break
+                        text = segment.messages[-1].content or ""
+                        if parse_agent_turn(text, last_turn=n >= d.max_turns).is_answer:
+                            break  # the answer: the task's reward scores it from the trace
+                        await asyncio.to_thread(env.agent_step, text)
+                        reply = await self._human_reply(env, human, parts)
+                        if reply is None:
+                            break
+                        segment = await agent.turn(reply)
+                finally:
+                    if human_cm is not None:
+                        await human_cm.__aexit__(None, None, None)
+        finally:
+            with _LOCK:
+                for t in registered:
+                    _EPISODES.pop(t, None)
+            await asyncio.to_thread(env.close)
+
+    async def _human_reply(self, env, human, parts) -> str | None:
+        """The human's reply to the agent's last turn, stepped into the env (as ColBench's step
+        does: cut to the reply limit); ``None`` when the human failed (the episode ends unanswered)."""
+        import asyncio
+
+        from colbench_env.simulators import SimulatorError
+
+        try:
+            if human is None:
+                reply = await asyncio.to_thread(lambda: parts.simulator.reply(*env.simulator_request()))
+            else:
+                segment = await human.turn(env.dialogue[-1]["content"])
+                if segment.terminated or not segment.messages:
+                    raise SimulatorError("the human agent's run ended")
+                reply = (segment.messages[-1].content or "").strip()
         except SimulatorError as e:
             env.human_step(error=f"simulator failed: {e}")
-        else:
-            env.human_step(reply)
-        if env.transition()[3]:  # truncated: the human failed, the episode ends without an answer
-            self._finish(state, env)
-            state["final_env_response"] = [vf.UserMessage(content="(the human could not reply)")]
-            return state["final_env_response"]
-        return [vf.UserMessage(content=env.dialogue[-1]["content"])]
-
-    async def get_prompt_messages(self, state: vf.State) -> vf.Messages:
-        """The human replies (``env_response``) to the last turn, then ColBench's agent context."""
-        if state["trajectory"]:
-            last = state["trajectory"][-1]
-            await self.env_response([*last["prompt"], *last["completion"]], state)
-            if state.get("final_env_response") is not None:
-                return [*last["prompt"], *last["completion"]]
-        obs = self._env(state).transition()[0]
-        return _messages(observation_to_messages(obs, kind=self.parts.kind, max_turns=self.parts.max_turns,
-                                                 style=self.prompt_style))
-
-    def _finish(self, state: vf.State, env) -> None:
-        _, reward, terminated, truncated, info = env.transition()
-        state["colbench"] = {"reward": float(reward), "turns": int(info.get("turn", 0)),
-                             **({"success": bool(info["success"])} if "success" in info else {}),
-                             **({"error": info["error"]} if truncated else {})}
-
-    @vf.stop
-    async def colbench_episode_over(self, state: vf.State) -> bool:
-        """The ColBench episode ended (answered, or the human failed)."""
-        return state.get("colbench") is not None
-
-    @vf.cleanup
-    async def close_colbench_episode(self, state: vf.State) -> None:
-        env = self._episodes.pop(state.get("trajectory_id"), None)
-        if env is not None:
-            env.close()
-
-    @vf.teardown
-    async def close_colbench_parts(self) -> None:
-        self.parts.close()
-
-
-def load_environment(kind: str = "backend", tasks: Any = "default", split: str | None = None,
-                     simulator: str = "scripted", simulator_kwargs: dict | None = None, max_turns: int = MAX_TURNS,
-                     prompt_style: str = "paper", evaluator: str = "reference", similarity: str = "visual",
-                     eval_workers: int | None = None, num_examples: int = -1, **kwargs: Any) -> ColBenchMultiTurnEnv:
-    """The ColBench ``verifiers`` environment (``vf-eval colbench.integrations.verifiers -a '{...}'``;
-    every argument is JSON-able, as ``-a`` needs).
-
-    Args:
-        kind: ``"backend"`` or ``"frontend"``.
-        tasks: ``"default"``, a path to an official ``.jsonl`` task file, ``"generated:N:d[:family]"``,
-            or a list of task records (:func:`colbench_env.tasks.load_tasks`).
-        split: ``"train"`` / ``"test"`` / ``None``.
-        simulator: the human: ``"scripted"`` (offline), ``"openai"`` (an LLM behind an
-            OpenAI-compatible server: ``simulator_kwargs={"base_url": ..., "model": ...}``), ``"hf"``, ...
-        simulator_kwargs: the simulator's keyword arguments.
-        max_turns: agent turns per episode (ColBench: 10).
-        prompt_style: ``"paper"`` or ``"compact"`` agent instructions.
-        evaluator: backend scoring semantics, ``"reference"`` (comparable with published numbers) or
-            ``"python"``.
-        similarity: frontend similarity, ``"visual"`` or ``"clip"``.
-        eval_workers: sandbox workers of the backend evaluator (``None``: one per CPU).
-        num_examples: keep the first ``num_examples`` tasks (``-1``: all).
-        **kwargs: passed to ``vf.MultiTurnEnv``.
-    """
-    parts = EpisodeParts(kind, tasks, split=split, simulator=simulator, simulator_kwargs=simulator_kwargs,
-                         max_turns=max_turns, evaluator=evaluator, similarity=similarity, eval_workers=eval_workers)
-    return ColBenchMultiTurnEnv(parts, prompt_style=prompt_style, num_examples=num_examples, **kwargs)
+            return None
+        env.human_step(reply)
+        if env.transition()[3]:
+            return None
+        return env.dialogue[-1]["content"]

@@ -35,8 +35,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from colbench.budgets import HEADLINE_COMPARISON, budget_differences, budget_markdown, budget_table
 from .config import METHODS
-from colbench.stats import bootstrap_mean, paired_bootstrap, win_grid
+from colbench.stats import bootstrap_mean, paired_bootstrap, seed_interval, win_grid
 from .stages import training_outcome
 
 __all__ = ["method_grids", "task_clusters", "analyse_runs", "runs_kind", "pass_k_grids", "runs_humans", "COMPARISONS", "CLUSTERS", "KIND_METRICS",
@@ -50,7 +51,7 @@ WIN_RATE = ("win_rate_pct", "win rate over zero-shot (%)")
 METRICS = KIND_METRICS["backend"]  # the backend's (the name before frontend runs)
 MODES = {"greedy": "", "sampled": ".sampled"}
 #: (method, baseline) pairs compared, besides every method against zero-shot.
-COMPARISONS = (("sweet-rl", "mt-dpo"),)
+COMPARISONS = (HEADLINE_COMPARISON,)
 #: What ``--cluster`` can group tasks by: a function of a record's task dict (``None``: not available).
 CLUSTERS = {"template": lambda task: (task.get("generator") or {}).get("template")}
 
@@ -202,9 +203,17 @@ def task_clusters(run_dirs: list[Path], by: str) -> dict[str, str]:
 
 
 def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[str] | None = None,
-                 resamples: int = 10000, seed: int = 0, title: str = "", cluster: str | None = None) -> dict:
+                 resamples: int = 10000, seed: int = 0, title: str = "", cluster: str | None = None,
+                 comparisons: tuple[tuple[str, str], ...] = COMPARISONS) -> dict:
     """Intervals and comparisons over the runs (one per seed); writes ``stats.{json,md,png}`` to ``out``.
-    ``cluster``: also the intervals with whole clusters of tasks resampled (a key of :data:`CLUSTERS`)."""
+    ``cluster``: also the intervals with whole clusters of tasks resampled (a key of :data:`CLUSTERS`).
+    ``comparisons``: the ``(method, baseline)`` pairs compared besides every method - zero-shot.
+
+    Every comparison carries, beside the bootstrap over tasks (and clusters), the per-seed paired
+    differences and their t-interval across seeds (:func:`~colbench.pipeline.stats.seed_interval`),
+    and a verdict saying which interval it rests on (:func:`verdict`). The report also holds each
+    trained method's training budget (:func:`colbench.budgets.budget_table`) and, for the
+    compared pairs of trained methods, the budget fields that differ by more than 10 %."""
     run_dirs = [Path(d) for d in run_dirs]
     if methods is None:
         methods = ["zero-shot", *METHODS]
@@ -216,6 +225,9 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
                     "level": 0.95, "cluster": cluster,
                     "metrics": {**metrics, **({WIN_RATE[0]: WIN_RATE[1]} if kind == "frontend" else {})}, "modes": {}}
     by_task = task_clusters(run_dirs, cluster) if cluster else None  # read once, for every mode
+    budgets = budget_table(run_dirs, [m for m in methods if m != "zero-shot"])
+    report["budget"] = budgets
+    report["budget_differences"] = budget_differences(budgets, [p for p in comparisons if p[1] != "zero-shot"])
     from colbench_env.simulators.identity import describe_humans, humans_warning
 
     humans = runs_humans(run_dirs, methods)
@@ -242,14 +254,16 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
                 entry["methods"][m]["by_cluster"] = {
                     k: bootstrap_mean(g[k], resamples=resamples, seed=seed, clusters=labels).as_dict() for k in metrics}
         pairs = [(m, "zero-shot") for m in grids if m != "zero-shot" and "zero-shot" in grids]
-        pairs += [p for p in COMPARISONS if p[0] in grids and p[1] in grids]
+        pairs += [p for p in comparisons if p[0] in grids and p[1] in grids and p not in pairs]
         for a, b in pairs:
             for k in metrics:
                 c = paired_bootstrap(grids[a][k], grids[b][k], resamples=resamples, seed=seed)
-                row = {"method": a, "baseline": b, "metric": k, **c.as_dict()}
+                row = {"method": a, "baseline": b, "metric": k, **c.as_dict(),
+                       "by_seed": seed_interval(grids[a][k], grids[b][k]).as_dict()}
                 if labels:
                     row["by_cluster"] = paired_bootstrap(grids[a][k], grids[b][k], resamples=resamples, seed=seed,
                                                          clusters=labels).as_dict()
+                row["verdict"] = verdict(row, cluster)
                 if kind == "frontend":  # a's win rate over b, cell by cell (ties half), x 100
                     wins = 100.0 * win_grid(grids[a][k], grids[b][k])
                     row["win_rate"] = bootstrap_mean(wins, resamples=resamples, seed=seed).as_dict()
@@ -265,6 +279,31 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     if report["modes"]:
         _plot(report, out / "stats.png", title)
     return report
+
+
+def verdict(row: dict, cluster: str | None = None) -> dict:
+    """Whether a comparison's difference is shown, and the interval that decides it.
+
+    A difference is *shown* when every interval computed for it excludes 0 on the side of its mean:
+    the bootstrap over tasks (and seeds), the bootstrap with whole clusters resampled (when
+    computed), and the t-interval across seeds (with 2 or more seeds). ``rests_on`` names the
+    intervals the statement rests on: all of them when shown, else the first that contains 0 (in
+    the order seeds, clusters (named after ``cluster``), tasks: the widest kind first). With one seed there is no interval
+    across seeds and the statement rests on the bootstraps alone, which only cover the tasks' variation.
+    """
+    candidates = []
+    seeds = row["by_seed"]
+    if seeds["low"] is not None:
+        candidates.append(("seeds t-interval", seeds["low"], seeds["high"]))
+    if "by_cluster" in row:
+        candidates.append((f"{cluster or 'cluster'}s bootstrap", row["by_cluster"]["diff_low"],
+                           row["by_cluster"]["diff_high"]))
+    candidates.append(("tasks bootstrap", row["diff_low"], row["diff_high"]))
+    up = row["diff_mean"] > 0
+    for name, low, high in candidates:
+        if not (low > 0 if up else high < 0):
+            return {"shown": False, "rests_on": name}
+    return {"shown": True, "rests_on": ", ".join(n for n, _, _ in candidates)}
 
 
 #: a metric's heading in stats.md's table where it differs from its label
@@ -291,6 +330,20 @@ def _markdown(report: dict) -> str:
         lines += [f"Columns marked *{by}s resampled*: the same bootstrap drawing whole {by}s (every task of a "
                   f"drawn {by}) instead of single tasks; tasks of one {by} move together, so these are the "
                   f"intervals for a claim beyond these {by}s.", ""]
+    n_seeds = report["n_seeds"]
+    lines += [f"Every comparison has three kinds of interval: the bootstrap over tasks (and seeds, drawn with "
+              f"replacement)" + (f", the same with whole {by}s resampled" if by else "") + ", and the t-interval "
+              "of the per-seed paired differences across seeds (Student t, n - 1 degrees of freedom: each seed "
+              "repeats the whole run, so it is the interval for another run of the experiment; none with one "
+              "seed)" + (f"; with fewer than 5 seeds each seed's sign is given too" if n_seeds < 5 else "") + ". "
+              "A difference is stated as shown only when every interval of its row excludes 0; the column "
+              "*rests on* names the intervals that statement rests on, or the first that contains 0 "
+              "(`colbench.pipeline.analysis.verdict`).", ""]
+    if report.get("budget"):
+        lines += ["### Training budgets (per seed, joined by /; each run's `models/<method>/pipeline_done.json`, "
+                  "else its `results.json`)", "",
+                  *budget_markdown(report["budget"], n_seeds), "",
+                  "n/r: not recorded (trained before the metrics recorded budgets).", ""]
     if "human" in report:
         why = " (its records carry no 'human' field)" if report["human"] == "unknown" else ""
         lines += [f"Human: {report['human']}{why}."] + ([report["humans_warning"]] if report.get("humans_warning") else []) + [""]
@@ -313,8 +366,14 @@ def _markdown(report: dict) -> str:
             lines.append(f"| {m} | " + " | ".join(cells) + " |")
         extra = f" {by}s resampled [95 % CI] | p | excludes 0 |" if by else ""
         win = " win rate of the first (%) [95 % CI] |" if kind == "frontend" else ""
-        lines += ["", "| comparison | metric | difference [95 % CI] | p | interval excludes 0 |" + win + extra,
-                  "|---|---|---|---|---|" + ("---|" if win else "") + ("---|---|---|" if by else "")]
+        signs = " signs |" if n_seeds < 5 else ""
+        if report.get("budget_differences"):
+            lines += ["", "**Budgets differ by more than 10 % between compared methods** (a difference below may "
+                      "be one of budgets): " + "; ".join(report["budget_differences"]) + "."]
+        lines += ["", "| comparison | metric | difference [95 % CI] | p | interval excludes 0 |" + win + extra
+                  + " per-seed differences | seeds t-interval [95 % CI] |" + signs + " shown | rests on |",
+                  "|---|---|---|---|---|" + ("---|" if win else "") + ("---|---|---|" if by else "")
+                  + "---|---|" + ("---|" if signs else "") + "---|---|"]
         for c in e["comparisons"]:
             row = (f"| {c['method']} - {c['baseline']} | {metrics[c['metric']]} | {c['diff_mean']:+.1f} "
                    f"[{c['diff_low']:+.1f}, {c['diff_high']:+.1f}] | {c['p_value']:.3f} | "
@@ -325,6 +384,13 @@ def _markdown(report: dict) -> str:
                 k = c["by_cluster"]
                 row += (f" [{k['diff_low']:+.1f}, {k['diff_high']:+.1f}] | {k['p_value']:.3f} | "
                         f"{'yes' if k['significant'] else 'no'} |")
+            sd = c["by_seed"]
+            row += " " + " / ".join(f"{v:+.1f}" for v in sd["per_seed"]) + " | "
+            row += (f"[{sd['low']:+.1f}, {sd['high']:+.1f}] |" if sd["low"] is not None else "(one seed) |")
+            if signs:
+                row += f" {sd['signs']} |"
+            v = c["verdict"]
+            row += f" {'yes' if v['shown'] else 'no'} | {v['rests_on']} |"
             lines.append(row)
         with_k = {m: r for m, r in e["methods"].items() if "pass_at_k" in r}
         if with_k:

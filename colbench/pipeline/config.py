@@ -63,7 +63,7 @@ from colbench_env.prompting import PROMPT_STYLES
 __all__ = ["ENVS", "METHODS", "PipelineConfig", "PRESETS", "FRONTEND_PRESETS", "FRONTEND_REWARD_GAP",
            "KIND_TRAINER_SETTINGS", "PAPER_SETTINGS", "FRONTEND_PAPER_SETTINGS", "PAPER_TRAINING_SETTINGS",
            "PAPER_REFERENCE_COMMITS", "COLBENCH_CHOICE", "kind_trainer_settings", "paper_settings",
-           "paper_settings_table", "preset_settings", "resolve_setting", "trainer_config"]
+           "paper_settings_table", "preset_settings", "resolve_setting", "shared_preference_settings", "trainer_config"]
 
 #: the training methods, in report order (:data:`colbench.agents.registry.TRAINERS`)
 METHODS = tuple(TRAINERS)
@@ -103,8 +103,10 @@ class PipelineConfig:
             model by the name the server knows it under (:func:`colbench.agents.served.served_model_name`):
             the base policy by ``policy`` (a hub id, or the path ``smollm2`` resolves to), a trained
             one by its path relative to the top-level ``out_dir``, ``models/<method>`` (with
-            ``seeds``: ``seed-<s>/models/<method>``). Training runs here either way. A resume may
-            change the URL but not switch between a served and a local policy.
+            ``seeds``: ``seed-<s>/models/<method>``); SWEET-RL's candidates come from them too, asked
+            for the base policy (:attr:`colbench.agents.sweet_rl_config.SweetRLConfig.candidate_base_url`).
+            Training runs here either way. A resume may change the URL but not switch between a
+            served and a local policy.
         policy_lora: after a method trains, load its LoRA adapter (``ckpt/<method>/policy``) into
             the server(s) under that name (vLLM ``--enable-lora``, :func:`colbench.agents.served.load_lora_adapter`);
             ``False``: the server finds ``models/<method>`` itself (``transformers serve`` started
@@ -129,6 +131,13 @@ class PipelineConfig:
         similarity: frontend reward, the similarity of the two renders (``"visual"``, offline, or
             ``"clip"``, the paper's CLIP ViT-B/32 cosine; :mod:`colbench_env.evaluation.similarity`);
             unused by backend runs.
+        matched_budget: train every method at one budget (:mod:`colbench.pipeline.budget`): the
+            preference methods (multi-turn DPO, SWEET-RL's policy DPO) with SWEET-RL's policy-DPO
+            settings (learning rate, beta, NLL coefficient, pairs per micro-batch, accumulation,
+            epochs) on the same number of pairs (a seeded subsample to the smallest method's count),
+            so for the same optimiser steps; RFT, PPO and GRPO for that many optimiser steps. The
+            plan is written to each seed's ``budget_plan.json``; every report prints the budgets
+            trained with, with or without it.
     """
 
     out_dir: str = "runs/pipeline_small"
@@ -161,6 +170,7 @@ class PipelineConfig:
     bootstrap_resamples: int = 10000
     semantics: str = "reference"
     similarity: str = "visual"
+    matched_budget: bool = False
 
     @property
     def kind(self) -> str:
@@ -175,6 +185,8 @@ class PipelineConfig:
         if self.kind != "backend" and self.semantics != "reference":
             raise ValueError(f"semantics {self.semantics!r}: only backend runs have scoring semantics "
                              f"({self.env} scores a page by similarity)")
+        if not isinstance(self.matched_budget, bool):
+            raise ValueError(f"matched_budget must be true or false, got {self.matched_budget!r}")
         if self.similarity not in FRONTEND_REWARD_GAP:
             raise ValueError(f"similarity must be one of {sorted(FRONTEND_REWARD_GAP)}, got {self.similarity!r}")
         bad = [m for m in self.methods if m not in METHODS]
@@ -579,10 +591,28 @@ def kind_trainer_settings(cfg: PipelineConfig, method: str) -> dict:
     return KIND_TRAINER_SETTINGS[key].get(method, {})
 
 
-def trainer_config(cfg: PipelineConfig, method: str, base: str):
+def shared_preference_settings(sweet_config) -> dict:
+    """The policy-DPO settings every preference method trains with under a matched budget: SWEET-RL's
+    (the reference's), as :class:`~colbench.agents.mt_dpo.MultiTurnDPOConfig` fields: ``policy.learning_rate``,
+    ``beta`` (SWEET-RL's ``dpo_beta``), ``nll_coef``, ``pairs_per_batch``,
+    ``gradient_accumulation_steps``, ``epochs``. ``sweet_config``: a resolved
+    :class:`~colbench.agents.sweet_rl.SweetRLConfig`. (The NLL term's scope stays each method's own:
+    multi-turn DPO's the chosen trajectory's actions, SWEET-RL's the chosen step sequence,
+    :attr:`~colbench.agents.sweet_rl.SweetRLConfig.nll_scope`.)"""
+    c = sweet_config
+    return {"policy": {"learning_rate": c.policy.learning_rate}, "beta": c.dpo_beta, "nll_coef": c.nll_coef,
+            "pairs_per_batch": c.pairs_per_batch, "gradient_accumulation_steps": c.gradient_accumulation_steps,
+            "epochs": c.epochs}
+
+
+def trainer_config(cfg: PipelineConfig, method: str, base: str, budget: dict | None = None):
     """The resolved trainer config of ``method`` in a pipeline run: the fields the pipeline sets for
-    every trainer, the task kind's rules (:func:`kind_trainer_settings`), then the run's
-    ``trainer_overrides`` (the preset's and the user's)."""
+    every trainer (with ``policy_base_url``, SWEET-RL's ``candidate_base_url``: its candidates come
+    from the server(s) that served the collection, asked for ``base``), the task kind's rules
+    (:func:`kind_trainer_settings`), then the run's ``trainer_overrides`` (the preset's and the
+    user's); with ``cfg.matched_budget``, multi-turn DPO then takes SWEET-RL's policy-DPO settings
+    (:func:`shared_preference_settings`), and ``budget`` (the seed's matched plan for this method:
+    ``max_pairs`` or ``optimizer_steps``) is laid over all."""
     from colbench.agents.config import config_from_dict
 
     cls, source = config_class(method), f"trainer_overrides[{method!r}]"
@@ -590,6 +620,13 @@ def trainer_config(cfg: PipelineConfig, method: str, base: str):
             "show_progress": True, "max_turns": cfg.max_turns, "prompt_style": cfg.prompt_style}
     if method in ("ppo", "grpo"):
         conf["rollout_temperature"] = cfg.rollout_temperature  # the behaviour policy sampled at it
+    if method == "sweet-rl" and cfg.policy_base_url:  # the candidates from the model that collected the rollouts
+        conf["candidate_base_url"] = cfg.policy_base_url
     conf = merge_config_dicts(cls, conf, kind_trainer_settings(cfg, method), source=f"the {cfg.kind} settings")
     conf = merge_config_dicts(cls, conf, cfg.trainer_overrides.get(method, {}), source=source)
+    if cfg.matched_budget and method == "mt-dpo":
+        conf = merge_config_dicts(cls, conf, shared_preference_settings(trainer_config(cfg, "sweet-rl", base)),
+                                  source="--matched-budget")
+    if budget:
+        conf = merge_config_dicts(cls, conf, budget, source="--matched-budget")
     return config_from_dict(cls, conf, source=source)

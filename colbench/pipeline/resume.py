@@ -118,8 +118,8 @@ def check_resume(cfg: PipelineConfig) -> None:
     it and the first field that differs; nothing is changed. Not free either: switching between a
     served and a local policy (:func:`colbench.resume.policy_server_changed`). Free to change on a
     resume: the methods, seeds, held-out task count, episodes in flight, bootstrap resamples, the
-    policy server's URL and LoRA loading, and the sampled evaluation (checked by :func:`check_sampled_files`); a method's ``trainer_overrides`` only while its model
-    is not trained yet (nor its resumable stages begun, ``stages/<method>/``). Fields an older
+    policy server's URL and LoRA loading, and the sampled evaluation (checked by :func:`check_sampled_files`); a method's ``trainer_overrides``, and
+    ``matched_budget``, only while no model is trained yet (nor resumable stages begun, ``stages/<method>/``). Fields an older
     config.json lacks are not compared."""
     for run_cfg in seed_configs(cfg):
         d = Path(run_cfg.out_dir)
@@ -135,6 +135,8 @@ def check_resume(cfg: PipelineConfig) -> None:
         want = dataclasses.asdict(run_cfg)
         diffs = changed_fields(old, want, RESUME_FIELDS) + human_version_changed(old, run_cfg) \
             + policy_server_changed(old, run_cfg.policy_base_url)
+        if models and bool(old.get("matched_budget", False)) != run_cfg.matched_budget:
+            diffs.append(("matched_budget", old.get("matched_budget", False), run_cfg.matched_budget))
         overrides = old.get("trainer_overrides", {})
         diffs += [(f"trainer_overrides.{m}", overrides.get(m), want["trainer_overrides"].get(m))
                   for m in models if "trainer_overrides" in old

@@ -43,7 +43,7 @@ from .analysis import analyse_runs
 from .config import METHODS, PipelineConfig
 from .resume import (RESUME_FIELDS, changed_fields, check_resume, check_sampled_files, human_version_changed,
                      human_version_field, policy_server_changed, read_json_object, sampled_settings, seed_configs)
-from .stages import (base_policy, episodes_in_file, finished_methods, log, mark_finished, run_stage_episodes,
+from .stages import (base_policy, episodes_in_file, finished_methods, log, mark_finished, processes, run_stage_episodes,
                      task_split, train_method, training_outcome)
 
 __all__ = ["run_pipeline"]
@@ -73,19 +73,27 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     """Run (or resume) every stage; returns the report (with ``cfg.seeds``: one run per seed, then
     the statistics over tasks and seeds). A stage whose episodes ended with an error (a server
     failed) raises :class:`~colbench.errors.StageFailed` before anything is trained or
-    reported on them; a rerun retries those episodes."""
+    reported on them; a rerun retries those episodes.
+
+    Under ``accelerate launch`` every process runs it (:mod:`colbench.pipeline.stages`: episodes
+    split over the processes, training on all of them); the main process writes the run's
+    configuration, reports and view and returns the statistics (the others: ``None``)."""
+    procs = processes()
     check_sampled_files(cfg)  # every seed's, before any stage runs
     check_resume(cfg)
     base_policy(cfg)  # a policy found nowhere: one line (ModelNotFoundError) before anything is written
     _check_tasks(cfg)
+    procs.wait()  # every process has read the out-dir before anything is written to it
     from colbench.provenance import record_invocation
 
-    note = record_invocation(cfg.out_dir, "pipeline")  # which code made the files: invocations.jsonl
+    note = record_invocation(cfg.out_dir, "pipeline") if procs.main else None  # which code made the files
     if note:
         log(note)
     if not cfg.seeds:
         report = _run_one_seed(cfg, preset=preset)
-        write_view(cfg.out_dir)
+        if procs.main:
+            write_view(cfg.out_dir)
+        procs.wait()
         return report
     out = Path(cfg.out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -101,15 +109,19 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
                                                      "methods": methods}, indent=2, allow_nan=False) + "\n")
         return methods
 
-    write_config()
+    if procs.main:
+        write_config()
     runs = {}
     for run_cfg in seed_configs(cfg):
         log(f"seed {run_cfg.seed}")
         runs[run_cfg.seed] = _run_one_seed(run_cfg, preset=preset, run_dir=cfg.out_dir)
-    methods = write_config()
-    stats = analyse_runs(dirs, out, methods=["zero-shot", *methods],
-                         resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
-    write_view(out)
+    stats = None
+    if procs.main:
+        methods = write_config()
+        stats = analyse_runs(dirs, out, methods=["zero-shot", *methods],
+                             resamples=cfg.bootstrap_resamples, title=f"{preset}: {cfg.policy}")
+        write_view(out)
+    procs.wait()
     return {"rows": [dict(r, seed=s) for s, rep in runs.items() for r in rep["rows"]], "stats": stats,
             "seeds": seeds}
 
@@ -185,7 +197,7 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
     if not cfg.eval_samples:
         return []
     path, meta = out / "eval" / f"{method}.sampled.jsonl", out / "eval" / f"{method}.sampled.json"
-    if not meta.exists():
+    if not meta.exists() and processes().main:
         if path.exists() and path.stat().st_size:  # made before the settings were recorded
             log(f"{path}: sampling settings not recorded; resumed as {sampled_settings(cfg)}")
         else:
@@ -210,8 +222,10 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
     # (from their files; nothing is trained or run for them), and config.json lists them
     earlier = [m for m in finished_methods(out) if m not in cfg.methods]
     methods = [m for m in METHODS if m in cfg.methods or m in earlier]
-    (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), **human_version_field(cfg), "methods": methods},
-                                                indent=2, allow_nan=False) + "\n")
+    procs = processes()
+    if procs.main:
+        (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), **human_version_field(cfg),
+                                                    "methods": methods}, indent=2, allow_nan=False) + "\n")
     t_start = time.perf_counter()
     base = base_policy(cfg)
     train_tasks, test_tasks = task_split(cfg, "train"), task_split(cfg, "test")
@@ -228,16 +242,20 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
     baselines = (zs, zs_sampled)
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
     no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
+    budgets = matched_plan(cfg, base, rollouts, out, [m for m in methods if m not in earlier]) \
+        if cfg.matched_budget and not no_signal else {}
     for method in methods:
         if method in earlier:
             rows.append(_earlier_row(cfg, method, out, test_tasks, train_info, baselines))
             continue
         if no_signal:  # no method can learn anything; say so instead of training on noise
-            train_info[method] = mark_finished(out, method, {"method": method, "skipped": no_signal, "train_seconds": 0.0})
+            train_info[method] = info = {"method": method, "skipped": no_signal, "train_seconds": 0.0}
+            if procs.main:
+                mark_finished(out, method, info)
             rows.append(_row(method, 0.0, note=f"not trained: {no_signal}", kind=cfg.kind))
             log(f"{method} not trained: {no_signal}")
             continue
-        info = train_method(cfg, method, base, rollouts, out)
+        info = train_method(cfg, method, base, rollouts, out, budgets.get(method))
         train_info[method] = info
         if "skipped" in info:
             rows.append(_row(method, info["train_seconds"], note=f"not trained: {info['skipped']}", kind=cfg.kind))
@@ -257,10 +275,42 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
             "wall_seconds_this_invocation": time.perf_counter() - t_start,
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
             "config": dataclasses.asdict(cfg)}
-    _write_report(rows, out, meta, cfg.kind)
-    stats = analyse_runs([out], out, methods=["zero-shot", *methods], resamples=cfg.bootstrap_resamples,
-                         title=f"{preset}: {cfg.policy}")
+    stats = None
+    if procs.main:
+        _write_report(rows, out, meta, cfg.kind)
+        stats = analyse_runs([out], out, methods=["zero-shot", *methods], resamples=cfg.bootstrap_resamples,
+                             title=f"{preset}: {cfg.policy}")
+    procs.wait()
     return {"rows": rows, **meta, "stats": stats}
+
+
+def matched_plan(cfg: PipelineConfig, base: str, rollouts: list[dict], out: Path, methods: list[str]) -> dict:
+    """The matched budget of one seed (:mod:`colbench.pipeline.budget`): ``{method: config fields}``.
+    Computed once and kept in ``out/budget_plan.json`` (a resumed run reads it): each preference
+    method's pairs are counted (SWEET-RL's critic and candidate stages run into
+    ``out/stages/sweet-rl``, where its training resumes them), every preference method gets the
+    smallest count as ``max_pairs``, the others that many pairs' optimiser steps."""
+    from colbench.agents.config import NoTrainingData
+
+    from .budget import PREFERENCE_METHODS, matched_overrides, preference_pair_counts
+    from .config import trainer_config
+
+    path = out / "budget_plan.json"
+    if path.exists():
+        return json.loads(path.read_text())["overrides"]
+    configs = {m: trainer_config(cfg, m, base) for m in methods}
+    counts = {}
+    for m in [m for m in methods if m in PREFERENCE_METHODS]:
+        try:
+            counts.update(preference_pair_counts({m: configs[m]}, rollouts, sweet_stage_dir=out / "stages" / "sweet-rl"))
+        except NoTrainingData as e:  # it trains nothing (its stage says so); the others match among themselves
+            log(f"matched budget: {e}")
+        if not counts.get(m):
+            configs.pop(m)
+    overrides, plan = matched_overrides(configs, rollouts, counts)
+    path.write_text(json.dumps({"overrides": overrides, "plan": plan}, indent=2) + "\n")
+    log(f"matched budget: {plan}")
+    return overrides
 
 
 def _earlier_row(cfg: PipelineConfig, method: str, out: Path, test_tasks: list, train_info: dict,

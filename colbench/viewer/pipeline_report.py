@@ -118,9 +118,28 @@ def _results_html(out_dir: Path, dirs: list[Path]) -> str:
              "eval_samples", "eval_samples_temperature", "simulator", "simulator_kwargs", "semantics", "similarity", "seed", "seeds",
              "methods", "human_version")
     settings = [(k, json.dumps(config[k])) for k in shown if isinstance(config, dict) and k in config]
+    budget_columns, budget_rows, budget_notes = _budgets(dirs, stats if isinstance(stats, dict) else None)
     return environment().get_template("results.html.j2").render(
         out_dir=str(out_dir), tables=tables, stats=stats if isinstance(stats, dict) else None,
-        stats_dir=str(stats_dir) if stats_dir else None, plot=plot, settings=settings)
+        stats_dir=str(stats_dir) if stats_dir else None, plot=plot, settings=settings,
+        budget_columns=budget_columns, budget_rows=budget_rows, budget_notes=budget_notes)
+
+
+def _budgets(dirs: list[Path], stats: dict | None) -> tuple[list[str], list[tuple[str, list[str], str]], list[str]]:
+    """The training budget table of the runs (:func:`colbench.budgets.budget_table`, read from
+    their files whether or not the run matched budgets): its headings, ``(method, cells, unit)`` rows
+    (each cell the runs' values joined by /) and the > 10 % differences between compared methods."""
+    from colbench.budgets import BUDGET_COLUMNS, HEADLINE_COMPARISON, budget_cells, budget_differences, budget_table
+
+    methods = _method_order({p.name for d in dirs for p in (d / "models").glob("*") if p.is_dir()}
+                            | set(((_read_json(dirs[0] / "results.json") or {}).get("train") or {})))
+    table = budget_table(dirs, [m for m in methods if m != "zero-shot"])
+    rows = [(m, budget_cells(e), e["unit"]) for m, e in table.items()]
+    if stats is not None and "budget_differences" in stats:
+        notes = list(stats["budget_differences"])
+    else:
+        notes = budget_differences(table, [HEADLINE_COMPARISON])
+    return list(BUDGET_COLUMNS.values()), rows, notes
 
 
 def write_pipeline_report(out_dir: str | os.PathLike, *, out: str | os.PathLike | None = None, score: bool = True,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import sys
 import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -278,6 +279,13 @@ class AssetServer(ThreadingHTTPServer):
             self._thread.join()
             self._thread = None
         self.server_close()
+
+    def handle_error(self, request, client_address) -> None:
+        """A browser that went away mid-request (killed, or its page abandoned) is not an error
+        worth a traceback on stderr; anything else is reported as ``socketserver`` does."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
     def __enter__(self) -> "AssetServer":
         return self.start()

@@ -29,6 +29,9 @@ Semantics:
   usable after either.
 * Drivers always quit: on :meth:`Renderer.close` / leaving the ``with`` block, when the renderer is
   garbage-collected, and at interpreter exit. Quitting kills any Chromium process left over.
+  ``close(graceful=False)`` kills the drivers at once instead of asking them to quit (a prompt
+  shutdown: renders in progress fail). A process that dies without closing (SIGKILL) takes its
+  drivers and their Chromium processes with it (:mod:`.orphan_guard`).
 """
 from __future__ import annotations
 
@@ -47,6 +50,7 @@ from dataclasses import dataclass
 import psutil
 from PIL import Image
 
+from . import orphan_guard
 from .offline_assets import AssetServer, find_tailwind_css
 
 __all__ = ["RenderConfig", "Renderer", "RenderError", "RenderTimeoutError", "BrowserNotFoundError",
@@ -221,6 +225,8 @@ def _shutdown_browser(driver, service, user_data_dir: str) -> None:
             proc.wait(timeout=5)  # reap chromedriver (our child)
         except Exception:
             pass
+    if root_pid is not None:
+        orphan_guard.unregister(root_pid)
     shutil.rmtree(user_data_dir, ignore_errors=True)
 
 
@@ -252,6 +258,8 @@ class _Browser:
         self._finalizer = weakref.finalize(self, _shutdown_browser, None, self.service, self.user_data_dir)
         try:
             self.driver = webdriver.Chrome(options=options, service=self.service)
+            if self.driver_pid is not None:  # chromedriver and its Chromium die with this process
+                orphan_guard.register(self.driver_pid)
             self._finalizer.detach()
             self._finalizer = weakref.finalize(self, _shutdown_browser, self.driver, self.service,
                                                self.user_data_dir)
@@ -458,8 +466,14 @@ class Renderer:
             browsers = list(self._state.browsers)
         return sorted({p.pid for b in browsers for p in b.processes()})
 
-    def close(self) -> None:
-        """Quit every driver, stop the asset server (idempotent)."""
+    def close(self, graceful: bool = True) -> None:
+        """Quit every driver, stop the asset server (idempotent). ``graceful=False`` kills every
+        driver and its Chromium processes first (no quit handshake: renders in progress fail)."""
+        if not graceful:
+            with self._state.lock:
+                browsers = list(self._state.browsers)
+            for b in browsers:
+                b.kill()
         self._finalizer()
 
     def __copy__(self) -> "Renderer":

@@ -8,7 +8,7 @@ from ..lm import BackendError, LMBackend, SamplingParams, make_backend
 from .base import Simulator, SimulatorError, reply_limit
 from .prompts import BACKEND_HUMAN_SYSTEM, PROMPT_VERSION, backend_prompt, frontend_prompt, prompt_sha256
 
-__all__ = ["LLMSimulator"]
+__all__ = ["LLMSimulator", "human_messages"]
 
 _DEFAULT_MAX_NEW_TOKENS = {"backend": 128, "frontend": 320}
 
@@ -71,25 +71,8 @@ class LLMSimulator(Simulator):
 
     # ------------------------------------------------------------------ prompts
     def build_messages(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> list[dict]:
-        """The chat messages sent to the backend for one reply."""
-        task_kind = getattr(task, "kind", None)
-        if task_kind != self.kind:
-            raise ValueError(f"LLMSimulator(kind={self.kind!r}) got a {task_kind!r} task "
-                             f"(task_id={getattr(task, 'task_id', '?')!r})")
-        if self.kind == "backend":
-            return [{"role": "system", "content": BACKEND_HUMAN_SYSTEM},
-                    {"role": "user", "content": backend_prompt(task.problem_description, task.hidden_information, dialogue)}]
-        from ..lm.openai_compat import image_to_data_url
-
-        if not isinstance(renders, dict) or renders.get("target") is None:
-            raise ValueError("a frontend reply needs renders={'agent': PIL.Image | None, 'target': PIL.Image} "
-                             f"(task_id={getattr(task, 'task_id', '?')!r})")
-        agent_img = renders.get("agent")
-        text = frontend_prompt(task.problem_description, dialogue, agent_page_shown=agent_img is not None)
-        images = ([agent_img] if agent_img is not None else []) + [renders["target"]]
-        parts = [{"type": "text", "text": text}] + [
-            {"type": "image_url", "image_url": {"url": image_to_data_url(img)}} for img in images]
-        return [{"role": "user", "content": parts}]
+        """The chat messages sent to the backend for one reply (:func:`human_messages`)."""
+        return human_messages(self.kind, task, dialogue, renders)
 
     # ------------------------------------------------------------------ replies
     def reply(self, task: Any, dialogue: Sequence[dict], renders: Any = None) -> str:
@@ -135,3 +118,30 @@ class LLMSimulator(Simulator):
 
     def close(self) -> None:
         self.backend.close()
+
+
+def human_messages(kind: str, task: Any, dialogue: Sequence[dict], renders: Any = None) -> list[dict]:
+    """ColBench's human prompt for one reply of a ``kind`` human (see :class:`LLMSimulator`): the
+    chat messages an LLM playing the human is given (they hold the task's hidden information).
+
+    Raises:
+        ValueError: a task of the other kind, or frontend renders missing.
+    """
+    task_kind = getattr(task, "kind", None)
+    if task_kind != kind:
+        raise ValueError(f"LLMSimulator(kind={kind!r}) got a {task_kind!r} task "
+                         f"(task_id={getattr(task, 'task_id', '?')!r})")
+    if kind == "backend":
+        return [{"role": "system", "content": BACKEND_HUMAN_SYSTEM},
+                {"role": "user", "content": backend_prompt(task.problem_description, task.hidden_information, dialogue)}]
+    from ..lm.openai_compat import image_to_data_url
+
+    if not isinstance(renders, dict) or renders.get("target") is None:
+        raise ValueError("a frontend reply needs renders={'agent': PIL.Image | None, 'target': PIL.Image} "
+                         f"(task_id={getattr(task, 'task_id', '?')!r})")
+    agent_img = renders.get("agent")
+    text = frontend_prompt(task.problem_description, dialogue, agent_page_shown=agent_img is not None)
+    images = ([agent_img] if agent_img is not None else []) + [renders["target"]]
+    parts = [{"type": "text", "text": text}] + [
+        {"type": "image_url", "image_url": {"url": image_to_data_url(img)}} for img in images]
+    return [{"role": "user", "content": parts}]

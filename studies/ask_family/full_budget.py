@@ -21,7 +21,7 @@ import argparse
 import json
 from pathlib import Path
 
-from colbench.stats import bootstrap_mean, paired_bootstrap
+from colbench.stats import bootstrap_mean, paired_bootstrap, seed_interval
 from colbench.pipeline.analysis import METRICS, MODES, method_grids, task_clusters
 from colbench.pipeline.stages import training_outcome
 
@@ -68,7 +68,8 @@ def analyse(base: Path = BASE, full: Path = FULL, *, seeds: list[int] | None = N
                     "method": FULL_NAME, "baseline": LABELS.get(b, b), "metric": k,
                     "tasks": paired_bootstrap(grids[FULL_NAME][k], grids[b][k], resamples=resamples).as_dict(),
                     "templates": paired_bootstrap(grids[FULL_NAME][k], grids[b][k], resamples=resamples,
-                                                  clusters=labels).as_dict()})
+                                                  clusters=labels).as_dict(),
+                    "seeds": seed_interval(grids[FULL_NAME][k], grids[b][k]).as_dict()})
         report["modes"][mode] = entry
     report["critic_choices"] = {str(s): critic_choices(d / "stages" / "sweet-rl" / "candidates.jsonl")
                                 for s, d in zip(seeds, full_dirs)}
@@ -124,7 +125,8 @@ def markdown(report: dict) -> str:
     lines = [f"SWEET-RL with every agent turn as a state (`state_fraction` 1.0) beside the committed run, seeds "
              f"{', '.join(map(str, report['seeds']))}: means with 95 % percentile bootstrap intervals over the "
              f"{n} seed(s) and the held-out tasks, and with whole templates resampled ({report['resamples']} "
-             "resamples; `python -m studies.ask_family.full_budget`).", "",
+             "resamples; `python -m studies.ask_family.full_budget`); for each comparison also the per-seed "
+             "differences and their Student t-interval across seeds (`colbench.pipeline.stats.seed_interval`).", "",
              "Step pairs SWEET-RL trained on, per seed: " + "; ".join(
                  f"{m} {' / '.join(str(int(x)) for x in v)}" for m, v in report["step_pairs"].items()) + ".", ""]
     for mode, e in report["modes"].items():
@@ -135,12 +137,15 @@ def markdown(report: dict) -> str:
             lines.append(f"| {m} | {s['tasks']['mean']:.1f} [{s['tasks']['low']:.1f}, {s['tasks']['high']:.1f}] | "
                          f"[{s['templates']['low']:.1f}, {s['templates']['high']:.1f}] | "
                          f"{t['mean']:.1f} [{t['low']:.1f}, {t['high']:.1f}] |")
-        lines += ["", "| comparison | metric | difference [tasks] | p | [templates] | p |", "|---|---|---|---|---|---|"]
+        lines += ["", "| comparison | metric | difference [tasks] | p | [templates] | p | per-seed differences "
+                  "| [seeds t-interval] |", "|---|---|---|---|---|---|---|---|"]
         for c in e["comparisons"]:
-            a, b = c["tasks"], c["templates"]
+            a, b, sd = c["tasks"], c["templates"], c["seeds"]
+            spread = f"[{sd['low']:+.1f}, {sd['high']:+.1f}]" if sd["low"] is not None else "(one seed)"
             lines.append(f"| {c['method']} - {c['baseline']} | {METRICS[c['metric']]} | {a['diff_mean']:+.1f} "
                          f"[{a['diff_low']:+.1f}, {a['diff_high']:+.1f}] | {a['p_value']:.3f} | "
-                         f"[{b['diff_low']:+.1f}, {b['diff_high']:+.1f}] | {b['p_value']:.3f} |")
+                         f"[{b['diff_low']:+.1f}, {b['diff_high']:+.1f}] | {b['p_value']:.3f} | "
+                         + " / ".join(f"{v:+.1f}" for v in sd["per_seed"]) + f" | {spread} |")
         lines.append("")
     lines += ["### What the critic preferred (`stages/sweet-rl/candidates.jsonl`)", "",
               "Per seed and agent turn: states, states whose 4 candidates are all answers / all questions, "

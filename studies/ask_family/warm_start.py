@@ -66,7 +66,11 @@ def demonstrations(tasks: list, ask_fraction: float, *, seed: int = 0, max_turns
         return _fenced(truth[key])
 
     rounds = [r for r in (oracle_first_turns(ask)[0], [(t, _fenced(t.extra["generic_solution"])) for t in direct]) if r]
-    return run_given_first_turn(rounds, answer, max_turns=max_turns)["records"]
+    records = run_given_first_turn(rounds, answer, max_turns=max_turns)["records"]
+    # episode order ("<round>-<k>"), not the order the episodes finished in: the runner's threads finish
+    # them in an order that varies run to run, and the SFT's seeded batches follow the data order (the
+    # committed demos.jsonl and the model built from it are in this order)
+    return sorted(records, key=lambda r: tuple(int(x) for x in str(r["episode_id"]).split("-")))
 
 
 def build(out: str | Path, *, family: str = "rate", n: int = 32, ask_fraction: float = 0.25, epochs: int = 8,
