@@ -33,7 +33,7 @@ from samples import BAD, GOOD, MID
 LANES = {
     "browser": "starts headless Chromium (renders pages; the frontend env's scoring; the docs crawl)",
     "sandbox": "scores many answers in the sandboxed evaluator (a process per answer, time and memory limits)",
-    "distributed": "launches several processes of a training (accelerate launch)",
+    "distributed": "launches several processes (accelerate launch: a training, a pipeline stage)",
     "served": "starts a server process (transformers serve, colbench serve) and runs episodes through it",
     "slow": "costs seconds for another reason: the real SmolLM2, a training, the colbench command started "
             "several times, a build or an install",
