@@ -873,7 +873,7 @@ class StageFiles:
             every.update(self._read(part, keys, None))
         with atomic_open(self.candidates) as f:
             for rec in [lines[0], *(every[i] for i in sorted(every))]:
-                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                f.write(json.dumps(rec, ensure_ascii=False, allow_nan=False) + "\n")
         for part in parts:
             part.unlink()
 

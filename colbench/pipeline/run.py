@@ -308,7 +308,7 @@ def matched_plan(cfg: PipelineConfig, base: str, rollouts: list[dict], out: Path
         if not counts.get(m):
             configs.pop(m)
     overrides, plan = matched_overrides(configs, rollouts, counts)
-    path.write_text(json.dumps({"overrides": overrides, "plan": plan}, indent=2) + "\n")
+    path.write_text(json.dumps({"overrides": overrides, "plan": plan}, indent=2, allow_nan=False) + "\n")
     log(f"matched budget: {plan}")
     return overrides
 
