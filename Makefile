@@ -7,13 +7,14 @@ ASSETS ?= $(CURDIR)/assets
 TAILWIND_VERSION := 2.2.19
 DEMO_TASKS ?= 7
 PYTEST_ARGS ?=
-# the main suite on two pytest-xdist workers (tests/conftest.py: one compute thread per worker and per
-# process it starts); PYTEST_ARGS=-n0 runs it in one process
-PYTEST_XDIST ?= -n 2 --dist loadgroup
+# the suite on two pytest-xdist workers (tests/conftest.py: one compute thread per worker and per
+# process it starts), each taking the next test as it is free, and taking half of the other's when its
+# own run out (worksteal); PYTEST_XDIST=-n0 runs it in one process
+PYTEST_XDIST ?= -n 2 --dist worksteal
 
 export COLBENCH_ASSETS := $(ASSETS)
 
-.PHONY: setup browser assets test demo bench docs clean
+.PHONY: setup browser assets test test-fast demo bench docs clean
 
 $(VENV)/.stamp: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -44,6 +45,12 @@ assets: $(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css
 
 test: setup browser assets
 	$(PY) -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
+
+# The fast lane: the tests in no cost lane (browser, sandbox, distributed, served, slow, study; see
+# tests/conftest.py and docs/guides/testing.md), a few minutes; it fails when they leave a library
+# module unimported.
+test-fast: setup assets
+	$(PY) -m pytest -q $(PYTEST_XDIST) --fast $(PYTEST_ARGS)
 
 # One dialogue turn by turn, then lower bound vs SmolLM2 vs upper bound (resumes from runs/demo).
 demo: setup

@@ -193,6 +193,12 @@ class LMAgent(Agent):
         """Whether rollouts should gather this agent's calls into batches (its backend's ``batched``)."""
         return bool(getattr(self.lm, "batched", True))
 
+    @property
+    def generated_tokens(self) -> int | None:
+        """Tokens its model generated so far (:attr:`~colbench_env.lm.base.LMBackend.generated_tokens`;
+        ``None`` when the backend cannot count them): what progress displays divide by the time."""
+        return getattr(self.lm, "generated_tokens", None)
+
     def messages(self, observation: dict) -> list[dict]:
         """The chat the LM sees for ``observation``."""
         return observation_to_messages(observation, kind=self.kind, max_turns=self.max_turns, style=self.prompt_style)

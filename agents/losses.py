@@ -237,11 +237,12 @@ def value_loss(values: torch.Tensor, returns: torch.Tensor, old_values: torch.Te
     return 0.5 * torch.max(unclipped, (clipped_v - returns) ** 2).mean()
 
 
-def explained_variance(predicted: torch.Tensor, target: torch.Tensor) -> float:
-    """``1 - Var(target - predicted) / Var(target)`` (NaN when the target has no variance), as CleanRL."""
+def explained_variance(predicted: torch.Tensor, target: torch.Tensor) -> float | None:
+    """``1 - Var(target - predicted) / Var(target)``, as CleanRL; ``None`` when the target has no
+    variance (undefined: CleanRL's NaN, which a JSON metrics file cannot hold)."""
     var_y = torch.var(target.float(), unbiased=False)
     if var_y.item() == 0:
-        return float("nan")
+        return None
     return float(1.0 - torch.var((target - predicted).float(), unbiased=False) / var_y)
 
 

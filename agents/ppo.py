@@ -21,8 +21,10 @@ One *action* is one agent turn. For each collected trajectory:
   agent tokens only, plus ``vf_coef`` x the (clipped) value loss and ``kl_coef`` x a KL penalty to the
   reference policy (the base with the LoRA adapter disabled; :func:`colbench.agents.losses.kl_penalty`).
 
-Logged as CleanRL does: ``approx_kl``, ``clipfrac``, ``explained_variance``, ``pg_loss``,
-``v_loss``, ``kl``.
+Logged as CleanRL does: ``approx_kl``, ``clipfrac``, ``explained_variance`` (``None`` when the
+returns do not vary: undefined; CleanRL's NaN is not JSON), ``pg_loss``, ``v_loss``, ``kl``.
+Trajectories whose rewards are all 0 are refused (:meth:`PPO.check_data`), as the other trainers
+refuse data that gives them nothing to learn.
 """
 from __future__ import annotations
 
@@ -43,6 +45,18 @@ class PPO(LMTrainer):
 
     config_class = PPOConfig
     algorithm = "ppo"
+
+    @classmethod
+    def check_data(cls, records: list[dict], config) -> None:
+        """Some trajectory must have a reward other than 0 (:class:`~colbench.agents.config.NoTrainingData`):
+        with every reward 0 there is no return to follow, and every advantage would be the value
+        head's own error."""
+        super().check_data(records, config)
+        if all(trajectory_reward(r) == 0 for r in records):
+            raise NoTrainingData(f"ppo: all {len(records)} trajectories have reward 0, so there is no return to "
+                                 "learn from (every advantage would be the value head's own error); collect rollouts "
+                                 "that succeed sometimes (more tasks, or several sampled rollouts of each: colbench "
+                                 "run --rollouts-per-task K --temperature T)")
 
     def _build(self) -> None:
         hidden = self.policy.peft_model.config.get_text_config().hidden_size

@@ -793,7 +793,7 @@ class StageFiles:
             return
         data = {"format": self.FORMAT, "signature": self.signature, "metrics": metrics, "shuffle_calls": shuffle_calls}
         tmp = self.critic_json.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(data, indent=2, default=str, allow_nan=False) + "\n", encoding="utf-8")
         os.replace(tmp, self.critic_json)
 
     def part(self, k: int) -> Path:
@@ -873,7 +873,7 @@ class StageFiles:
             every.update(self._read(part, keys, None))
         with atomic_open(self.candidates) as f:
             for rec in [lines[0], *(every[i] for i in sorted(every))]:
-                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                f.write(json.dumps(rec, ensure_ascii=False, allow_nan=False) + "\n")
         for part in parts:
             part.unlink()
 

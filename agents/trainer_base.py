@@ -28,8 +28,10 @@ from __future__ import annotations
 import abc
 import contextlib
 import json
+import math
 import os
 import random
+import sys
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -955,8 +957,15 @@ class LMTrainer(abc.ABC):
             raise NoTrainingData(f"{cls.algorithm}: none of the {len(records)} trajectories has an agent turn")
 
     def _record(self, metrics: dict) -> dict:
+        """Count the update and keep its metrics (numbers as floats) in :attr:`history`. A metric that
+        is not a finite number (a NaN loss) is kept as ``None`` and said on stderr: the history is
+        written as JSON, which has no NaN."""
         self.updates += 1
         clean = {k: (float(v) if isinstance(v, (int, float, torch.Tensor)) else v) for k, v in metrics.items()}
+        for k, v in clean.items():
+            if isinstance(v, float) and not math.isfinite(v):
+                print(f"{self.algorithm} update {self.updates}: {k} is {v} (kept as null)", file=sys.stderr)
+                clean[k] = None
         clean["update"] = self.updates
         self.history.append(clean)
         return clean
@@ -1002,7 +1011,7 @@ class LMTrainer(abc.ABC):
             meta = {"algorithm": self.algorithm, "config": self.config.to_dict(), "updates": self.updates,
                     "history": self.history}
             tmp = d / "trainer.json.tmp"
-            tmp.write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
+            tmp.write_text(json.dumps(meta, indent=2, default=str, allow_nan=False), encoding="utf-8")
             os.replace(tmp, d / "trainer.json")
         return str(d)
 

@@ -76,7 +76,7 @@ def _worker(model: str, data: str, stage_dir: str, config: str, out: str) -> Non
     _, stats = trainer.step_pairs(records, stages=stages, critic_metrics=metrics)
     wall = time.perf_counter() - t0
     if trainer.accelerator.is_main_process:
-        Path(out).write_text(json.dumps({"wall_s": wall, "processes": trainer.accelerator.num_processes, **stats}))
+        Path(out).write_text(json.dumps({"wall_s": wall, "processes": trainer.accelerator.num_processes, **stats}, allow_nan=False))
 
 
 def _port() -> int:
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--states", type=int, default=48, help="candidate states (agent turns)")
     timing_arguments(p, median_s=1.0, sigma=0.5, cap_s=3.0)
     a = p.parse_args(argv)
-    print(json.dumps(run(a.states, a.median_s, a.sigma, a.cap_s), indent=2))
+    print(json.dumps(run(a.states, a.median_s, a.sigma, a.cap_s), indent=2, allow_nan=False))
     return 0
 
 

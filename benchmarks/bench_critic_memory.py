@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--child"]:  # one measured setting, in the fresh process :func:`_measure` starts
         print(json.dumps(_child(argv[1], model_dir=argv[2] if len(argv) > 2 else None,
-                                dtype=argv[3] if len(argv) > 3 else None)))
+                                dtype=argv[3] if len(argv) > 3 else None), allow_nan=False))
         return 0
     import argparse
 
@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         r = run()
     if out:
         with open(out, "w") as f:
-            f.write(json.dumps(r, indent=2) + "\n")
+            f.write(json.dumps(r, indent=2, allow_nan=False) + "\n")
     for name, key in ((r.get("critic_memory_1b", {}).get("model", "1B"), "critic_memory_1b"),
                       ("SmolLM2-135M (float32) + LoRA", "critic_memory_smollm2")):
         if key not in r:
@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     if "critic_4bit_peak_memory_ratio" in r:
         print(f"critic_4bit_peak_memory_ratio = {r['critic_4bit_peak_memory_ratio']:.3f}x (1B; goal <= 0.35x), "
               f"SmolLM2 {r['critic_4bit_peak_memory_ratio_smollm2']:.3f}x")
-    print(json.dumps(r))
+    print(json.dumps(r, allow_nan=False))
     return 0
 
 

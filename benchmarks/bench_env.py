@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     r = run(a.seconds)
     print(f"env steps/s {r['env_steps_per_s']:.0f} (episodes/s {r['env_episodes_per_s']:.1f}, goal >= 1000)")
-    print(json.dumps(r))
+    print(json.dumps(r, allow_nan=False))
     return 0
 
 

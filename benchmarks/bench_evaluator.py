@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
           f"scaling): single pass (>= {GOAL_SINGLE:g}x) {r['evaluator_cores_for_goal_single']:.1f}, "
           f"RL (>= {GOAL_RL:g}x) {r['evaluator_cores_for_goal_rl']:.1f}")
     if a.json:
-        print(json.dumps(r))
+        print(json.dumps(r, allow_nan=False))
     return 0
 
 

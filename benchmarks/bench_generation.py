@@ -103,7 +103,7 @@ def main(args: argparse.Namespace | None = None) -> int:
         args = parser.parse_args()
     result = run(batch=args.batch, max_new_tokens=args.max_new_tokens, device=args.device, threads=args.threads)
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(result, indent=2, allow_nan=False))
     return 0
 
 

@@ -126,7 +126,7 @@ def run(settings: list[str] | None = None) -> dict:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--child"]:
-        print(json.dumps(measure(argv[1])))
+        print(json.dumps(measure(argv[1]), allow_nan=False))
         return 0
     import argparse
 
@@ -137,10 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, row in r["memory_plan"].items():
         print(f"{name}: measured {row['measured_bytes'] / 2**20:.0f} MiB, estimate {row['estimate_bytes'] / 2**20:.0f} MiB "
               f"(x{row['ratio']:.2f}); batch {row['batch']}")
-    print(json.dumps(r))
+    print(json.dumps(r, allow_nan=False))
     if args.out:
         with open(args.out, "w") as f:
-            f.write(json.dumps(r, indent=2) + "\n")
+            f.write(json.dumps(r, indent=2, allow_nan=False) + "\n")
     return 0
 
 

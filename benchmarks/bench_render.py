@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     result = run(n_pages=a.pages, pool_size=a.pool_size, rounds=a.rounds)
     if a.json:
-        print(json.dumps(result))
+        print(json.dumps(result, allow_nan=False))
     return 0
 
 

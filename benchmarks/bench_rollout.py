@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"episodes/min: one at a time {r['one_at_a_time_episodes_per_min']:.2f}, batched ({r['batch']}) "
               f"{r['batched_episodes_per_min']:.2f}, ratio {r['rollout_batched_ratio']:.2f}x, "
               f"same trajectories: {r['rollout_same_trajectories']}")
-    print(json.dumps(r))
+    print(json.dumps(r, allow_nan=False))
     return 0
 
 

@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kinds", nargs="*", default=["backend", "frontend"])
     a = p.parse_args(argv)
     r = run(a.episodes, a.sessions, tuple(a.kinds))
-    print(json.dumps(r, indent=2))
+    print(json.dumps(r, indent=2, allow_nan=False))
     return 0
 
 

@@ -133,7 +133,7 @@ def worker(training: str, out: str, launch: str) -> None:
            "imports_mb": imports / mb, "build_peak_mb": (build_peak - imports) / mb, "held_mb": (held - imports) / mb,
            "update_peak_mb": (update_peak - imports) / mb, "after_update_mb": (after - imports) / mb,
            "ru_maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
-    Path(f"{out}.rank{acc.process_index}.json").write_text(json.dumps(row))
+    Path(f"{out}.rank{acc.process_index}.json").write_text(json.dumps(row, allow_nan=False))
 
 
 def _measure(training: str, launch: str, tmp: Path) -> list[dict]:
@@ -201,9 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"--only: unknown launch(es) {', '.join(unknown)}")
     r = run(only)
-    print(json.dumps(r, indent=1))
+    print(json.dumps(r, indent=1, allow_nan=False))
     if args.out:
-        Path(args.out).write_text(json.dumps(r, indent=2) + "\n")
+        Path(args.out).write_text(json.dumps(r, indent=2, allow_nan=False) + "\n")
     return 0
 
 

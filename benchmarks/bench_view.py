@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     r = run(args.episodes, args.rounds)
     if args.json:
-        print(json.dumps(r))
+        print(json.dumps(r, allow_nan=False))
     return 0
 
 

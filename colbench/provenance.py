@@ -82,7 +82,7 @@ def log_invocation(path: str | os.PathLike, command: str) -> str | None:
              "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"}
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as f:  # after a cut last line, on a line of its own
-        f.write(("\n" if text and not text.endswith("\n") else "") + json.dumps(entry) + "\n")
+        f.write(("\n" if text and not text.endswith("\n") else "") + json.dumps(entry, allow_nan=False) + "\n")
     if previous is None:
         return None
     was, dirty = previous.get("git_commit"), previous.get("git_dirty") or now["git_dirty"]

@@ -47,7 +47,8 @@ def write_report(rows: Sequence[dict], out_dir: str | os.PathLike, *, stem: str,
         w.writeheader()
         w.writerows(rows)
     Path(paths["md"]).write_text(markdown_table(rows, columns) + "".join(f"\n{n}\n" for n in notes))
-    Path(paths["json"]).write_text(json.dumps({"rows": list(rows), **(meta or {})}, indent=2, default=str) + "\n")
+    Path(paths["json"]).write_text(json.dumps({"rows": list(rows), **(meta or {})}, indent=2, default=str,
+                                          allow_nan=False) + "\n")
 
     import matplotlib
 

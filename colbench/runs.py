@@ -16,7 +16,9 @@ changed included) stops with an error naming the fields that differ instead of m
 file. A run that fails before its first episode (a model that is not found, ...) writes nothing. Each invocation's command line and code (git commit,
 versions) is appended to ``<out>.invocations.jsonl``. ``--episodes`` and ``--episodes-in-flight`` may change
 between reruns (more episodes extend the run). The metrics are computed over every episode of the
-run found in the file.
+run found in the file. Episodes that end with an error (a server failed) are written with their
+``error``; the run then ends with :class:`~colbench.errors.EpisodesFailed` (``colbench run`` exits 1,
+naming the first error), and a rerun retries them.
 
 Python: :func:`run` takes a :class:`RunConfig` (and optionally an agent object) and returns the
 metrics; the command line only parses arguments into a :class:`RunConfig`. The building blocks
@@ -36,11 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from colbench.errors import UsageError
+from colbench.errors import EpisodesFailed, UsageError
 from colbench_env.metrics import summarize
 from colbench_env.prompting import PROMPT_STYLES
 
-__all__ = ["RunConfig", "AGENTS", "SEMANTICS", "check_out_path", "check_resume", "config_path", "env_kind",
+__all__ = ["RunConfig", "AGENTS", "SEMANTICS", "TurnProgress", "check_episode_errors", "check_out_path",
+           "check_resume", "config_path", "env_kind", "local_model_note",
            "invocations_path", "load_run_tasks", "make_agent", "make_run_simulator", "policy_agent", "resolve_policy",
            "run", "run_policy_episodes", "run_signature", "run_to_file", "scoring_pool", "tasks_hash",
            "write_run_config"]
@@ -320,7 +323,7 @@ def write_run_config(out: str | os.PathLike, signature: dict, *, option: str = "
     tmp = cfg_file.with_name(cfg_file.name + ".tmp")
     try:
         cfg_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(signature, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(signature, indent=2, sort_keys=True, allow_nan=False) + "\n", encoding="utf-8")
         os.replace(tmp, cfg_file)
     except OSError as e:
         raise UsageError(f"{option} {out}: cannot write {cfg_file} ({e.strerror or e})") from None
@@ -381,8 +384,65 @@ def make_run_simulator(config: RunConfig, kind: str):
     return make_simulator(config.simulator, kind=kind, **kw)
 
 
-def run_to_file(env_fn, make_policy, specs, out, *, episodes_in_flight: int, desc: str,
-                close_policy: bool = True, on_start: Callable[[], None] | None = None) -> list[dict]:
+class TurnProgress:
+    """A run's progress by agent turn, on stderr (a tqdm bar): the turns done out of the most that
+    can be left (episodes x ``max_turns``, less the turns of episodes that ended early, so the total
+    shrinks as they end), the elapsed time and tqdm's estimate of the time left (the turns' rate so far
+    over the most turns left: an upper bound while episodes end early), turns per second, episodes
+    done, and -- when the policy counts them (``generated_tokens``, as an
+    :class:`~colbench.agents.LMAgent` does) -- the tokens it generated per second since the first turn
+    started. Its :meth:`turn` is :func:`colbench_env.rollout.run_episodes`'s ``on_turn``."""
+
+    def __init__(self, episodes: int, max_turns: int, desc: str, policy: Any = None, *, file: Any = None):
+        import time
+
+        from tqdm import tqdm
+
+        self.episodes, self.max_turns, self.done, self.turns = episodes, max_turns, 0, 0
+        self.policy = policy
+        self._clock = time.monotonic
+        self.start, self.tokens0 = self._clock(), self._tokens()
+        self.bar = tqdm(total=episodes * max_turns, desc=desc, unit="turn", file=file or sys.stderr,
+                        postfix=self._postfix())
+
+    def _tokens(self) -> int | None:
+        n = getattr(self.policy, "generated_tokens", None)
+        return n if isinstance(n, int) and not isinstance(n, bool) else None
+
+    def tokens_per_second(self) -> float | None:
+        """Tokens the policy generated per second since this progress started (``None``: not counted,
+        or no turn done yet)."""
+        now, elapsed = self._tokens(), self._clock() - self.start
+        if now is None or elapsed <= 0 or not self.turns:
+            return None
+        return (now - (self.tokens0 or 0)) / elapsed
+
+    def _postfix(self) -> str:
+        rate = self.tokens_per_second()
+        return f"episodes {self.done}/{self.episodes}" + (f", {rate:.1f} tok/s" if rate is not None else "")
+
+    def turn(self, spec: Any, turn: int, ended: bool) -> None:
+        """One agent turn done (``turn``: its number in its episode; ``ended``: the episode ended with it)."""
+        self.turns += 1
+        if ended:
+            self.done += 1
+            self.bar.total -= max(0, self.max_turns - turn)  # turns this episode will never take
+        self.bar.set_postfix_str(self._postfix(), refresh=False)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.set_postfix_str(self._postfix(), refresh=False)
+        self.bar.close()
+
+    def __enter__(self) -> "TurnProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def run_to_file(env_fn, make_policy, specs, out, *, episodes_in_flight: int, desc: str, max_turns: int,
+                close_policy: bool = True, on_start: Callable[[Any], None] | None = None) -> list[dict]:
     """Run the episodes of ``specs`` not yet completed in ``out`` (resume), appending each record
     as it finishes; returns the latest record of every episode of ``specs`` found in ``out``.
 
@@ -390,15 +450,16 @@ def run_to_file(env_fn, make_policy, specs, out, *, episodes_in_flight: int, des
     :class:`~colbench.agents.LMAgent`) keeps their settings in ``agent_prompt``
     (:func:`~colbench_env.prompting.agent_prompt_settings`), for the trainers.
 
+    The episodes' progress is shown by agent turn on stderr (:class:`TurnProgress`).
+
     Args:
         env_fn: makes one env (see :func:`colbench_env.rollout.run_episodes`).
         make_policy: builds the policy; called only when some episode is left to run (a policy
             with ``close()`` is closed afterwards unless ``close_policy`` is false).
-        on_start: called once the policy is built, before the first episode (what a run writes
-            beside its trajectories: nothing is written when building the policy fails).
+        max_turns: the envs' agent turns per episode (the progress's most turns left).
+        on_start: called with the policy once it is built, before the first episode (what a run
+            writes beside its trajectories: nothing is written when building the policy fails).
     """
-    from tqdm import tqdm
-
     from colbench_env.rollout import run_episodes
     from colbench.wrappers.recorder import TrajectoryRecorder, completed_episode_ids, recorded_episodes
 
@@ -418,24 +479,79 @@ def run_to_file(env_fn, make_policy, specs, out, *, episodes_in_flight: int, des
         extra = {AGENT_PROMPT_FIELD: settings} if settings else {}
         try:
             if on_start is not None:
-                on_start()
-            with tqdm(total=len(todo), desc=desc, unit="ep", file=sys.stderr) as bar:
+                on_start(policy)
+            with TurnProgress(len(todo), max_turns, desc, policy) as progress:
                 run_episodes(lambda: TrajectoryRecorder(env_fn(), out, extra=extra), policy, todo,
-                             episodes_in_flight=episodes_in_flight, progress=bar)
+                             episodes_in_flight=episodes_in_flight, on_turn=progress.turn)
         finally:
             if close_policy and hasattr(policy, "close"):
                 policy.close()
     return recorded_episodes(out, wanted)[0]
 
 
+#: SmolLM2-135M's settings (the embedded model): the paper's prompt is too long for it (0 % of the
+#: embedded tasks), the compact prompt's worked example and the "rate" family are what it can do
+SMOLLM2_SETTINGS = ("colbench run --agent smollm2 --tasks generated:16:1:rate --split test --prompt-style compact "
+                    "--max-turns 3 --max-new-tokens 96")
+#: new tokens the up-front measurement generates (one sequence, the first episode's first prompt)
+PROBE_TOKENS = 32
+
+
+def local_model_note(config: RunConfig, policy: Any, task: Any) -> str | None:
+    """What ``colbench run`` says before a local model (``--agent smollm2`` / ``hf``) starts on the
+    paper's prompt: what an episode can cost -- ``max_turns`` x ``max_new_tokens`` new tokens, and
+    the time that takes at the rate measured now (the agent's model generates up to
+    :data:`PROBE_TOKENS` tokens for the first episode's first prompt, one sequence, timed) -- and,
+    for the embedded SmolLM2, the settings it is made for (:data:`SMOLLM2_SETTINGS`). ``None`` for
+    any other run (a served or plug-in agent, the compact prompt)."""
+    import dataclasses
+    import time
+
+    if config.agent not in ("smollm2", "hf") or config.prompt_style != "paper" or not hasattr(policy, "lm"):
+        return None
+    lm = policy.lm
+    obs = {"problem_description": task.problem_description, "dialogue": "[]"}
+    before = getattr(lm, "generated_tokens", None) or 0
+    t0 = time.perf_counter()
+    lm.generate([policy.messages(obs)], dataclasses.replace(policy.sampling, max_new_tokens=PROBE_TOKENS, n=1))
+    seconds = time.perf_counter() - t0
+    made = (getattr(lm, "generated_tokens", None) or 0) - before
+    most = config.max_turns * config.max_new_tokens
+    lines = [f"colbench run: note: on the paper's prompt an episode can take up to {config.max_turns} turns x "
+             f"{config.max_new_tokens} new tokens = {most} tokens"]
+    if made > 0 and seconds > 0:
+        rate = made / seconds
+        lines[0] += (f", about {_duration(most / rate)} an episode at the {rate:.1f} tokens/s measured now "
+                     f"({made} tokens of one sequence; {config.episodes_in_flight} episodes in flight share the model)")
+    if config.agent == "smollm2":
+        lines.append("colbench run: note: the embedded SmolLM2-135M solves none of the paper-prompt tasks; it is made "
+                     "for --prompt-style compact (a worked example) and the backend's 'rate' task family, e.g. "
+                     + SMOLLM2_SETTINGS)
+    return "\n".join(lines)
+
+
+def _duration(seconds: float) -> str:
+    """``"1 h 4 min"``, ``"3 min 20 s"``, ``"12 s"``."""
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    if s >= 60:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s} s"
+
+
 # --------------------------------------------------------------------------------------------- run
-def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
-        on_episode: Callable[[dict], None] | None = None) -> dict:
+def run(config: RunConfig, *, agent: Any = None, simulator: Any = None) -> dict:
     """Run (or resume) the episodes of ``config``; returns the metrics over every episode of the run
     in ``config.out`` (:func:`colbench_env.metrics.summarize`).
 
     Everything the user can get wrong (env id, task file, ``out``, an earlier different run in
     ``out``, a plug-in spec) is checked before any model loads, and raised as :class:`UsageError`.
+
+    Raises:
+        EpisodesFailed: after every episode ran and was written, when some ended with an error (the
+            agent's or the human's server failed: :func:`check_episode_errors`); it names the first
+            error, carries the metrics, and rerunning the same config retries those episodes.
 
     Args:
         agent: an agent object to use instead of building ``config.agent`` (``config.agent`` then
@@ -471,9 +587,13 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
               "agent repeats itself, so with a deterministic human a task's rollouts are copies (pair-based "
               "trainers need sampled ones: --temperature > 0)", file=sys.stderr)
 
-    def start() -> None:  # the agent is built: from here on the run leaves its files
+    def start(policy) -> None:  # the agent is built: from here on the run leaves its files
         from colbench.provenance import log_invocation
 
+        if agent is None:
+            note = local_model_note(config, policy, tasks[0])
+            if note:
+                print(note, file=sys.stderr)
         write_run_config(config.out, signature)
         note = log_invocation(invocations_path(config.out), "run")  # which code wrote the episodes
         if note:
@@ -489,12 +609,15 @@ def run(config: RunConfig, *, agent: Any = None, simulator: Any = None,
                 (lambda: agent) if agent is not None else (lambda: make_agent(config, kind)),
                 episode_specs(n, n_tasks=len(tasks), seed=config.seed, repeats=config.rollouts_per_task),
                 config.out, episodes_in_flight=config.episodes_in_flight, desc=f"{config.agent} on {config.env}",
+                max_turns=config.max_turns,
                 close_policy=agent is None,  # an agent passed in is the caller's to close
                 on_start=start)
     finally:
         if simulator is None:
             sim.close()
-    return summarize(records)
+    metrics = summarize(records)
+    check_episode_errors(records, config.out, metrics=metrics)
+    return metrics
 
 
 # ------------------------------------------------------------------------- an LM policy's episodes
@@ -575,12 +698,11 @@ def run_policy_episodes(env_id: str, tasks: list, make_policy: Callable[[], Any]
     (:func:`colbench.pipeline.run_stage_episodes`) or of critic-ranking.
 
     Raises:
-        StageFailed: some episodes ended with an error (the agent's or the human's server failed);
+        EpisodesFailed: some episodes ended with an error (the agent's or the human's server failed);
             their records are kept and the episodes are run again on the next call.
     """
     import gymnasium as gym
 
-    from colbench.errors import StageFailed
     from colbench_env.lm.heap import release_memory
     from colbench_env.rollout import episode_specs
     from colbench_env.simulators import make_simulator
@@ -592,12 +714,23 @@ def run_policy_episodes(env_id: str, tasks: list, make_policy: Callable[[], Any]
     try:
         with scoring_pool(kind, semantics=semantics, similarity=similarity) as shared:
             records = run_to_file(lambda: gym.make(env_id, tasks=tasks, simulator=sim, max_turns=max_turns, **shared),
-                                  make_policy, specs, out, episodes_in_flight=episodes_in_flight, desc=desc)
+                                  make_policy, specs, out, episodes_in_flight=episodes_in_flight, desc=desc,
+                                  max_turns=max_turns)
     finally:
         sim.close()
         release_memory()
+    check_episode_errors(records, out)
+    return records
+
+
+def check_episode_errors(records: list[dict], out: str | os.PathLike, *, metrics: dict | None = None) -> None:
+    """Raise :class:`~colbench.errors.EpisodesFailed` (a :class:`~colbench.errors.StageFailed`) when
+    some of ``records`` (the episodes of ``out``) ended with an error, naming how many, the first
+    error, and how to retry them: rerunning the command resumes, running only the failed episodes
+    again (the others are kept). ``metrics`` ride along on the exception."""
     failed = [r for r in records if r.get("error")]
     if failed:
-        raise StageFailed(f"{out}: {len(failed)} of {len(records)} episodes ended with an error (first: "
-                          f"{str(failed[0]['error'])[:300]}); run the same command again to retry them")
-    return records
+        first = " ".join(str(failed[0]["error"]).split())
+        raise EpisodesFailed(f"{out}: {len(failed)} of {len(records)} episodes ended with an error (first: "
+                             f"{first[:300]}); run the same command again to retry them (it resumes: the "
+                             f"{len(records) - len(failed)} finished episodes are kept)", metrics)

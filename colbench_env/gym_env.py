@@ -29,10 +29,20 @@ class ColBenchEnv(gym.Env):
     ## Observation Space
 
     ``Dict(problem_description=Text, dialogue=Text)``: the task as the human asked for it, and the
-    messages so far as a JSON list ``[{"role": "assistant"|"user", "content": str, "output"?: str}]``
-    (``assistant`` = the agent, with its raw generation, cut before a second ``OUTPUT:``, in
-    ``output``; ``user`` = the human), the
-    human's reply to the last action last. Training-time information is never here.
+    messages so far as a JSON list (``json.loads(obs["dialogue"])``), the human's reply to the last
+    action last::
+
+        [{"role": "assistant", "content": "Which letters do the rows skip?",
+          "output": "The rows skip letters? OUTPUT: Which letters do the rows skip?"},
+         {"role": "user", "content": "Rows are lettered A, B, C and so on, skipping I and O ..."}]
+
+    ``role`` is ``"assistant"`` for the agent and ``"user"`` for the human (the official trajectory
+    format); ``content`` is what the other side saw (the agent's message after ``OUTPUT:``, the
+    human's reply); ``output``, on the agent's messages only, is its raw generation, thought
+    included, cut before a second ``OUTPUT:``. Training-time information is never here. A trajectory
+    record (``env.unwrapped.trajectory_record()``) keeps the same messages as ``dialogue_history``,
+    the agent's with ``finish_reason`` when the action said why its generation ended
+    (:mod:`colbench_env.trajectories`; every field: the docs' "dialogue schema" guide).
 
     ## Action Space
 

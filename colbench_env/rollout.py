@@ -41,8 +41,8 @@ Each says how through an attribute ``batched`` (absent: true):
   the phased-step protocol of :mod:`colbench_env.phased`, which ColBench wrappers forward, so
   ``HiddenInfoWrapper`` and ``TrajectoryRecorder`` see every step as in a loop of ``env.step``.
 * Records: the end of each step (``transition``, where a recorder appends the finished episode)
-  runs under one lock, so every env's recorder can append to one file; ``on_episode`` and
-  ``progress`` are called there too, one at a time, as episodes finish.
+  runs under one lock, so every env's recorder can append to one file; ``on_turn`` (after each
+  agent turn), ``on_episode`` and ``progress`` are called there too, one at a time.
 * Failures: a :class:`~colbench_env.simulators.SimulatorError` (the human's server failed) ends
   that episode with ``error`` "simulator failed: ..." and a :class:`~colbench_env.lm.base.BackendError`
   raised by the policy (the agent's server failed) with ``error`` "agent failed: ..." (truncated,
@@ -213,10 +213,11 @@ class _Runner:
     """The state of one :func:`run_episodes` call."""
 
     def __init__(self, envs: list, policy: Any, simulator: Any, specs: Sequence[EpisodeSpec],
-                 on_episode: Callable[[dict], None] | None, progress: Any):
+                 on_episode: Callable[[dict], None] | None, progress: Any,
+                 on_turn: Callable[[EpisodeSpec, int, bool], None] | None = None):
         self.envs, self.steps = envs, [phased(e) for e in envs]
         self.policy, self.simulator = policy, simulator
-        self.on_episode, self.progress = on_episode, progress
+        self.on_episode, self.progress, self.on_turn = on_episode, progress, on_turn
         self.queue = deque(specs)
         self.n_threads = len(envs)
         self.results: list[dict] = []
@@ -288,6 +289,8 @@ class _Runner:
             with self.commit:
                 self._check()
                 obs, _, terminated, truncated, _ = step.transition()
+                if self.on_turn is not None:
+                    self.on_turn(spec, turn, terminated or truncated)
                 if terminated or truncated:
                     self._finished(env, spec)
             if terminated or truncated:
@@ -378,6 +381,7 @@ def run_episodes(
     episodes_in_flight: int = 1,
     on_episode: Callable[[dict], None] | None = None,
     progress: Any = None,
+    on_turn: Callable[[EpisodeSpec, int, bool], None] | None = None,
 ) -> list[dict]:
     """Run episodes and return their trajectory records (official format plus ``episode_id`` and
     ``env_id``), in completion order. See the module docstring for how episodes advance and what is
@@ -393,7 +397,9 @@ def run_episodes(
         episodes_in_flight: episodes advancing at once (default 1).
         on_episode: called with each finished record as soon as it is finished (to write records
             to a file, wrap the env in :class:`colbench.wrappers.TrajectoryRecorder` instead).
-        progress: a tqdm-like object (``update(1)``) or ``None``.
+        progress: a tqdm-like object (``update(1)`` as each episode finishes) or ``None``.
+        on_turn: called after each agent turn (the human's reply included) with the episode's spec,
+            the turn's number (1 for the first) and whether the episode ended with it.
     """
     in_flight = episodes_in_flight
     if isinstance(in_flight, bool) or not isinstance(in_flight, int) or in_flight < 1:
@@ -410,7 +416,7 @@ def run_episodes(
         simulator = envs[0].unwrapped.simulator
         for env in envs[1:]:
             env.unwrapped.answered_by(simulator)  # the records name the human that answered
-        runner = _Runner(envs, policy, simulator, specs, on_episode, progress)
+        runner = _Runner(envs, policy, simulator, specs, on_episode, progress, on_turn)
         runner.run()
         return runner.results
     finally:

@@ -126,7 +126,7 @@ def append_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
         _drop_partial_last_line(f)
         f.seek(0, os.SEEK_END)
         for rec in records:
-            f.write((json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))
+            f.write((json.dumps(rec, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"))
         f.flush()
         os.fsync(f.fileno())
 
@@ -157,4 +157,4 @@ def atomic_write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None
     """Write all records to ``path`` atomically: readers see the old file or the whole new one."""
     with atomic_open(path) as f:
         for rec in records:
-            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            f.write(json.dumps(rec, ensure_ascii=False, allow_nan=False) + "\n")

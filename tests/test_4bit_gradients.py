@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 import torch
 from samples import short_formatter
-from tiny_models import save_tiny_llama, smollm2_tokenizer, tiny_llama
+from tiny_models import tiny_llama
 
 from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
 from colbench.agents.tokenize import tokenize_trajectory
@@ -25,13 +25,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def tok():
-    return smollm2_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tok, tmp_path_factory):
-    return save_tiny_llama(tmp_path_factory.mktemp("llama256"), tok, seed=3, hidden_size=256)
+def model_dir(tiny_model_dir):
+    return tiny_model_dir(seed=3, hidden_size=256)
 
 
 

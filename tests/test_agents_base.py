@@ -1,8 +1,6 @@
-"""The agent interface: custom agents as subclasses or callables, the scripted agent, and every
-trainer started by `accelerate launch`."""
+"""The agent interface: custom agents as subclasses or callables, the scripted agent. (Every trainer
+under ``accelerate launch``, through ``colbench train``: tests/test_distributed.py and test_sharded.py.)"""
 import json
-import subprocess
-import sys
 
 import gymnasium as gym
 import pytest
@@ -10,7 +8,6 @@ import pytest
 import colbench_env  # noqa: F401
 from colbench.agents import Agent, CallableAgent, ScriptedAgent, as_agent
 from colbench_env.evaluation.backend import BackendEvaluator
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 
 class AlwaysAnswers(Agent):
@@ -48,26 +45,3 @@ def test_scripted_agent_is_stateless_by_turn():
     assert ScriptedAgent(["one", "two"]).act_batch([obs0, obs2]) == ["one", "two"]
     with pytest.raises(ValueError):
         ScriptedAgent([])
-
-
-@pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory):
-    return save_tiny_llama(tmp_path_factory.mktemp("tiny"), smollm2_tokenizer(), hidden_size=32)
-
-
-@pytest.mark.parametrize("algorithm, config", [
-    ("rft", {}), ("mt-dpo", {}), ("ppo", {}),
-    ("sweet-rl", {"n_candidates": 2, "candidate_max_new_tokens": 4, "state_fraction": 1.0}),
-])
-def test_every_trainer_runs_under_accelerate_launch(tmp_path, tiny_dir, algorithm, config, scored_trajectories):
-    data = tmp_path / "trajs.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in scored_trajectories))
-    out = tmp_path / "ckpt"
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "1", "--num_machines", "1",
-           "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "colbench", "train", algorithm,
-           "--trajectories", str(data), "--model", tiny_dir, "--out", str(out),
-           "--config-json", json.dumps(dict(config, max_length=512, policy={"lora_r": 4}))]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
-    meta = json.loads((out / "trainer.json").read_text())
-    assert meta["algorithm"] == algorithm and meta["updates"] == 1

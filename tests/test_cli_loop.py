@@ -101,16 +101,18 @@ def test_model_names_lead_where_the_docstring_says(tmp_path, model_dir):
 
 
 # ------------------------------------------------------------------------ nothing to learn from
-@pytest.mark.parametrize("algorithm", ["mt-dpo", "sweet-rl", "grpo", "rft"])
+@pytest.mark.parametrize("algorithm", ["mt-dpo", "sweet-rl", "grpo", "rft", "ppo"])
 def test_trajectories_without_pairs_are_refused_saying_what_data_gives_them(tmp_path, algorithm):
     traj = scripted_rollouts(tmp_path)  # greedy, one rollout per task, every reward 0
     ck = tmp_path / "ck"
     line = assert_user_error(colbench("train", algorithm, "--trajectories", traj, "--model", "smollm2", "--out", ck),
                              "train", f"{algorithm}: ", "2 trajectories")
-    if algorithm != "rft":
-        assert "--rollouts-per-task K --temperature T" in line and "several of each task" in line
-    else:
+    if algorithm == "rft":
         assert "reaches reward >= 1" in line and "--rollouts-per-task" in line
+    elif algorithm == "ppo":
+        assert "all 2 trajectories have reward 0" in line and "--rollouts-per-task K --temperature T" in line
+    else:
+        assert "--rollouts-per-task K --temperature T" in line and "several of each task" in line
     assert not ck.exists()
 
 
@@ -341,12 +343,10 @@ def test_the_bitsandbytes_kernel_warning_is_gone():
 
 # ------------------------------------------------------------------- checkpoints and exports
 @pytest.mark.slow
-def test_a_checkpoint_and_its_export_run_with_the_same_greedy_texts(tmp_path, tok):
+def test_a_checkpoint_and_its_export_run_with_the_same_greedy_texts(tmp_path, tiny_model_dir):
     from safetensors.torch import load_file
 
-    from tiny_models import save_tiny_llama
-
-    base = save_tiny_llama(tmp_path / "base", tok, seed=3)
+    base = tiny_model_dir(seed=3, hidden_size=64)
     traj = write_jsonl(tmp_path / "t.jsonl", [GOOD, BAD, MID])
     ck, ex = tmp_path / "ck", tmp_path / "exported"
     p = colbench("train", "mt-dpo", "--trajectories", traj, "--model", base, "--out", ck, "--export", ex,
@@ -420,7 +420,11 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
                        json.dumps(kwargs), "--tasks", "generated:2:1:rate", "--max-turns", 2, "--out", out, "--json"))
     recs = read_trajectories(out)
     assert all(r["agent_prompt"] == {"kind": "backend", "max_turns": 2, "prompt_style": "compact"} for r in recs)
-    p = colbench("train", "ppo", "--trajectories", out, "--model", "smollm2", "--out", ck,
+    # PPO refuses rewards that are all 0 (nothing to learn); what is checked here is the contexts, so
+    # one record's reward is set by hand (the file is otherwise as collected)
+    rewarded = tmp_path / "rewarded.jsonl"
+    rewarded.write_text("".join(json.dumps(dict(r, reward=1.0) if i == 0 else r) + "\n" for i, r in enumerate(recs)))
+    p = colbench("train", "ppo", "--trajectories", rewarded, "--model", "smollm2", "--out", ck,
                  "--config-json", '{"update_epochs": 1}')
     assert p.returncode == 0, p.stderr[-3000:]
     assert "training contexts: prompt_style 'compact', max_turns 2" in p.stderr
@@ -466,3 +470,51 @@ def test_the_training_guide_loop_runs_as_written(tmp_path, docs_block):
         assert "gemm_4bit_forward" not in p.stderr and "Traceback" not in p.stderr, cmd
     assert (tmp_path / "runs/loop/ckpt/trainer.json").exists() and (tmp_path / "runs/loop/model/config.json").exists()
     assert "win rate of runs/loop/trained.jsonl over runs/loop/base.jsonl" in p.stdout
+
+
+# ------------------------------------------------------------------------------ a first run, told
+def test_a_local_model_on_the_paper_prompt_is_told_its_cost_only_there():
+    """The up-front note is for a local model on the paper's prompt only (it measures the model, so
+    any other run is left alone: nothing is generated for it)."""
+    from colbench.runs import RunConfig, local_model_note
+
+    class Untouchable:  # generating would fail: the note must not get that far
+        lm = None
+
+    for config in (RunConfig(out="o", agent="smollm2", prompt_style="compact"), RunConfig(out="o", agent="scripted"),
+                   RunConfig(out="o", agent="openai", agent_model="m", agent_base_url="http://127.0.0.1:9/v1")):
+        assert local_model_note(config, Untouchable(), task=None) is None
+
+
+@pytest.mark.slow
+def test_a_first_run_says_what_an_episode_costs_and_shows_progress_by_turn(tmp_path):
+    """SmolLM2 on the paper's prompt (colbench run's defaults), 2 tasks, 2 turns: before the first
+    episode one note says what an episode can cost (turns x new tokens, at the rate measured then)
+    and one the settings the embedded model is made for; the progress goes by turn, with episodes
+    and tokens per second, and ends at the turns the records hold."""
+    out = tmp_path / "first.jsonl"
+    p = colbench("run", "--agent", "smollm2", "--tasks", "generated:2:1:rate", "--max-turns", 2, "--max-new-tokens",
+                 24, "--out", out, env_extra=OFFLINE, timeout=600)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr[-3000:]
+    lines = p.stderr.replace("\r", "\n").splitlines()
+    cost = [ln for ln in lines if ln.startswith("colbench run: note: on the paper's prompt")]
+    assert len(cost) == 1, p.stderr[-3000:]
+    m = re.fullmatch(r"colbench run: note: on the paper's prompt an episode can take up to 2 turns x 24 new tokens = "
+                     r"48 tokens, about (?:(\d+) min )?(\d+) s an episode at the ([\d.]+) tokens/s measured now \((\d+) "
+                     r"tokens of one sequence; 4 episodes in flight share the model\)", cost[0])
+    assert m, cost[0]
+    minutes, seconds, rate, probe = int(m.group(1) or 0), int(m.group(2)), float(m.group(3)), int(m.group(4))
+    assert 0 < probe <= 32 and rate > 0
+    assert 48 / (rate + 0.05) - 1 <= 60 * minutes + seconds <= 48 / max(rate - 0.05, 1e-9) + 1  # 48 tokens at that rate
+    assert ("colbench run: note: the embedded SmolLM2-135M solves none of the paper-prompt tasks; it is made for "
+            "--prompt-style compact (a worked example) and the backend's 'rate' task family, e.g. colbench run "
+            "--agent smollm2 --tasks generated:16:1:rate --split test --prompt-style compact --max-turns 3 "
+            "--max-new-tokens 96") in lines
+    assert lines.index(cost[0]) < min(i for i, ln in enumerate(lines) if ln.startswith("smollm2 on "))  # before it starts
+    recs = read_trajectories(out)
+    turns = sum(m["role"] == "assistant" for r in recs for m in r["dialogue_history"])
+    bar = [ln for ln in lines if ln.startswith("smollm2 on ColBench-Backend-v0:")]
+    assert re.search(r"\| 0/4 \[.*episodes 0/2\]$", bar[0]), bar[0]  # at most 2 episodes x 2 turns; no rate yet
+    final = re.search(rf"100%\|.*\| {turns}/{turns} \[[\d:]+<00:00, .*, episodes 2/2, ([\d.]+) tok/s\]$", bar[-1])
+    assert final and float(final.group(1)) > 0, bar[-1]
+    assert any(re.search(rf"\| [1-{turns - 1}]/\d \[.*, episodes [01]/2, [\d.]+ tok/s\]$", ln) for ln in bar), bar

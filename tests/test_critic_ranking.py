@@ -195,10 +195,8 @@ def _extra_file(path, task_split="train"):
 
 
 @pytest.fixture(scope="module")
-def tiny_policy(tmp_path_factory):
-    from tiny_models import save_tiny_llama, smollm2_tokenizer
-
-    return save_tiny_llama(tmp_path_factory.mktemp("tiny") / "model", smollm2_tokenizer())
+def tiny_policy(model_dir):
+    return model_dir
 
 
 def test_end_to_end_on_a_tiny_llama_and_rerun_resumes(tmp_path, tiny_policy, capsys):

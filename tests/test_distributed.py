@@ -1,6 +1,8 @@
 """Every trainer under ``accelerate launch`` with 2 CPU processes (DDP over gloo) on a tiny random
-Llama: after one update the parameters equal those of one process with the same global batch;
-checkpoints are written by the main process only; resuming from them continues identically.
+Llama, its first update made by the code of ``colbench train`` (the one launch of every trainer by
+``colbench train`` in the suite besides the sharded ones of test_sharded.py): after one update the
+parameters equal those of one process with the same global batch (``colbench train``'s own defaults
+included); checkpoints are written by the main process only; resuming from them continues identically.
 
 The launch is ``accelerate launch --config_file colbench/configs/accelerate/ddp_cpu.yaml``, the
 multi-GPU launcher (torchrun) with 2 processes: accelerate's ``--cpu`` launcher starts several
@@ -19,11 +21,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 from samples import BAD, GOOD, MID, TASK, traj
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
-from colbench.agents.config import merge_config_dicts
-from colbench.agents.registry import TRAINERS, trainer_class
 from colbench import configs_dir
+from colbench.agents.registry import TRAINERS, trainer_class
+from colbench.cli.train import cli_defaults
 
 HERE = Path(__file__).resolve().parent
 CLASSES = {name: trainer_class(name) for name in TRAINERS}
@@ -56,9 +57,9 @@ PER_PROCESS = 1  # micro-batch per process; one process gets 2 x this
 
 
 @pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory):
+def tiny_dir(tiny_model_dir):
     torch.set_num_threads(1)
-    return save_tiny_llama(tmp_path_factory.mktemp("tiny_ddp"), smollm2_tokenizer(), hidden_size=32)
+    return tiny_model_dir()
 
 
 def _free_port() -> int:
@@ -70,7 +71,10 @@ def _free_port() -> int:
 
 
 def _config(algorithm: str, batch: int) -> dict:
-    conf = dict(CONFIGS[algorithm], max_length=512, policy={"lora_r": 4, "learning_rate": 1e-3})
+    """The trainer's config: ``colbench train``'s defaults (gradient checkpointing; SWEET-RL's candidate
+    batches), the trainer's settings here, the micro-batch."""
+    conf = dict(cli_defaults(algorithm), **CONFIGS[algorithm], max_length=512,
+                policy={"lora_r": 4, "learning_rate": 1e-3})
     conf[PER_BATCH[algorithm]] = batch
     if algorithm == "sweet-rl":
         conf["critic"] = {"learning_rate": 1e-3, "pairs_per_batch": batch}
@@ -80,8 +84,8 @@ def _config(algorithm: str, batch: int) -> dict:
 def _single_process(algorithm: str, model: str, out: Path, batch: int) -> None:
     """The same two updates (and resume) in this process, for the comparison."""
     cls = CLASSES[algorithm]
-    trainer = cls(merge_config_dicts(cls.config_class, _config(algorithm, batch),
-                                     {"policy": {"model_name_or_path": model}}))
+    conf = _config(algorithm, batch)
+    trainer = cls(dict(conf, policy=dict(conf["policy"], model_name_or_path=model)))
     trainer.update(DATA)
     trainer.save(out / "first")
     resumed = cls.load(out / "first")
@@ -118,8 +122,10 @@ def test_two_processes_equal_one_with_the_same_global_batch(tmp_path, tiny_dir, 
     assert p.returncode == 0, p.stderr[-4000:]
     assert "rank 0 of 2 done" in p.stdout and "rank 1 of 2 done" in p.stdout
     assert "WROTE" not in p.stderr, [ln for ln in p.stderr.splitlines() if "WROTE" in ln][:5]
-    meta = json.loads((out / "resumed" / "trainer.json").read_text())
-    assert meta["updates"] == 2 and meta["algorithm"] == algorithm
+    assert p.stdout.count(f"checkpoint: {out / 'first'}") == 2  # colbench train's last line, on each rank
+    for stage, updates in (("first", 1), ("resumed", 2)):
+        meta = json.loads((out / stage / "trainer.json").read_text())
+        assert meta["updates"] == updates and meta["algorithm"] == algorithm
 
     same, smaller = tmp_path / "one_same_global", tmp_path / "one_smaller"
     _single_process(algorithm, tiny_dir, same, 2 * PER_PROCESS)

@@ -8,7 +8,6 @@ import math
 import pytest
 import torch
 from samples import TASK, traj
-from tiny_models import smollm2_tokenizer, tiny_llama
 
 from colbench.agents.grpo import GRPO, GRPOConfig
 from colbench.agents.trainer_base import ConfigError
@@ -18,16 +17,6 @@ OTHER = dict(TASK, task_id="t1")
 WIN = traj(["OUTPUT: Is it plus seven?", "I WANT TO ANSWER: def f(x): return x + 7"], ["Yes."], 1.0)
 LOSE = traj(["OUTPUT: Tell me everything.", "I WANT TO ANSWER: def f(x): return 0"], ["No."], 0.0)
 FLAT = traj(["OUTPUT: Hm?", "I WANT TO ANSWER: def f(x): return 1"], ["What?"], 0.3, task=OTHER)
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory):
-    torch.set_num_threads(1)
-    tok = smollm2_tokenizer()
-    d = tmp_path_factory.mktemp("tiny_llama_grpo")
-    tiny_llama(tok, 0).save_pretrained(d)
-    tok.save_pretrained(d)
-    return str(d)
 
 
 def test_grpo_update_raises_the_better_rollouts_of_a_group(model_dir):

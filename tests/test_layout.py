@@ -32,7 +32,7 @@ LAYERS = [
     ("colbench.agents",),
     ("colbench",),  # the package itself: __version__, configs_dir (it imports nothing)
     ("colbench.errors", "colbench.stats", "colbench.report", "colbench.resume", "colbench.budgets"),
-    ("colbench.plugins", "colbench.provenance", "colbench.comparison", "colbench.audit"),
+    ("colbench.plugins", "colbench.provenance", "colbench.extras", "colbench.comparison", "colbench.audit"),
     ("colbench.runs",),  # episodes into a resumed trajectory file (colbench run's service)
     ("colbench.table", "colbench.viewer", "colbench.integrations", "colbench.critics"),
     ("colbench.pipeline",),

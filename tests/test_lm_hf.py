@@ -61,6 +61,19 @@ def test_logprobs_match_a_forward_pass(backend):
     assert plain.token_ids is None and plain.logprobs is None
 
 
+def test_generated_tokens_count_every_generation_up_to_its_end(tokenizer, backend):
+    """The count progress displays divide by the time: each generation's tokens up to and including the
+    one that ended it (its token_ids), sampled choices each, greedy copies once."""
+    fresh = HFBackend(backend.model, tokenizer=tokenizer, max_batch_size=3)
+    assert fresh.generated_tokens is None  # nothing generated yet
+    gens = fresh.generate(CONVS, SamplingParams(max_new_tokens=12, return_logprobs=True))
+    assert fresh.generated_tokens == sum(len(g.token_ids) for g in gens) > len(CONVS)
+    sampled = fresh.generate(CONVS[:2], SamplingParams(max_new_tokens=6, temperature=1.5, n=2, seed=0,
+                                                       return_logprobs=True))
+    copies = fresh.generate(CONVS[:1], SamplingParams(max_new_tokens=6, n=3, return_logprobs=True))  # greedy
+    assert fresh.generated_tokens == sum(len(g.token_ids) for g in [*gens, *sampled, copies[0]])
+
+
 def test_sampling_n_groups_by_conversation(backend):
     params = SamplingParams(max_new_tokens=8, temperature=1.5, n=3, seed=1, return_logprobs=True)
     gens = backend.generate(CONVS[:2], params)

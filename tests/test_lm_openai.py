@@ -53,9 +53,11 @@ def test_success_sends_standard_body(server):
 
 def test_batch_keeps_order_and_n(server):
     b = backend(server)
+    assert b.generated_tokens is None  # no reply yet: nothing counted
     gens = b.generate([conv("a"), conv("b"), conv("c")], SamplingParams(n=2, temperature=1.0))
     assert [g.text for g in gens] == ["ECHO[0] a", "ECHO[1] a", "ECHO[0] b", "ECHO[1] b", "ECHO[0] c", "ECHO[1] c"]
     assert server.state.counts["echo"] == 3
+    assert b.generated_tokens == 0  # the sum of the replies' usage.completion_tokens (the stand-in says 0)
     b.close()
 
 

@@ -9,18 +9,16 @@ import warnings
 import pytest
 import torch
 from safetensors.torch import load_file
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 
 @pytest.fixture(scope="module")
-def bf16_checkpoint(tmp_path_factory):
+def bf16_checkpoint(tmp_path_factory, tiny_model_dir, tok):
     from transformers import AutoModelForCausalLM
 
     d = tmp_path_factory.mktemp("bf16")
-    path = save_tiny_llama(d / "fp32", smollm2_tokenizer(), hidden_size=32)
-    model = AutoModelForCausalLM.from_pretrained(path).to(torch.bfloat16)
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir()).to(torch.bfloat16)
     model.save_pretrained(d / "bf16")
-    smollm2_tokenizer().save_pretrained(d / "bf16")
+    tok.save_pretrained(d / "bf16")
     return str(d / "bf16")
 
 

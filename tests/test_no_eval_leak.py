@@ -12,8 +12,7 @@ import json
 
 import gymnasium as gym
 import pytest
-import torch
-from tiny_models import smollm2_tokenizer, tiny_llama
+from tiny_models import tiny_llama
 
 from colbench.agents.sweet_rl import SweetRL, SweetRLConfig
 from colbench.agents.tokenize import tokenize_trajectory
@@ -62,12 +61,6 @@ def test_observations_training_info_and_record_carry_no_expected_outputs(episode
     rec = episode["record"]
     assert "eval_tests" not in rec and rec["training_info"]["ground_truth"] == REC["ground_truth"]
     assert _leaks(json.dumps(rec)) == []
-
-
-@pytest.fixture(scope="module")
-def tok():
-    torch.set_num_threads(1)
-    return smollm2_tokenizer()
 
 
 def test_policy_and_critic_sequences_carry_no_expected_outputs(episode, tok):

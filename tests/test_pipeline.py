@@ -7,7 +7,6 @@ import os
 
 import gymnasium as gym
 import pytest
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
 from colbench.pipeline import PRESETS, PipelineConfig, run_pipeline, task_split
@@ -17,8 +16,8 @@ from colbench_env.trajectories import append_jsonl, read_trajectories
 
 
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    return save_tiny_llama(tmp_path_factory.mktemp("tiny"), smollm2_tokenizer(), hidden_size=32)
+def tiny_model(tiny_model_dir):
+    return tiny_model_dir()
 
 
 def pipeline_cli(*argv) -> int:

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from samples import answered_record
 from test_pipeline import pipeline_cli
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 import colbench_env  # noqa: F401
 from colbench.pipeline import PipelineConfig, analyse_runs, preset_settings, run_pipeline, task_split
@@ -29,8 +28,8 @@ def frontend_config(out_dir, **kw) -> PipelineConfig:
 
 
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    return save_tiny_llama(tmp_path_factory.mktemp("tiny"), smollm2_tokenizer(), hidden_size=32)
+def tiny_model(tiny_model_dir):
+    return tiny_model_dir()
 
 
 @pytest.mark.slow

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-from tiny_models import smollm2_tokenizer, tiny_llama
 
 from colbench.agents import ppo as ppo_module
 from colbench.agents.ppo import PPO, PPOConfig
@@ -14,19 +13,6 @@ from colbench.agents.trainer_base import ConfigError
 TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
         "ground_truth": "def f(x):\n    return x + 7", "test_cases": {"test1": "f(1)"}}
 T = 0.5
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return smollm2_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model_dir(tok, tmp_path_factory):
-    d = tmp_path_factory.mktemp("tiny_llama_ppo")
-    tiny_llama(tok, 0).save_pretrained(d)
-    tok.save_pretrained(d)
-    return str(d)
 
 
 def sampled_records(trainer: PPO, n: int = 4) -> list[dict]:

@@ -34,6 +34,49 @@ def evaluator():
         yield ev
 
 
+def test_progress_is_by_turn_and_its_total_shrinks_as_episodes_end_early(tmp_path, evaluator, capsys):
+    """run_to_file shows turns: the bar ends at the turns the episodes took (each ended before its
+    10th), with every episode counted; a policy that counts no tokens shows no tokens per second."""
+    import re
+
+    from colbench.runs import run_to_file
+
+    records = run_to_file(lambda: gym.make("ColBench-Backend-v0", split="test", evaluator=evaluator),
+                          lambda: CallableAgent(policy), episode_specs(5, seed=3), tmp_path / "p.jsonl",
+                          episodes_in_flight=2, desc="probe", max_turns=10)
+    turns = sum(m["role"] == "assistant" for r in records for m in r["dialogue_history"])
+    assert len(records) == 5 and 5 < turns < 50  # 1-4 questions, then an answer: never 10 turns
+    lines = [ln for ln in capsys.readouterr().err.replace("\r", "\n").splitlines() if ln.startswith("probe:")]
+    assert re.search(rf"^probe: 100%\|.*\| {turns}/{turns} \[.*episodes 5/5\]$", lines[-1]), lines[-1]
+    assert re.search(r"^probe:\s+0%\|.*\| 0/50 \[.*episodes 0/5\]$", lines[0]), lines[0]  # at most 5 x 10 left
+    assert "tok/s" not in "".join(lines)
+
+
+def test_turn_progress_rates_and_totals():
+    """TurnProgress by hand: a 5-turn budget per episode, an episode ending at turn 2 gives back 3;
+    tokens per second are the policy's new tokens over the time since the progress started."""
+    import io
+
+    from colbench.runs import TurnProgress
+
+    class Counting:
+        generated_tokens = 100  # before the run (a probe, earlier runs): not counted
+
+    now = [0.0]
+    progress = TurnProgress(2, 5, "t", Counting(), file=io.StringIO())
+    progress._clock, progress.start = (lambda: now[0]), 0.0
+    assert progress.tokens_per_second() is None  # no turn done yet
+    Counting.generated_tokens, now[0] = 160, 4.0
+    progress.turn(None, 1, False)
+    progress.turn(None, 2, True)  # this episode never takes turns 3-5
+    assert (progress.bar.n, progress.bar.total, progress.done) == (2, 7, 1)
+    assert progress.tokens_per_second() == 15.0 and "episodes 1/2, 15.0 tok/s" in progress._postfix()
+    for t in range(1, 6):
+        progress.turn(None, t, t == 5)  # the other episode takes all 5
+    progress.close()
+    assert (progress.bar.n, progress.bar.total, progress.done) == (7, 7, 2)
+
+
 def sequential(evaluator, specs):
     env = gym.make("ColBench-Backend-v0", split="test", evaluator=evaluator)
     out = []

@@ -231,18 +231,16 @@ def _seed_success(out, cfg, task, spec):
         append_jsonl(out / "rollouts.jsonl", [dict(env.unwrapped.trajectory_record(), episode_id=spec.episode_id)])
 
 
-def test_pipeline_with_seeds_loads_each_trained_adapter_and_asks_for_it_by_name(tmp_path):
+def test_pipeline_with_seeds_loads_each_trained_adapter_and_asks_for_it_by_name(tmp_path, tiny_model_dir):
     """The whole pipeline (2 seeds, rft, a tiny random Llama trained here) with --policy-lora against
     a stand-in vLLM server (it echoes its prompt): each seed's trained adapter, as the trainer saved
     it, is loaded as ``seed-<s>/models/rft`` before that seed's evaluation, which asks for that
     name; collection and zero-shot ask for the base by its path; config.json records the server."""
-    from tiny_models import save_tiny_llama, smollm2_tokenizer
-
     from colbench.pipeline import PipelineConfig, run_pipeline, task_split
     from colbench.pipeline.resume import seed_configs
     from colbench_env.rollout import episode_specs
 
-    tiny = str(save_tiny_llama(tmp_path / "tiny", smollm2_tokenizer(), hidden_size=32))
+    tiny = tiny_model_dir()
     out = tmp_path / "out"
     with OpenAITestServer() as server:
         cfg = PipelineConfig(out_dir=str(out), policy=tiny, n_train_tasks=2, n_test_tasks=2, rollouts_per_task=1,

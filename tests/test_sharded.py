@@ -46,11 +46,10 @@ from pathlib import Path
 import pytest
 import torch
 from test_distributed import DATA, PER_BATCH, _free_port, _weights
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
-from colbench.agents.config import merge_config_dicts
-from colbench.agents.registry import trainer_class
 from colbench import configs_dir
+from colbench.agents.registry import trainer_class
+from colbench.cli.train import cli_defaults
 
 HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.slow
@@ -89,10 +88,10 @@ def _config(algorithm: str, per_process: int) -> dict:
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory):
+def setup(tmp_path_factory, tiny_model_dir):
     torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("sharded")
-    model = save_tiny_llama(root / "tiny", smollm2_tokenizer(), hidden_size=32)
+    model = tiny_model_dir()
     data = root / "trajs.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in DATA))
     return root, model, data
@@ -125,8 +124,8 @@ def one_process(setup):
         log = _recording_losses(mp)
         for algorithm in CONFIGS:
             cls = trainer_class(algorithm)
-            trainer = cls(merge_config_dicts(cls.config_class, _config(algorithm, 2),
-                                             {"policy": {"model_name_or_path": model}}))
+            conf = dict(cli_defaults(algorithm), **_config(algorithm, 2))  # as colbench train builds it
+            trainer = cls(dict(conf, policy=dict(conf["policy"], model_name_or_path=model)))
             losses = []
             for stage in ("first", "resumed"):
                 log.clear()

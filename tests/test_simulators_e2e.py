@@ -73,11 +73,15 @@ def test_server_down_mid_run_is_recorded_and_resumable(tmp_path):
     assert p.returncode == 0, p.stderr[-2000:]
     server.stop()  # the simulator's server goes down
     p = subprocess.run(cmd(3), capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.returncode == 1, p.stderr[-2000:]  # the run is written, then it says an episode failed
     recs = read_trajectories(out)
     assert [r["episode_id"] for r in recs] == ["0", "1", "2"]
     assert "error" not in recs[0] and url in recs[2]["error"]  # the error names the server
     assert json.loads(p.stdout.strip().splitlines()[-1])["errors"] == 1
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("colbench run: error: ")]
+    assert len(errors) == 1 and "Traceback" not in p.stderr
+    assert errors[0].startswith(f"colbench run: error: {out}: 1 of 3 episodes ended with an error (first: simulator "
+                                "failed: ") and url in errors[0] and "run the same command again to retry" in errors[0]
     # back up on the same port: resuming retries only the failed episode
     with OpenAITestServer(port=int(url.rsplit(":", 1)[1].split("/")[0])):
         p = subprocess.run(cmd(3), capture_output=True, text=True, timeout=300)
@@ -85,6 +89,36 @@ def test_server_down_mid_run_is_recorded_and_resumable(tmp_path):
     recs = read_trajectories(out)
     assert [r["episode_id"] for r in recs] == ["0", "1", "2", "2"] and "error" not in recs[-1]
     assert json.loads(p.stdout.strip().splitlines()[-1])["errors"] == 0
+
+
+def test_a_run_whose_agent_server_answers_500_exits_1_naming_the_error_and_resumes(tmp_path):
+    """Every request of the first run gets HTTP 500 from the stand-in server: every episode is
+    written with its error, the summary says so, and the command exits 1 with one line naming the
+    first error and how to retry; the same command, once the server answers, retries exactly them."""
+    out = tmp_path / "run.jsonl"
+    with OpenAITestServer() as server:
+        cmd = [sys.executable, "-m", "colbench", "run", "--agent", "openai", "--agent-base-url", server.url,
+               "--agent-model", "fail500:3", "--agent-kwargs", '{"max_retries": 0}', "--split", "test",
+               "--episodes", "3", "--max-turns", "2", "--out", str(out), "--json"]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr[-2000:]
+        assert server.state.counts["fail500:3"] == 3  # one request per episode, each answered 500
+        recs = read_trajectories(out)
+        assert sorted(r["episode_id"] for r in recs) == ["0", "1", "2"]
+        assert all(r["error"].startswith("agent failed: ") and "HTTP 500" in r["error"] for r in recs)
+        metrics = json.loads(p.stdout.strip().splitlines()[-1])  # --json: the metrics are still the last line
+        assert (metrics["count"], metrics["errors"], metrics["tests_passed_pct"]) == (3, 3, 0.0)
+        assert "episodes 3  errors 3" in p.stdout
+        errors = [ln for ln in p.stderr.splitlines() if ln.startswith("colbench run: error: ")]
+        assert len(errors) == 1, p.stderr[-2000:]
+        assert errors[0].startswith(f"colbench run: error: {out}: 3 of 3 episodes ended with an error (first: agent "
+                                    f"failed: ") and "HTTP 500" in errors[0]
+        assert errors[0].endswith("run the same command again to retry them (it resumes: the 0 finished episodes "
+                                  "are kept)")
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)  # the server answers from now on
+        assert p.returncode == 0 and "retrying 3 episodes that ended with an error" in p.stderr, p.stderr[-2000:]
+        assert json.loads(p.stdout.strip().splitlines()[-1])["errors"] == 0
+        assert server.state.counts["fail500:3"] > 3
 
 
 def test_lm_agent_over_openai_compatible_server():

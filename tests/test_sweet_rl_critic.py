@@ -8,7 +8,7 @@ import random
 
 import pytest
 import torch
-from tiny_models import smollm2_tokenizer, tiny_llama
+from tiny_models import tiny_llama
 
 from colbench.agents.sweet_rl import CriticConfig, SweetRL, SweetRLConfig, critic_messages, training_info
 from colbench.agents.trainer_base import ModelConfig
@@ -16,12 +16,6 @@ from colbench.agents.trainer_base import ModelConfig
 COLOURS = ["red", "blue", "green"]
 THINGS = ["a banner", "a button", "a header", "a footer", "a card", "a menu", "a badge", "a sidebar", "a tooltip",
           "a modal", "a table", "a form", "a chart", "a logo", "a tab bar", "a toast", "a slider", "a panel"]
-
-
-@pytest.fixture(scope="module")
-def tok():
-    torch.set_num_threads(1)
-    return smollm2_tokenizer()
 
 
 def colour_task(i: int, colour: str) -> dict:

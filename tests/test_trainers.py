@@ -266,6 +266,35 @@ def test_ppo_raises_probability_of_positive_advantage_turns(model_dir):
     assert sum(trainer.turn_logprobs(lose)) < l0 - 0.5
 
 
+
+def test_ppo_refuses_rewards_all_zero_and_keeps_undefined_metrics_out_of_json(model_dir, tmp_path, capsys):
+    from colbench.agents.config import NoTrainingData
+
+    cfg = PPOConfig(policy={"model_name_or_path": model_dir}, update_epochs=1)
+    with pytest.raises(NoTrainingData, match=r"^ppo: all 2 trajectories have reward 0, so there is no return"):
+        PPO.check_data([BAD, traj(["I WANT TO ANSWER: def f(x): return 1"], [], 0.0)], cfg)
+    PPO.check_data([BAD, MID], cfg)  # one reward above 0 is something to follow
+    trainer = PPO(cfg)
+    with pytest.raises(NoTrainingData, match=r"^ppo: all 1 trajectories have reward 0"):
+        trainer.update([BAD])
+    assert trainer.updates == 0
+    # one turn each, the same reward: every return is 1, so the explained variance is undefined (CleanRL: NaN)
+    one = traj(["I WANT TO ANSWER: def f(x): return x + 7"], [], 1.0)
+    m = trainer.update([one, one])
+    assert m["explained_variance"] is None and m["n_turns"] == 2
+    m = trainer._record({"loss": float("nan"), "kl": torch.tensor(float("inf")), "n": 3})  # a diverged update
+    assert m == {"loss": None, "kl": None, "n": 3.0, "update": 2}
+    err = capsys.readouterr().err
+    assert "ppo update 2: loss is nan (kept as null)" in err and "ppo update 2: kl is inf (kept as null)" in err
+
+    def no_constant(name):
+        raise AssertionError(f"{name} in trainer.json")
+
+    trainer.save(tmp_path / "ck")
+    meta = json.loads((tmp_path / "ck" / "trainer.json").read_text(), parse_constant=no_constant)  # no NaN, Infinity
+    assert [h["explained_variance"] for h in meta["history"][:1]] == [None]
+    assert meta["history"][1]["loss"] is None
+
 # ---- config, checkpoints, CLI, collection -------------------------------------------------------
 def test_configs_validate_and_name_the_field():
     with pytest.raises(ConfigError, match="field 'beta'"):

@@ -18,7 +18,6 @@ import textwrap
 import pytest
 import torch
 from samples import BAD, GOOD
-from tiny_models import save_tiny_llama
 
 from colbench.agents.tokenize import tokenize_trajectory
 
@@ -81,8 +80,8 @@ def test_user_malloc_settings_win(monkeypatch):
 
 # ---- 4-bit base in bfloat16 -----------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def dir256(tok, tmp_path_factory):
-    return save_tiny_llama(tmp_path_factory.mktemp("llama256bf"), tok, seed=5, hidden_size=256)
+def dir256(tiny_model_dir):
+    return tiny_model_dir(seed=5, hidden_size=256)
 
 
 @pytest.mark.slow

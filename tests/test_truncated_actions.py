@@ -13,7 +13,6 @@ import json
 import gymnasium as gym
 import pytest
 import torch
-from tiny_models import smollm2_tokenizer
 
 import colbench_env  # noqa: F401
 from colbench.agents.base import LMAgent
@@ -25,11 +24,6 @@ from colbench_env.lm.base import GeneratedText, finish_reason_of
 TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
         "ground_truth": "def f(x):\n    return x + 7", "test_cases": {"test1": "f(1)"}}
 MSGS = [{"role": "user", "content": "Write f(x) that returns my number."}]
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return smollm2_tokenizer()
 
 
 def trained(seq) -> list[int]:
@@ -119,14 +113,12 @@ def test_smollm2_episode_records_why_turns_ended_and_trains_exactly_its_greedy_t
     assert checked >= 1
 
 
-def test_trainer_generate_says_why_each_sample_ended(tmp_path, tok):
+def test_trainer_generate_says_why_each_sample_ended(tok, model_dir):
     """SWEET-RL's candidates come from ``TrainableLM.generate``: each says whether it ended; checked
     against the model's own greedy continuation (an end token in it or not)."""
-    from tiny_models import save_tiny_llama
-
     from colbench.agents.rft import RejectionFineTuning, RFTConfig
 
-    trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": save_tiny_llama(tmp_path, tok)}))
+    trainer = RejectionFineTuning(RFTConfig(policy={"model_name_or_path": model_dir}))
     sampled = trainer.policy.generate(MSGS, n=3, max_new_tokens=3, temperature=1.0)
     assert all(isinstance(o, GeneratedText) and o.finish_reason in ("stop", "length") for o in sampled)
     net = trainer.policy.peft_model

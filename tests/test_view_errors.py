@@ -4,6 +4,7 @@ records. No browser: a backend view needs no Chromium."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -131,6 +132,59 @@ def test_the_real_command_line(tmp_path):
     p = subprocess.run([sys.executable, "-m", "colbench", "view", str(tmp_path / "none.jsonl"), "--out", str(out)],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and p.stderr.strip() == f"colbench view: error: file not found: {tmp_path / 'none.jsonl'}"
+
+
+@pytest.mark.parametrize("blocked, extra", [("matplotlib", "view"), ("jinja2", "view"), ("selenium", "frontend")])
+def test_a_missing_extra_is_one_line_before_any_page_is_rendered(tmp_path, blocked, extra):
+    """A frontend run viewed without one module of the 'view' extra (matplotlib draws the summary's
+    charts) or of the 'frontend' extra (Chromium renders the pages): one line naming that extra, exit
+    2, before any page is rendered (no progress bar, no Chromium) and nothing written."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(f"import sys\nsys.modules[{blocked!r}] = None\n")
+    out = tmp_path / "r.html"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run([sys.executable, "-m", "colbench", "view", str(FRONT), "--out", str(out)], capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert p.returncode == 2 and not out.exists(), p.stderr[-2000:]
+    assert p.stderr.strip() == (f"colbench view: error: this needs the '{extra}' extra (No module named "
+                                f"{blocked!r}): pip install 'colbench[{extra}]'")
+    from colbench_env.evaluation.offline_assets import find_tailwind_css
+
+    css = find_tailwind_css(fetch=False)  # the checkout's copy (make assets): setup verifies it, no network
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / css.name).write_bytes(css.read_bytes())
+    p = subprocess.run([sys.executable, "-m", "colbench", "setup", "--assets-dir", str(tmp_path / "assets")],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = {ln.split(":")[0]: ln for ln in p.stdout.splitlines() if ln.startswith("extra ")}
+    assert lines[f"extra {extra}"].startswith(f"extra {extra}: not installed (pip install colbench[{extra}])")
+    assert "colbench view" in lines["extra view"]
+
+
+def test_the_extras_table_names_pyprojects_extras():
+    """colbench.extras' table (what colbench setup reports and the commands check) against pyproject.toml:
+    each extra exists there and installs a distribution of each module listed for it."""
+    import importlib.metadata
+    import re
+    import tomllib
+
+    from colbench.extras import EXTRA_MODULES, EXTRA_USES
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+    def names(extra: str) -> set[str]:  # distribution names of an extra, colbench[...] followed
+        out = set()
+        for req in declared[extra]:
+            name = re.match(r"[A-Za-z0-9_.-]+", req).group(0).lower()
+            nested = re.match(r"colbench\[([^]]+)\]", req)
+            out |= set().union(*(names(e) for e in nested.group(1).split(","))) if nested else {name}
+        return out
+
+    assert set(EXTRA_MODULES) == set(EXTRA_USES) and set(EXTRA_MODULES) <= set(declared)
+    dists = importlib.metadata.packages_distributions()
+    for extra, modules in EXTRA_MODULES.items():
+        for module in modules:
+            assert {d.lower() for d in dists[module]} & names(extra), (extra, module, dists[module])
 
 
 # -- reading rules ----------------------------------------------------------------------------------

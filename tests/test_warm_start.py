@@ -3,7 +3,6 @@ known by hand; the SFT runs end to end on a tiny random model."""
 import json
 
 import pytest
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 from studies.ask_family.warm_start import build, demonstrations, main
 from colbench_env.generator import generate_tasks
@@ -38,8 +37,8 @@ def test_demonstrations_ask_on_the_drawn_fraction_and_score_as_the_env_does():
         demonstrations(tasks, 1.5)
 
 
-def test_build_trains_on_every_demonstration_and_refuses_an_old_out(tmp_path, capsys):
-    tiny = save_tiny_llama(tmp_path / "tiny", smollm2_tokenizer(), hidden_size=32)
+def test_build_trains_on_every_demonstration_and_refuses_an_old_out(tmp_path, capsys, tiny_model_dir):
+    tiny = tiny_model_dir()
     out = tmp_path / "ws"
     r = build(out, n=2, ask_fraction=0.5, epochs=1, policy=str(tiny))
     assert (r["demonstrations"], r["asking"], r["asking_solved"]) == (2, 1, 1)

@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return cli_main(["train", *argv])
     finally:
-        print(json.dumps({k: round(v / 1e9, 3) for k, v in peaks.items()}), file=sys.stderr, flush=True)
+        print(json.dumps({k: round(v / 1e9, 3) for k, v in peaks.items()}, allow_nan=False), file=sys.stderr,
+              flush=True)
 
 
 if __name__ == "__main__":

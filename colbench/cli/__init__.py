@@ -7,7 +7,9 @@ imported, so light commands (``colbench evaluate``) never import torch.
 
 One error style: a user error (:class:`colbench.errors.UsageError`, a malformed task or trajectory
 file, an argparse error) prints one line ``colbench <command>: error: <message>`` naming the file,
-line and field, and exits with status 2, without a traceback. Ctrl-C exits with status 130.
+line and field, and exits with status 2, without a traceback. Episodes that a server failed
+(:class:`colbench.errors.StageFailed`: kept, retried by the same command) print one line and exit
+with status 1. Ctrl-C exits with status 130.
 """
 from __future__ import annotations
 
@@ -45,14 +47,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "view": ("colbench.cli.view", "trajectories -> one self-contained HTML report: episodes, per-test tables, pages, "
                                   "two runs compared"),
 }
-
-
-#: third-party module -> the extra that installs it (pyproject.toml)
-EXTRAS = {"torch": "lm", "transformers": "lm", "gguf": "lm", "safetensors": "lm",
-          "selenium": "frontend", "PIL": "frontend", "psutil": "frontend",
-          "peft": "train", "trl": "train", "accelerate": "train", "bitsandbytes": "train",
-          "matplotlib": "bench", "jinja2": "view", "openenv": "serve", "uvicorn": "serve", "fastapi": "serve",
-          "verifiers": "verifiers", "pygments": "view", "markupsafe": "view"}
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -112,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     name = argv[0]
     prog = f"colbench {name}"
-    from colbench.errors import user_error_types
+    from colbench.errors import StageFailed, user_error_types
 
     try:
         args = command_parser(name).parse_args(argv[1:])
@@ -120,13 +114,18 @@ def main(argv: list[str] | None = None) -> int:
     except user_error_types() as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
-    except ModuleNotFoundError as e:
-        extra = EXTRAS.get((e.name or "").split(".")[0])
+    except ModuleNotFoundError as e:  # a command that checks its extras first never gets here
+        from colbench.extras import extra_of
+
+        extra = extra_of((e.name or "").split(".")[0], prefer=(name,))
         if extra is None:
             raise
         print(f"{prog}: error: this needs the '{extra}' extra ({e}): pip install 'colbench[{extra}]'",
               file=sys.stderr)
         return 2
+    except StageFailed as e:  # episodes a server failed: the work done is kept, the same command retries them
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130

@@ -111,7 +111,8 @@ def _tasks(args: argparse.Namespace) -> int:
             print(f"wrote {path}")
     if args.json:
         counts = {c: sum(1 for a in audits if any(f["check"] == c for f in a.flags)) for c in CHECKS}
-        print(json.dumps({"tasks": len(audits), "flagged": sum(1 for a in audits if a.flags), "by_check": counts}))
+        print(json.dumps({"tasks": len(audits), "flagged": sum(1 for a in audits if a.flags), "by_check": counts},
+                         allow_nan=False))
     return 0
 
 
@@ -170,7 +171,7 @@ def _dialogues(args: argparse.Namespace) -> int:
                           "flagged_episodes": sum(1 for a in audits if a.flags),
                           "by_check": {c: sum(1 for a in audits for f in a.flags if f["check"] == c)
                                        for c in DIALOGUE_CHECKS},
-                          "judge_errors": sum(a.judge_errors for a in audits)}))
+                          "judge_errors": sum(a.judge_errors for a in audits)}, allow_nan=False))
     return 0
 
 

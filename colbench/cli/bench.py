@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     results, failed = run_benchmarks(args.only)
     if args.out:
-        Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+        Path(args.out).write_text(json.dumps(results, indent=2, allow_nan=False) + "\n")
     if args.json:
-        print(json.dumps(results))
+        print(json.dumps(results, allow_nan=False))
     return 1 if failed else 0

@@ -60,7 +60,7 @@ def main(args: argparse.Namespace) -> int:
         d = Path(args.out)
         d.mkdir(parents=True, exist_ok=True)
         (d / "critic_analysis.md").write_text(table + "\n")
-        (d / "critic_analysis.json").write_text(json.dumps(result, indent=2) + "\n")
+        (d / "critic_analysis.json").write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(result, allow_nan=False))
     return 0

@@ -126,7 +126,7 @@ def _compare(args: argparse.Namespace) -> int:
         raise UsageError(f"--compare: {e}") from None
     print(format_paired_comparison(paired))
     if args.json:
-        print(json.dumps({**result, "paired": paired}))
+        print(json.dumps({**result, "paired": paired}, allow_nan=False))
     return 0
 
 
@@ -232,5 +232,5 @@ def main(args: argparse.Namespace) -> int:
     if args.out:
         print(f"wrote {args.out}")
     if args.json:
-        print(json.dumps(metrics))
+        print(json.dumps(metrics, allow_nan=False))
     return 0

@@ -184,7 +184,7 @@ def main(args: argparse.Namespace) -> int:
     if args.dry_run:
         from colbench.pipeline.plan import resolved_settings
 
-        print(json.dumps(resolved_settings(cfg, preset=preset), indent=1))
+        print(json.dumps(resolved_settings(cfg, preset=preset), indent=1, allow_nan=False))
         return 0
     try:
         report = run_pipeline(cfg, preset=preset)
@@ -197,5 +197,5 @@ def main(args: argparse.Namespace) -> int:
     if not cfg.seeds:
         print((out / "results.md").read_text())
     print((out / "stats.md").read_text())
-    print(json.dumps({"rows": report["rows"]}))
+    print(json.dumps({"rows": report["rows"]}, allow_nan=False))
     return 0

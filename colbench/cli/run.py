@@ -2,6 +2,9 @@
 
 This module parses the command line into a :class:`colbench.runs.RunConfig` and calls
 :func:`colbench.runs.run` (episodes, resume, the run's configuration file: see :mod:`colbench.runs`).
+Exit status: 0; 2 for a user error; 1 when episodes ended with an error (a server failed: the
+summary is printed, then one line naming the first error; the same command retries them); 130 on
+Ctrl-C.
 :func:`add_common_arguments` holds the options ``run`` and ``table`` share.
 """
 from __future__ import annotations
@@ -13,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from colbench.errors import EpisodesFailed
 from colbench.runs import SEMANTICS, RunConfig, run
 from colbench_env.metrics import format_report
 from colbench_env.prompting import PROMPT_STYLES
@@ -112,6 +116,10 @@ def main(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     try:
         metrics = run(config)
+    except EpisodesFailed as e:  # every episode is written; the failed ones are retried by a rerun
+        _print_metrics(e.metrics, args.json)
+        print(f"colbench run: error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         from colbench.wrappers.recorder import completed_episode_ids
 
@@ -119,7 +127,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"\ncolbench run: interrupted: {n} episodes saved in {config.out}; "
               "run the same command again to resume", file=sys.stderr)
         return 130
-    print(format_report(metrics))
-    if args.json:
-        print(json.dumps(metrics))
+    _print_metrics(metrics, args.json)
     return 0
+
+
+def _print_metrics(metrics: dict, as_json: bool) -> None:
+    print(format_report(metrics))
+    if as_json:
+        print(json.dumps(metrics, allow_nan=False))

@@ -2,14 +2,15 @@
 
 Fetches Tailwind CSS 2.2.19's stylesheet from the npm registry into the user cache
 (``$COLBENCH_CACHE/assets`` or ``~/.cache/colbench/assets``; the frontend env also does this on first
-use), then reports the headless browser (Chromium + chromedriver, from the OS) and the Python extras.
+use), then reports the headless browser (Chromium + chromedriver, from the OS) and the Python extras
+(:data:`colbench.extras.EXTRA_MODULES`: ``lm``, ``frontend``, ``train``, ``view``, ``bench``), each
+with what it is for.
 Exit status 0 when the stylesheet is in place, 2 when it could not be fetched (the message says why
 and what to install).
 """
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import shutil
 
 from colbench.errors import UsageError
@@ -24,6 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def setup(assets_dir: str | None = None) -> dict:
     """Fetch the stylesheet; returns ``{"tailwind": path, "browser": ..., "extras": {...}}``."""
+    from colbench.extras import EXTRA_MODULES, missing
     from colbench_env.evaluation.tailwind_fetch import TailwindFetchError, fetch_tailwind
 
     try:
@@ -31,18 +33,19 @@ def setup(assets_dir: str | None = None) -> dict:
     except TailwindFetchError as e:
         raise UsageError(str(e)) from None
     browser = [b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)]
-    extras = {name: all(importlib.util.find_spec(m) is not None for m in mods)
-              for name, mods in (("lm", ("torch", "transformers")), ("frontend", ("selenium", "PIL", "psutil")),
-                                 ("train", ("peft", "trl", "accelerate")), ("bench", ("matplotlib",)))}
+    extras = {name: not missing(name) for name in EXTRA_MODULES}
     return {"tailwind": str(css), "browser": browser[0] if browser else None,
             "chromedriver": shutil.which("chromedriver"), "extras": extras}
 
 
 def main(args: argparse.Namespace) -> int:
+    from colbench.extras import EXTRA_USES
+
     r = setup(args.assets_dir)
     print(f"tailwind stylesheet: {r['tailwind']}")
     print(f"browser: {r['browser'] or 'MISSING (Debian/Ubuntu: sudo apt-get install chromium)'}; "
           f"chromedriver: {r['chromedriver'] or 'MISSING (Debian/Ubuntu: sudo apt-get install chromium-driver)'}")
     for name, ok in r["extras"].items():
-        print(f"extra {name}: {'installed' if ok else f'not installed (pip install colbench[{name}])'}")
+        print(f"extra {name}: {'installed' if ok else f'not installed (pip install colbench[{name}])'}"
+              f" -- {EXTRA_USES[name]}")
     return 0

@@ -35,5 +35,5 @@ def main(args: argparse.Namespace) -> int:
     print(Path(result["md"]).read_text())
     if result["humans_warning"]:
         print(result["humans_warning"])
-    print(json.dumps(result))
+    print(json.dumps(result, allow_nan=False))
     return 0

@@ -333,7 +333,7 @@ def main(args: argparse.Namespace) -> int:
         stages = {"stage_dir": out / "stages" / f"update-{trainer.updates}"} if getattr(cls, "resumable_stages", False) else {}
         metrics = trainer.update(records, **stages)
         trainer.save(out)
-        print(json.dumps(metrics, sort_keys=True))
+        print(json.dumps(metrics, sort_keys=True, allow_nan=False))
     print(f"checkpoint: {out}")
     if args.export is not None:
         main_process = trainer.accelerator.is_main_process

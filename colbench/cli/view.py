@@ -12,6 +12,10 @@ other one task by task (counts that filter, episodes side by side); a summary wi
 ``colbench view --pipeline OUT_DIR`` writes a pipeline out-dir's report (results, plot, every
 method's evaluation episodes beside zero-shot's) to ``OUT_DIR/report.html`` (or ``--out``).
 
+Needs the ``view`` extra (``pip install 'colbench[view]'``), and for a frontend run's pages the
+``frontend`` extra: both are checked before anything is read, scored or rendered (one line naming
+the extra otherwise).
+
 Python: :func:`colbench.viewer.write_view`, :func:`colbench.viewer.write_pipeline_report`.
 """
 from __future__ import annotations
@@ -42,9 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    import jinja2  # noqa: F401  (the 'view' extra: say it is missing before any file is read or scored)
-    import pygments  # noqa: F401
-
     from colbench.viewer import write_pipeline_report, write_view
 
     if args.pipeline is not None:

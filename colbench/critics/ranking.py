@@ -738,7 +738,7 @@ def report(cfg: RankingConfig, out: Path, test_tasks: list, conts: list[dict], h
                                   for c in critics},
               "states": states, "stage_seconds_this_invocation": dict(times),
               "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"}
-    (out / "results.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / "results.json").write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
     (out / "results.md").write_text(markdown(result))
     plot(result, out / "results.png")
     return result
@@ -795,7 +795,7 @@ def run(cfg: RankingConfig) -> dict:
     note = record_invocation(out, "critic-ranking")  # which code made the files: invocations.jsonl
     if note:
         print(note, file=sys.stderr)
-    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2, allow_nan=False) + "\n")
     times: dict[str, float] = {}
     train_tasks, test_tasks = split_tasks(cfg)
     test_ids = {t.task_id for t in test_tasks}

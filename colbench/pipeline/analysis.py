@@ -274,7 +274,7 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
                         entry["methods"][a][WIN_RATE[0]] = row["win_rate"]
                 entry["comparisons"].append(row)
         report["modes"][mode] = entry
-    (out / "stats.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out / "stats.json").write_text(json.dumps(report, indent=2, allow_nan=False) + "\n")
     (out / "stats.md").write_text(_markdown(report))
     if report["modes"]:
         _plot(report, out / "stats.png", title)

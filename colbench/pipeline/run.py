@@ -106,7 +106,7 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
     def write_config() -> list[str]:
         methods = [m for m in METHODS if m in cfg.methods or any(m in finished_methods(d) for d in dirs)]
         (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), **human_version_field(cfg), "seeds": seeds,
-                                                     "methods": methods}, indent=2) + "\n")
+                                                     "methods": methods}, indent=2, allow_nan=False) + "\n")
         return methods
 
     if procs.main:
@@ -201,7 +201,7 @@ def _evaluate_sampled(cfg: PipelineConfig, test_tasks: list, model_path: str, ou
         if path.exists() and path.stat().st_size:  # made before the settings were recorded
             log(f"{path}: sampling settings not recorded; resumed as {sampled_settings(cfg)}")
         else:
-            meta.write_text(json.dumps(sampled_settings(cfg)) + "\n")
+            meta.write_text(json.dumps(sampled_settings(cfg), allow_nan=False) + "\n")
     records = run_stage_episodes(cfg, test_tasks, model_path, path, repeats=cfg.eval_samples,
                                  temperature=cfg.eval_samples_temperature,
                                  desc=f"eval {method} x{cfg.eval_samples} sampled", run_dir=run_dir)
@@ -225,7 +225,7 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
     procs = processes()
     if procs.main:
         (out / "config.json").write_text(json.dumps({**dataclasses.asdict(cfg), **human_version_field(cfg),
-                                                    "methods": methods}, indent=2) + "\n")
+                                                    "methods": methods}, indent=2, allow_nan=False) + "\n")
     t_start = time.perf_counter()
     base = base_policy(cfg)
     train_tasks, test_tasks = task_split(cfg, "train"), task_split(cfg, "test")
@@ -308,7 +308,7 @@ def matched_plan(cfg: PipelineConfig, base: str, rollouts: list[dict], out: Path
         if not counts.get(m):
             configs.pop(m)
     overrides, plan = matched_overrides(configs, rollouts, counts)
-    path.write_text(json.dumps({"overrides": overrides, "plan": plan}, indent=2) + "\n")
+    path.write_text(json.dumps({"overrides": overrides, "plan": plan}, indent=2, allow_nan=False) + "\n")
     log(f"matched budget: {plan}")
     return overrides
 

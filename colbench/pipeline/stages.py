@@ -310,7 +310,7 @@ def mark_finished(out: Path, method: str, info: dict) -> dict:
     marker = _done_marker(out, method)
     marker.parent.mkdir(parents=True, exist_ok=True)
     tmp = marker.with_suffix(".tmp")
-    tmp.write_text(json.dumps(info, indent=2, default=str))
+    tmp.write_text(json.dumps(info, indent=2, default=str, allow_nan=False))
     os.replace(tmp, marker)
     return info
 

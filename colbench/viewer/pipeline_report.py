@@ -153,8 +153,11 @@ def write_pipeline_report(out_dir: str | os.PathLike, *, out: str | os.PathLike 
             have none), as ``colbench evaluate --explain`` does.
         workers: sandbox workers for that (default: the CPU count).
     """
+    from colbench.extras import require
+
     from .data import load_runs
 
+    require("view")  # before any file is read
     od = Path(out_dir)
     if not od.is_dir():
         raise UsageError(f"{out_dir}: no such folder")

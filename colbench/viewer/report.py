@@ -69,6 +69,11 @@ def write_runs(runs: Sequence[Run], out: str | os.PathLike, *, comparisons: Sequ
             (:func:`colbench.viewer.data.score_runs`); ``score=False`` leaves their tables empty.
         render_pool: Chromium drivers rendering frontend pages.
     """
+    from colbench.extras import require
+
+    require("view")  # templates, highlighting, charts: said now, not after the scoring and the renders
+    if runs[0].kind == "frontend":
+        require("frontend")  # the pages are rendered in headless Chromium
     from .charts import summary_charts
     from .html import render_report
     from .pages import render_pages
@@ -100,7 +105,8 @@ def write_view(paths: Sequence[str | os.PathLike], out: str | os.PathLike, *, la
 
     Every file is read and checked before anything is scored or written; bad input raises a
     :class:`~colbench.errors.UsageError` (or a format error naming the file and line) and leaves
-    ``out`` as it was. The file is written atomically.
+    ``out`` as it was, and so does a missing extra (:class:`colbench.extras.MissingExtra`: ``view``,
+    and ``frontend`` for a frontend run). The file is written atomically.
 
     Args:
         paths: trajectory jsonl files, all backend or all frontend.
@@ -118,6 +124,9 @@ def write_view(paths: Sequence[str | os.PathLike], out: str | os.PathLike, *, la
         raise UsageError(f"--workers must be >= 1, got {workers}")
     if render_pool < 1:
         raise UsageError(f"--render-pool must be >= 1, got {render_pool}")
+    from colbench.extras import require
+
+    require("view")  # before any file is read
     out = check_out(out, paths)
     runs = load_runs(paths, labels)
     n = sum(len(r.episodes) for r in runs)

@@ -6,11 +6,16 @@ generations.
 """
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 __all__ = ["Generation", "GeneratedText", "FINISH_REASONS", "finish_reason_of", "SamplingParams", "LMBackend", "BackendError"]
+
+
+#: guards every backend's token count (counts are rare, short updates)
+_COUNT_LOCK = threading.Lock()
 
 
 class BackendError(RuntimeError):
@@ -132,9 +137,20 @@ class LMBackend(ABC):
     call each (a local model: true, the default) -- then a rollout runner gathers its callers'
     conversations into batches made from one thread; or whether :meth:`generate` may be called
     from many threads at once, one conversation each (an HTTP client: false). See
-    :mod:`colbench_env.rollout`."""
+    :mod:`colbench_env.rollout`.
+
+    ``generated_tokens``: the tokens generated since the backend was made (each returned
+    generation's, up to and including the token that ended it; a server's own ``usage`` count), read
+    by progress displays (tokens per second); ``None`` while the backend cannot count them (a server
+    that reports no ``usage``)."""
 
     batched: bool = True
+    generated_tokens: int | None = None
+
+    def _count_tokens(self, n: int) -> None:
+        """Add ``n`` generated tokens to :attr:`generated_tokens` (thread-safe)."""
+        with _COUNT_LOCK:
+            self.generated_tokens = (self.generated_tokens or 0) + n
 
     @abstractmethod
     def generate(self, conversations: Sequence[Sequence[dict]], params: SamplingParams | None = None) -> list[Generation]:

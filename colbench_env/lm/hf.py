@@ -218,6 +218,7 @@ class HFBackend(LMBackend):
                     end, reason = k, "stop"
                     break
         gen = Generation(text=text, finish_reason=reason)
+        self._count_tokens(end)
         if want_ids:
             gen.token_ids = list(tokens[:end])
             gen.logprobs = list(logprobs[:end]) if logprobs is not None else None

@@ -349,6 +349,9 @@ class OpenAICompatBackend(LMBackend):
                 body["return_token_ids"] = True
             body.update(self.extra_body)
             reply, url = self._post(body)
+            usage = reply.get("usage") if isinstance(reply, dict) else None
+            if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
+                self._count_tokens(usage["completion_tokens"])  # the server's count, for tokens per second
             self._note_reported(reply)
             choices = reply.get("choices") if isinstance(reply, dict) else None
             if not isinstance(choices, list) or not choices:

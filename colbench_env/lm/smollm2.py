@@ -115,7 +115,7 @@ def _convert(gguf: str, out_dir: Path) -> None:
     reloaded = AutoTokenizer.from_pretrained(out_dir)
     if not reloaded.chat_template:
         raise RuntimeError(f"converting {gguf}: the saved tokenizer in {out_dir} has no chat template")
-    (out_dir / _DONE_MARKER).write_text(json.dumps({"version": _CONVERSION_VERSION, "source": gguf}))
+    (out_dir / _DONE_MARKER).write_text(json.dumps({"version": _CONVERSION_VERSION, "source": gguf}, allow_nan=False))
 
 
 def smollm2_path(cache_dir: str | os.PathLike | None = None) -> str:
