@@ -6,7 +6,9 @@ checkpoint, then a resume from it (a fresh trainer loaded from the checkpoint) a
 ``OUT_DIR/first`` (``colbench train ALGORITHM --trajectories ... --model MODEL_DIR --out OUT_DIR/first
 --config-json CONFIG_JSON``) and ``OUT_DIR/resumed`` (update 2 after loading ``first``). A process
 other than the main one reports any file it opens for writing under ``OUT_DIR`` (``WROTE <path>`` on
-stderr): checkpoints must be written once, by the main process.
+stderr): checkpoints must be written once, by the main process. The one file another process may
+write is its own share of SWEET-RL's candidate stage (``stages/.../candidates.part-<rank>.jsonl``,
+which the main process merges), and only its own rank's.
 """
 from __future__ import annotations
 
@@ -18,10 +20,12 @@ def main() -> int:
     algorithm, data, model, out, config = sys.argv[1:6]
     if int(os.environ.get("RANK", "0")) != 0:  # set by the launcher before anything runs
         root = os.path.abspath(out)
+        own_part = f"candidates.part-{os.environ['RANK']}.jsonl"
 
         def audit(event, args):
             if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)) and args[1] not in (None, "r", "rb"):
-                if os.path.abspath(os.fsdecode(args[0])).startswith(root):
+                path = os.path.abspath(os.fsdecode(args[0]))
+                if path.startswith(root) and os.path.basename(path) != own_part:
                     print(f"WROTE {args[0]}", file=sys.stderr, flush=True)
 
         sys.addaudithook(audit)

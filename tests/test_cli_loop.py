@@ -456,9 +456,12 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.timeout(1800)  # five commands of up to 600 s each (SmolLM2 on mini pages, Chromium)
 def test_the_training_guide_loop_runs_as_written(tmp_path, docs_block):
     """The Training guide's command-line loop (collect -> train -> run the checkpoint -> compare), each line run
-    as written in a fresh directory."""
+    as written in a fresh directory (frontend mini pages: their similarity rewards differ, so PPO has
+    something to learn from; its rollouts must not all score the same)."""
     commands = [" ".join(c.split(" #")[0].split()) for c in docs_block("loop").replace("\\\n", " ").splitlines()]
     commands = [c for c in commands if c]
     assert [c.split()[1] for c in commands] == ["run", "train", "run", "run", "evaluate"]
@@ -468,6 +471,9 @@ def test_the_training_guide_loop_runs_as_written(tmp_path, docs_block):
         p = subprocess.run([exe, *cmd.split()[1:]], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
         assert p.returncode == 0, (cmd, p.stderr[-3000:])
         assert "gemm_4bit_forward" not in p.stderr and "Traceback" not in p.stderr, cmd
+        if cmd.split()[1] == "run" and "--rollouts-per-task" in cmd:
+            rewards = [json.loads(x)["reward"] for x in (tmp_path / "runs/loop/rollouts.jsonl").read_text().splitlines()]
+            assert len(rewards) == 4 and len(set(rewards)) > 1, rewards
     assert (tmp_path / "runs/loop/ckpt/trainer.json").exists() and (tmp_path / "runs/loop/model/config.json").exists()
     assert "win rate of runs/loop/trained.jsonl over runs/loop/base.jsonl" in p.stdout
 
