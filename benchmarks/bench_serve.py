@@ -61,9 +61,11 @@ def _plan(kind: str, k: int, answer: bool = True) -> list[str]:
     return steps + ([final] if answer else [])
 
 
-def _pct(xs: list[float], q: float) -> float:
+def _pct(xs: list[float], q: float) -> float | None:
+    """The ``q`` quantile of ``xs`` (nearest rank); ``None`` when there is none (e.g. steps "while
+    scoring" in the phase without answers), so the report stays valid JSON."""
     if not xs:
-        return float("nan")
+        return None
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
