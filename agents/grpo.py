@@ -29,8 +29,7 @@ import torch
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .grpo_config import GRPOConfig
 from .losses import group_relative_advantages, grpo_loss
-from .trainer_base import (LMTrainer, epoch_plan, load_trajectories, plan_steps, task_key, training_budget,
-                           trajectory_reward)
+from .trainer_base import LMTrainer, epoch_plan, plan_steps, task_key, training_budget, trajectory_reward
 
 __all__ = ["GRPOConfig", "GRPO"]
 

@@ -77,7 +77,7 @@ def _run_dir(root, name, metrics_by_method):
 
 
 def test_budget_table_and_differences_recomputed_from_the_metrics_files(tmp_path):
-    from colbench.pipeline.budget import budget_differences, budget_markdown, budget_table
+    from colbench.budgets import budget_differences, budget_markdown, budget_table
 
     a = {"optimizer_steps": 30.0, "examples": 60.0, "learning_rate": 1e-4, "nll_coef": 0.01, "epochs": 2.0}
     b = {"optimizer_steps": 2.0, "examples": 3.0, "learning_rate": 1e-4, "nll_coef": 0.01, "epochs": 2.0}
@@ -244,7 +244,7 @@ def test_pipeline_matched_budget_trains_every_method_for_the_same_steps(tmp_path
 
     from colbench.agents.trainer_base import LMTrainer
     from colbench.pipeline import PipelineConfig, run_pipeline, task_split
-    from colbench.pipeline.budget import BUDGET_COLUMNS, fmt_budget
+    from colbench.budgets import BUDGET_COLUMNS, fmt_budget
     from colbench_env.evaluation.backend import BackendEvaluator
     from colbench_env.rollout import episode_specs
     from colbench_env.trajectories import append_jsonl

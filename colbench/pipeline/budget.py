@@ -4,7 +4,7 @@ Every trainer's ``update`` metrics carry its budget (:data:`colbench.agents.trai
 ``optimizer_steps`` (counted where the optimiser steps), ``examples`` (pairs, sequences or
 trajectories trained on), ``learning_rate`` (read from the optimiser), ``nll_coef`` and ``epochs``
 (passes over the examples, a pass cut short counting its fraction). The pipeline keeps them in
-``models/<method>/pipeline_done.json``; :func:`budget_table` reads them back for every report.
+``models/<method>/pipeline_done.json``; :func:`colbench.budgets.budget_table` reads them back for every report.
 
 **Matched budgets** (``colbench pipeline --matched-budget``, :attr:`PipelineConfig.matched_budget`):
 
@@ -20,23 +20,19 @@ trajectories trained on), ``learning_rate`` (read from the optimiser), ``nll_coe
   (:func:`colbench.agents.trainer_base.epoch_plan`). Without a preference method in the run, they get the
   smallest of their own configured step counts (:func:`planned_steps`).
 
-Reading and printing budgets (:func:`budget_table`, :func:`budget_differences`, the report's table)
-is :mod:`colbench.budgets`'s, re-exported here.
+Reading and printing budgets (:func:`~colbench.budgets.budget_table`,
+:func:`~colbench.budgets.budget_differences`, the report's table) is :mod:`colbench.budgets`'s.
 """
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Sequence
-
-from colbench.budgets import (BUDGET_COLUMNS, EXAMPLE_UNITS, TOLERANCE, budget_cells, budget_differences,
-                              budget_markdown, budget_of, budget_table, fmt_budget)
+from typing import Any
 
 from .config import shared_preference_settings
 
-__all__ = ["PREFERENCE_METHODS", "TOLERANCE", "BUDGET_COLUMNS", "shared_preference_settings", "preference_pair_counts",
-           "matched_overrides", "planned_steps", "budget_of", "budget_table", "budget_differences",
-           "budget_markdown", "budget_cells", "fmt_budget", "steps_for_pairs"]
+__all__ = ["PREFERENCE_METHODS", "shared_preference_settings", "preference_pair_counts", "matched_overrides",
+           "planned_steps", "steps_for_pairs"]
 
 #: the methods that train on preference pairs (SWEET-RL: its policy DPO on step pairs)
 PREFERENCE_METHODS = ("mt-dpo", "sweet-rl")
