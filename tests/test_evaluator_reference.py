@@ -386,8 +386,8 @@ def test_nice_lowers_the_priority_of_every_sandbox_process():
         try:
             with open("/proc/self/autogroup") as f:
                 group = int(f.read().split()[-1])
-        except OSError:
-            return  # no autogroup scheduling in this kernel
+        except (OSError, ValueError, IndexError):
+            return  # no autogroup scheduling here (no file, or an empty one, as in some CI containers)
         tag = e.worker_tags()[0]
         zygotes = [p for p in psutil.Process().children(recursive=True) if tag in " ".join(p.cmdline())]
         assert zygotes
