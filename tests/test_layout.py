@@ -327,3 +327,43 @@ def test_markdown_links_resolve():
             if not (md.parent / target.split("#")[0]).exists():
                 bad.append(f"{md.relative_to(ROOT)}: {target}")
     assert not bad, bad
+
+
+def _unresolved_from_imports(files: list[Path], root: Path = ROOT) -> list[str]:
+    """``from colbench... import name`` statements (also inside functions, which only run late: a
+    study stage hours into a run) whose module or name does not exist."""
+    bad = []
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text(), str(f))):
+            if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+                    and node.module.split(".")[0] in ("colbench", "colbench_env", "studies")):
+                continue
+            try:
+                mod = importlib.import_module(node.module)
+            except ImportError as e:
+                bad.append(f"{f.relative_to(root)}:{node.lineno}: {e}")
+                continue
+            for alias in node.names:
+                if alias.name == "*" or hasattr(mod, alias.name):
+                    continue
+                if importlib.util.find_spec(f"{node.module}.{alias.name}") is None:
+                    bad.append(f"{f.relative_to(root)}:{node.lineno}: {node.module} has no {alias.name}")
+    return bad
+
+
+def test_the_import_resolver_sees_a_missing_name(tmp_path):
+    f = tmp_path / "late.py"
+    f.write_text("def late():\n    from colbench.pipeline import no_such_name\n"
+                 "    from colbench_env.lm.heap import release_memory\n")
+    assert _unresolved_from_imports([f], root=tmp_path) == ["late.py:2: colbench.pipeline has no no_such_name"]
+
+
+def test_every_late_import_resolves():
+    """Imports inside functions are resolved too: ``studies/matched_budget/run.py`` imported
+    ``release_memory`` from where it no longer lived, found only when the stage ran."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # studies/ is imported from the repository root
+    files = [f for top in ("colbench", "colbench_env", "agents", "wrappers", "benchmarks", "studies", "tests")
+             for f in sorted((ROOT / top).rglob("*.py"))]
+    assert files
+    assert _unresolved_from_imports(files) == []

@@ -179,7 +179,7 @@ class Seed:
         if (dest / "candidates.jsonl").exists() and (dest / "critic.json").exists():
             return
         from colbench.agents.sweet_rl import SweetRL
-        from colbench.pipeline import release_memory
+        from colbench_env.lm.heap import release_memory
 
         records = self.rollouts()
         log(f"critic without training-time information: train, then score 5c's candidates")
