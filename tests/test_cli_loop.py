@@ -397,12 +397,13 @@ import json
 from colbench.agents import LMAgent
 
 
-class CapturingSmolLM2(LMAgent):
-    """The SmolLM2 agent, logging the exact prompt text each generation started from."""
+class CapturingAgent(LMAgent):
+    """A local-model agent (``model``: a model directory), logging the exact prompt text each
+    generation started from."""
 
-    def __init__(self, log, kind="backend", max_turns=10, prompt_style="paper", max_new_tokens=16):
+    def __init__(self, log, model, kind="backend", max_turns=10, prompt_style="paper", max_new_tokens=16):
         from colbench_env.lm.base import SamplingParams
-        super().__init__("smollm2", kind=kind, max_turns=max_turns, prompt_style=prompt_style,
+        super().__init__("hf", model=model, kind=kind, max_turns=max_turns, prompt_style=prompt_style,
                          sampling=SamplingParams(max_new_tokens=max_new_tokens, temperature=0.0))
         self.log = log
 
@@ -417,13 +418,15 @@ class CapturingSmolLM2(LMAgent):
 
 
 @pytest.mark.slow
-def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
+def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path, model_dir):
     """Collected with the compact prompt and 2 turns, the trajectories are trained on exactly the
-    token ids SmolLM2 generated from (logged by the agent itself), not on the config's defaults."""
+    token ids the policy generated from (logged by the agent itself), not on the config's defaults.
+    The policy is the tiny random Llama with SmolLM2's tokenizer and chat template (what shapes the
+    contexts; SmolLM2's weights do not)."""
     (tmp_path / "capture.py").write_text(CAPTURE)
     log, out, ck = tmp_path / "prompts.jsonl", tmp_path / "roll.jsonl", tmp_path / "ck"
-    kwargs = {"log": str(log), "prompt_style": "compact", "max_turns": 2, "max_new_tokens": 16}
-    last_json(colbench("run", "--agent", f"{tmp_path / 'capture.py'}:CapturingSmolLM2", "--agent-kwargs",
+    kwargs = {"log": str(log), "model": model_dir, "prompt_style": "compact", "max_turns": 2, "max_new_tokens": 16}
+    last_json(colbench("run", "--agent", f"{tmp_path / 'capture.py'}:CapturingAgent", "--agent-kwargs",
                        json.dumps(kwargs), "--tasks", "generated:2:1:rate", "--max-turns", 2, "--out", out, "--json"))
     recs = read_trajectories(out)
     assert all(r["agent_prompt"] == {"kind": "backend", "max_turns": 2, "prompt_style": "compact"} for r in recs)
@@ -431,7 +434,7 @@ def test_training_contexts_are_the_contexts_the_policy_saw(tmp_path):
     # one record's reward is set by hand (the file is otherwise as collected)
     rewarded = tmp_path / "rewarded.jsonl"
     rewarded.write_text("".join(json.dumps(dict(r, reward=1.0) if i == 0 else r) + "\n" for i, r in enumerate(recs)))
-    p = colbench("train", "ppo", "--trajectories", rewarded, "--model", "smollm2", "--out", ck,
+    p = colbench("train", "ppo", "--trajectories", rewarded, "--model", model_dir, "--out", ck,
                  "--config-json", '{"update_epochs": 1}')
     assert p.returncode == 0, p.stderr[-3000:]
     assert "training contexts: prompt_style 'compact', max_turns 2" in p.stderr
@@ -469,16 +472,19 @@ def test_the_training_guide_loop_runs_as_written(tmp_path, docs_block):
     """The Training guide's command-line loop (collect -> train -> run the checkpoint -> compare), each line run
     as written in a fresh directory (frontend mini pages: their similarity rewards differ, so PPO has
     something to learn from; its rollouts must not all score the same)."""
-    commands = [" ".join(c.split(" #")[0].split()) for c in docs_block("loop").replace("\\\n", " ").splitlines()]
+    import shlex
+
+    # each line as a shell splits it (quotes, comments, continued lines)
+    commands = [shlex.split(c, comments=True) for c in docs_block("loop").replace("\\\n", " ").splitlines()]
     commands = [c for c in commands if c]
-    assert [c.split()[1] for c in commands] == ["run", "train", "run", "run", "evaluate"]
+    assert [c[:2] for c in commands] == [["colbench", x] for x in ("run", "train", "run", "run", "evaluate")]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     exe = str(Path(sys.executable).parent / "colbench")
     for cmd in commands:
-        p = subprocess.run([exe, *cmd.split()[1:]], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+        p = subprocess.run([exe, *cmd[1:]], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
         assert p.returncode == 0, (cmd, p.stderr[-3000:])
         assert "gemm_4bit_forward" not in p.stderr and "Traceback" not in p.stderr, cmd
-        if cmd.split()[1] == "run" and "--rollouts-per-task" in cmd:
+        if cmd[1] == "run" and "--rollouts-per-task" in cmd:
             rewards = [json.loads(x)["reward"] for x in (tmp_path / "runs/loop/rollouts.jsonl").read_text().splitlines()]
             assert len(rewards) == 4 and len(set(rewards)) > 1, rewards
     assert (tmp_path / "runs/loop/ckpt/trainer.json").exists() and (tmp_path / "runs/loop/model/config.json").exists()
