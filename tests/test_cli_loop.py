@@ -1,7 +1,9 @@
 """The loop a researcher runs from the command line -- collect, train, run the checkpoint, compare --
 with nothing stale or silent (issue 38). Every command is the installed console script, as a user
-runs it. The fast tests use the scripted agent, plug-ins written here, or a tiny random Llama; the
-``slow`` ones run the embedded SmolLM2 (the Training guide's loop, and the contexts a trainer rebuilds)."""
+runs it (but ``--help`` of every command: in one process, through the script's entry point). The tests
+use the scripted agent, plug-ins written here, or a tiny random Llama with SmolLM2's tokenizer; the
+embedded SmolLM2 runs where its own behaviour is what is checked (the Training guide's loop, the first
+run's notes about it)."""
 from __future__ import annotations
 
 import json
