@@ -439,6 +439,26 @@ class TokenReport:
         """Turns whose trained tokens are not known to be the policy's (``differ + unchecked``)."""
         return self.differ + self.unchecked
 
+    def counts(self) -> dict:
+        """The counts as a JSON object (what the pipeline keeps in a method's training metrics,
+        ``metrics["tokens"]``): every attribute but :attr:`first`, plus :attr:`retokenized`."""
+        return {"turns": self.turns, "recorded": self.recorded, "would_differ": self.would_differ,
+                "retokenized": self.retokenized, "differ": self.differ, "same": self.same,
+                "unchecked": self.unchecked}
+
+    def refusal(self, option: str = "--strict-tokens") -> str | None:
+        """What ``option`` (``colbench train --strict-tokens``, ``colbench pipeline --strict-tokens``)
+        says when it refuses these turns: some would be trained on a re-tokenization that differs
+        from, or cannot be checked against, what their policy saw (:attr:`inexact`); ``None`` when
+        every turn is exact."""
+        if not self.inexact:
+            return None
+        first = self.first.get("differ") or self.first.get("unchecked")
+        return (f"{option}: {self.inexact} of {self.turns} agent turns would be trained on a re-tokenization of "
+                "their text that differs from, or cannot be checked against, the tokens their policy saw and "
+                f"produced (first: {first}); collect the trajectories with a policy that records its token ids "
+                "(a local model, or a vLLM server) and this tokenizer")
+
     def summary(self) -> str:
         """One line: how many turns train on recorded ids, how many re-tokenized ones differ."""
         text = f"{self.turns} agent turns: {self.recorded} trained on the token ids the policy recorded"

@@ -471,3 +471,104 @@ def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(
                   for r in local.values())
     print(f"\nSmolLM2, compact prompt, {n_turns} turns ({n_stop} ended by the policy): re-tokenizing would change "
           f"{report.would_differ}; served: {line}; record size {without} -> {with_tokens} bytes (x{with_tokens / without:.2f})")
+
+
+def _pipeline_rollouts(cfg, tok, evaluator) -> list[dict]:
+    """The rollouts of ``cfg``'s episodes (one agent turn each), as collection would record them, made
+    here: task ``k``'s first rollout answers its ground truth (reward 1), its second a function that
+    returns ``None`` (reward 0). Their agent turns carry the token ids a policy with ``tok`` that ends
+    its turn with its end token would record (its prompt the chat template of the messages it saw,
+    its completion the output's ids and the end token): episode 0 and 1 with ``tok``'s fingerprint,
+    episode 2 another tokenizer's fingerprint, episode 3 no ids."""
+    from colbench.pipeline import task_split
+
+    tasks = task_split(cfg, "train")
+    records = []
+    for k, spec in enumerate(episode_specs(len(tasks) * cfg.rollouts_per_task, n_tasks=len(tasks),
+                                           seed=cfg.seed, repeats=cfg.rollouts_per_task)):
+        task = tasks[spec.options["task_index"]]
+        env = gym.make("ColBench-Backend-v0", tasks=[task], evaluator=evaluator, max_turns=cfg.max_turns)
+        env.reset(seed=0)
+        answer = task.ground_truth if k % cfg.rollouts_per_task == 0 else \
+            "def " + task.problem_description.rsplit("def ", 1)[-1].strip().rstrip(".") + ":\n    return None"
+        env.step(f"OUTPUT: I WANT TO ANSWER: ```python\n{answer}\n```")
+        rec = env.unwrapped.trajectory_record()
+        rec["episode_id"] = spec.episode_id
+        entry = rec["dialogue_history"][0]
+        messages = record_messages(rec["task"], [], max_turns=cfg.max_turns, style=cfg.prompt_style)
+        if k < 3:
+            entry["tokens"] = {
+                "fingerprint": tokenizer_fingerprint(tok) if k < 2 else "0" * 16,
+                "prompt_ids": tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
+                                                      return_dict=True)["input_ids"],
+                "completion_ids": tok(entry["output"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]}
+        records.append(rec)
+    return records
+
+
+def _retokenization_differs(tok, rec, cfg) -> bool:
+    """Whether re-tokenizing an agent turn's text gives other ids than its recorded ones (written from
+    the definition: the chat template renders the context with its generation prompt, and the
+    assistant message appended; the completion is what the second adds)."""
+    entry = rec["dialogue_history"][0]
+    messages = record_messages(rec["task"], [], max_turns=cfg.max_turns, style=cfg.prompt_style)
+    prompt = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    full = tok.apply_chat_template(messages + [{"role": "assistant", "content": entry["output"]}], tokenize=False)
+    return (tok(prompt, add_special_tokens=False)["input_ids"] != entry["tokens"]["prompt_ids"]
+            or tok(full[len(prompt):], add_special_tokens=False)["input_ids"] != entry["tokens"]["completion_ids"])
+
+
+def test_pipeline_prints_and_keeps_each_methods_token_counts_and_strict_tokens_refuses(tmp_path, evaluator,
+                                                                                      tiny_model_dir, capsys):
+    """``colbench pipeline`` on a tiny model whose rollouts (in the file before it starts) carry ids
+    from its tokenizer, from another one, or none: each method's training logs the line ``colbench
+    train`` prints, and keeps its counts in its metrics, equal to the counts taken from the records
+    here; ``--strict-tokens`` refuses before any method trains (one line, exit 2)."""
+    from colbench.cli import main as colbench_main
+    from colbench.pipeline import PipelineConfig, run_pipeline
+    from colbench_env.trajectories import append_jsonl
+
+    tok = smol()
+    model = tiny_model_dir()
+    settings = dict(policy=model, n_train_tasks=2, n_test_tasks=1, rollouts_per_task=2, max_turns=1, max_new_tokens=4,
+                    episodes_in_flight=2, methods=("rft", "grpo"), bootstrap_resamples=100,
+                    trainer_overrides={"rft": {"max_length": 1024}, "grpo": {"max_length": 1024}})
+    cfg = PipelineConfig(out_dir=str(tmp_path / "p"), **settings)
+    records = _pipeline_rollouts(cfg, tok, evaluator)
+    assert [r["reward"] for r in records] == [1.0, 0.0, 1.0, 0.0]
+    for d in ("p", "strict"):
+        append_jsonl(tmp_path / d / "rollouts.jsonl", records)
+    fp = tokenizer_fingerprint(tok)
+    turns = [(r, m.get("tokens")) for r in records for m in r["dialogue_history"] if m["role"] == "assistant"]
+    recorded = [r for r, t in turns if t and t["fingerprint"] == fp]
+    other = [r for r, t in turns if t and t["fingerprint"] != fp]
+    expected = {"turns": len(turns), "recorded": len(recorded),
+                "would_differ": sum(_retokenization_differs(tok, r, cfg) for r in recorded),
+                "retokenized": len(turns) - len(recorded), "differ": sum(_retokenization_differs(tok, r, cfg) for r in other),
+                "same": sum(not _retokenization_differs(tok, r, cfg) for r in other),
+                "unchecked": sum(t is None for _, t in turns)}
+    assert expected == {"turns": 4, "recorded": 2, "would_differ": 2, "retokenized": 2, "differ": 1, "same": 0,
+                        "unchecked": 1}  # ChatML's newline after <|im_end|>, which the policy never emitted
+
+    code = colbench_main(["pipeline", "--out-dir", str(tmp_path / "strict"), "--policy", model, "--n-train-tasks", "2",
+                          "--n-test-tasks", "1", "--rollouts-per-task", "2", "--max-turns", "1", "--max-new-tokens", "4",
+                          "--episodes-in-flight", "2", "--methods", "rft", "grpo", "--bootstrap-resamples", "100",
+                          "--strict-tokens"])
+    err = capsys.readouterr().err.strip().splitlines()
+    n = len(records[2]["dialogue_history"][0]["tokens"]["completion_ids"])  # + ChatML's newline when re-tokenized
+    assert code == 2 and not (tmp_path / "strict" / "models").exists() and not (tmp_path / "strict" / "ckpt").exists()
+    assert err[-1] == ("colbench pipeline: error: --strict-tokens (rft): 2 of 4 agent turns would be trained on a "
+                       "re-tokenization of their text that differs from, or cannot be checked against, the tokens their "
+                       f"policy saw and produced (first: {tmp_path / 'strict' / 'rollouts.jsonl'}:3 agent turn 0: the "
+                       f"completion re-tokenizes to other ids ({n + 1} trained tokens, the policy produced {n})); collect the "
+                       "trajectories with a policy that records its token ids (a local model, or a vLLM server) and "
+                       "this tokenizer"), err[-1]
+
+    report = run_pipeline(cfg, preset="test")
+    err = capsys.readouterr().err
+    line = ("4 agent turns: 2 trained on the token ids the policy recorded (re-tokenizing their text would change 2); "
+            "2 re-tokenized: 1 differ from what the policy saw, 0 the same, 1 unchecked (no token ids recorded)")
+    for m in ("rft", "grpo"):
+        assert f"] train {m}: tokens: {line}\n" in err
+        done = json.loads((tmp_path / "p" / "models" / m / "pipeline_done.json").read_text())
+        assert done["metrics"]["tokens"] == expected and report["train"][m]["metrics"]["tokens"] == expected
