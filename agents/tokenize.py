@@ -157,12 +157,18 @@ class TokenizedSequence:
             in order (the whole completion, or the action text only for a generation cut at
             ``max_new_tokens``).
         turn_ids: the ``Turn.turn`` numbers of those spans.
+        logprobs: a sequence of recorded ids (:func:`tokenize_trajectory` with ``token_fingerprint``):
+            for each span, the log-probs its policy recorded for the turn's completion ids (as
+            recorded, one per completion id: a completion cut to ``max_length`` has fewer trained
+            ids than log-probs), or ``None`` when it recorded none; ``None`` for a re-tokenized
+            sequence (its tokens are not the ones the log-probs belong to).
     """
 
     input_ids: list[int]
     mask: list[int]
     turn_spans: list[tuple[int, int]]
     turn_ids: list[int]
+    logprobs: list[list[float] | None] | None = None
 
     def __len__(self) -> int:
         return len(self.input_ids)
@@ -284,7 +290,7 @@ def _recorded_sequences(turns: Sequence[TurnTokens], *, max_length: int | None,
             mask += [1] * len(t.completion_ids)
         else:
             if max_length is None or len(ids) <= max_length:
-                return [TokenizedSequence(ids, mask, spans, list(range(len(turns))))]
+                return [TokenizedSequence(ids, mask, spans, list(range(len(turns))), [t.logprobs for t in turns])]
     out = []
     for k, t in enumerate(turns):
         p_ids, c_ids = list(t.prompt_ids), list(t.completion_ids)
@@ -293,7 +299,7 @@ def _recorded_sequences(turns: Sequence[TurnTokens], *, max_length: int | None,
             room = max_length - len(c_ids)
             p_ids = p_ids[len(p_ids) - room:] if room > 0 else []
         out.append(TokenizedSequence(p_ids + c_ids, [0] * len(p_ids) + [1] * len(c_ids),
-                                     [(len(p_ids), len(p_ids) + len(c_ids))], [k]))
+                                     [(len(p_ids), len(p_ids) + len(c_ids))], [k], [t.logprobs]))
     return out
 
 

@@ -11,6 +11,7 @@ scripted human, the recorder's file, the trainers and their batches.
 from __future__ import annotations
 
 import copy
+import math
 import functools
 import json
 
@@ -572,3 +573,127 @@ def test_pipeline_prints_and_keeps_each_methods_token_counts_and_strict_tokens_r
         assert f"] train {m}: tokens: {line}\n" in err
         done = json.loads((tmp_path / "p" / "models" / m / "pipeline_done.json").read_text())
         assert done["metrics"]["tokens"] == expected and report["train"][m]["metrics"]["tokens"] == expected
+
+
+# --------------------------------------------------------------------------- recorded log-probs (PPO, GRPO)
+RATE_TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
+             "ground_truth": "def f(x):\n    return x + 7", "test_cases": {"test1": "f(1)"}}
+
+
+def _logprob_records(trainer, n: int = 4) -> list[dict]:
+    """Two-turn trajectories sampled at temperature 1 by the trainer's own policy (rewards 0, 1, 0, 1
+    on one task), each agent turn carrying the ids it generated and the log-probs of its completion
+    ids, computed here with a plain forward pass of the policy (``log softmax`` of the logits)."""
+    from colbench_env.lm.tokens import encode_turn_tokens
+
+    net = trainer.policy.peft_model
+    recs = []
+    for k in range(n):
+        history: list[dict] = []
+        previous = None
+        for turn in range(2):
+            (act,) = trainer.policy.generate(trainer.formatter(RATE_TASK, history), max_new_tokens=8 if turn == 0 else 3,
+                                             temperature=1.0)
+            t = act.tokens
+            ids = torch.tensor([t.prompt_ids + t.completion_ids])
+            with torch.no_grad():
+                logp = torch.log_softmax(net(input_ids=ids).logits[0].float(), -1)
+            t.logprobs = [float(logp[len(t.prompt_ids) + i - 1, c]) for i, c in enumerate(t.completion_ids)]
+            history.append({"role": "assistant", "content": str(act) or "?", "output": str(act) or "?",
+                            "finish_reason": act.finish_reason, "tokens": encode_turn_tokens(t, previous)})
+            previous = t
+            if turn == 0:
+                history.append({"role": "user", "content": "It adds seven."})
+        recs.append({"task": RATE_TASK, "dialogue_history": history, "answer": history[-1]["content"],
+                     "reward": float(k % 2)})
+    return recs
+
+
+def _with_logprobs(records: list[dict], shift: float | None) -> list[dict]:
+    """A copy of ``records`` whose log-probs are shifted by ``shift`` (``None``: removed)."""
+    out = copy.deepcopy(records)
+    for rec in out:
+        for m in rec["dialogue_history"]:
+            if "tokens" in m:
+                if shift is None:
+                    m["tokens"].pop("logprobs")
+                else:
+                    m["tokens"]["logprobs"] = [x + shift for x in m["tokens"]["logprobs"]]
+    return out
+
+
+def _spy(monkeypatch, module, name: str, old_at: int) -> list:
+    """Record ``(new - old, mask)`` of every call of ``module.name`` (``old`` its ``old_at``-th argument)."""
+    seen = []
+    real = getattr(module, name)
+
+    def spy(*args, **kw):
+        new, old, mask = args[0], args[old_at], args[-1]
+        seen.append(((new - old).detach(), mask.clone()))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+def _lora(trainer) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in trainer.policy.peft_model.named_parameters() if "lora" in k}
+
+
+@pytest.mark.parametrize("algorithm", ["ppo", "grpo"])
+def test_recorded_logprobs_are_the_old_logprobs_of_the_ratio(model_dir, monkeypatch, algorithm):
+    """Turns carrying their policy's log-probs: equal to what the trainer would recompute, the first
+    update is the one without them (LoRA weights to 1e-6); shifted by ``c``, the first step's ratio
+    is ``exp(-c)`` on every trained token, and (one minibatch) CleanRL's ``approx_kl`` is
+    ``exp(-c) - 1 + c``. A sampling temperature other than 1 (the log-probs are at 1) or a completion
+    cut to ``max_length`` recomputes them, counted."""
+    from colbench.agents import grpo as grpo_module
+    from colbench.agents import ppo as ppo_module
+    from colbench.agents.grpo import GRPO, GRPOConfig
+    from colbench.agents.ppo import PPO, PPOConfig
+
+    common = {"policy": {"model_name_or_path": model_dir, "learning_rate": 1e-3, "lora_dropout": 0.0},
+              "update_epochs": 1}
+    if algorithm == "ppo":
+        module, name, old_at = ppo_module, "ppo_clip_loss", 1
+
+        def make(**kw):
+            return PPO(PPOConfig(**{**common, "temperature": 1.0, "trajectories_per_batch": 8, **kw}))
+    else:
+        module, name, old_at = grpo_module, "grpo_loss", 1
+
+        def make(**kw):
+            return GRPO(GRPOConfig(**{**common, "rollout_temperature": 1.0, "sequences_per_batch": 16, **kw}))
+    records = _logprob_records(make())
+    n_turns = 2 * len(records)
+    seen = _spy(monkeypatch, module, name, old_at)
+    with_recorded, without = make(), make()
+    assert all(torch.equal(a, b) for a, b in zip(_lora(with_recorded).values(), _lora(without).values()))
+    m1 = with_recorded.update(_with_logprobs(records, 0.0))
+    m0 = without.update(_with_logprobs(records, None))
+    assert m1["old_logprobs"] == {"recorded": n_turns, "recomputed": 0, "length_mismatch": 0, "temperature_mismatch": 0}
+    assert m0["old_logprobs"] == {"recorded": 0, "recomputed": n_turns, "length_mismatch": 0, "temperature_mismatch": 0}
+    (r1, mask), (r0, _) = seen[0], seen[1]
+    assert mask.sum() >= n_turns and float((r0.abs() * mask).max()) < 1e-5  # recomputed: ratio 1
+    assert float((r1.abs() * mask).max()) < 1e-5
+    for (k, a), b in zip(_lora(with_recorded).items(), _lora(without).values()):
+        assert torch.allclose(a, b, atol=1e-6), k
+
+    c = 0.1
+    shifted = make()
+    m = shifted.update(_with_logprobs(records, c))
+    log_ratio, mask = seen[2]
+    on = mask == 1
+    assert torch.allclose(torch.exp(log_ratio[on]), torch.full_like(log_ratio[on], math.exp(-c)), atol=1e-5)
+    assert m["approx_kl"] == pytest.approx(math.exp(-c) - 1 + c, abs=1e-6)
+
+    hot = make(**({"temperature": 0.7} if algorithm == "ppo" else {"rollout_temperature": 0.7}))
+    assert hot.update(_with_logprobs(records, c))["old_logprobs"] == {
+        "recorded": 0, "recomputed": n_turns, "length_mismatch": 0, "temperature_mismatch": n_turns}
+    log_ratio, mask = seen[3]
+    assert float((log_ratio.abs() * mask).max()) < 1e-5  # recomputed at 0.7: the ratio is 1 again
+    cut = 5  # one turn per sequence (the pair does not fit); a completion of >= 5 ids is cut to 4
+    long = sum(len(t.completion_ids) >= cut for r in records for t in history_turn_tokens(r["dialogue_history"]))
+    assert 0 < long < n_turns
+    assert make(max_length=cut).update(_with_logprobs(records, c))["old_logprobs"] == {
+        "recorded": n_turns - long, "recomputed": long, "length_mismatch": long, "temperature_mismatch": 0}
