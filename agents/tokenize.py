@@ -66,6 +66,8 @@ __all__ = [
     "collate",
     "default_formatter",
     "recorded_turn_tokens",
+    "turn_sequence",
+    "action_tokens",
     "token_report",
     "policy_token_report",
     "TokenReport",
@@ -261,6 +263,30 @@ def recorded_turn_tokens(record: dict, token_fingerprint: str | None, *,
     if not turns or not all(t is not None and t.has_ids and t.fingerprint == token_fingerprint for t in turns):
         return None
     return turns
+
+
+def turn_sequence(tokenizer, messages: Messages, action: str, *, max_length: int | None = None,
+                  token_fingerprint: str | None = None) -> TokenizedSequence:
+    """One turn's sequence: the ids its policy saw and produced when ``action`` carries them
+    (a :class:`~colbench_env.lm.base.GeneratedText` whose ``tokens`` have prompt and completion ids
+    with ``token_fingerprint``), cut to ``max_length`` as recorded turns are (the prompt from the
+    left, a completion longer than ``max_length - 1`` from the right); else :func:`tokenize_turn` of
+    ``messages`` and the action's text (e.g. SWEET-RL's candidate actions, sampled from the policy
+    with their ids, or given as text)."""
+    tokens = action_tokens(action, token_fingerprint)
+    if tokens is not None:
+        return _recorded_sequences([tokens], max_length=max_length, multi_turn=False)[0]
+    return tokenize_turn(tokenizer, messages, action, max_length=max_length)
+
+
+def action_tokens(action: Any, token_fingerprint: str | None) -> TurnTokens | None:
+    """The :class:`~colbench_env.lm.tokens.TurnTokens` an action carries (``action.tokens``) when they
+    have prompt and completion ids made with the tokenizer of ``token_fingerprint``; else ``None``."""
+    tokens = getattr(action, "tokens", None)
+    if (token_fingerprint is not None and isinstance(tokens, TurnTokens) and tokens.has_ids
+            and tokens.fingerprint == token_fingerprint):
+        return tokens
+    return None
 
 
 def _history_tokens(record: dict, source: str) -> list[TurnTokens | None]:

@@ -697,3 +697,75 @@ def test_recorded_logprobs_are_the_old_logprobs_of_the_ratio(model_dir, monkeypa
     assert 0 < long < n_turns
     assert make(max_length=cut).update(_with_logprobs(records, c))["old_logprobs"] == {
         "recorded": n_turns - long, "recomputed": long, "length_mismatch": long, "temperature_mismatch": 0}
+
+
+# --------------------------------------------------------------------------- SWEET-RL's candidates
+#: two candidates per state, written as a thinking model writes them (no newlines around its
+#: thought), and what the Qwen3-like template writes for each as the state's assistant message
+CANDIDATES = ("<think>Ask first.</think>What is your rate?", "<think>Guess.</think>I WANT TO ANSWER: 0")
+CANDIDATES_RERENDERED = ("<think>\nAsk first.\n</think>\n\nWhat is your rate?<|im_end|>\n",
+                         "<think>\nGuess.\n</think>\n\nI WANT TO ANSWER: 0<|im_end|>\n")
+
+
+def test_sweet_rl_scores_and_pairs_the_ids_its_candidates_were_sampled_as(tmp_path, evaluator, monkeypatch):
+    """SWEET-RL on the Qwen3-like records, its candidates carrying the ids a thinking policy sampled
+    (the prompt: the template applied to the state's context; the completion: the reply's ids and
+    the end token). The policy's term of each candidate's score and both sequences of every step
+    pair are exactly those ids, also when the pairs are drawn again from ``candidates.jsonl`` (a
+    resumed stage); with ``recorded_tokens`` off they are the template's re-rendering (hand-written
+    above), which the policy never produced."""
+    from colbench.agents.sweet_rl import StageFiles, SweetRL
+    from colbench_env.lm.base import GeneratedText
+
+    tok = tiny_bpe_tokenizer(QWEN3_LIKE)
+    fp = tokenizer_fingerprint(tok)
+    records = collect(LMAgent(ThinkingPolicy(tok, THINKING), max_turns=MAX_TURNS, tokenizer=tok), evaluator,
+                      tmp_path / "r.jsonl")
+
+    def make(recorded: bool = True):
+        return SweetRL({"max_turns": MAX_TURNS, "state_fraction": 1.0, "n_candidates": 2, "pairs_per_state": 1,
+                        "max_length": 2048, "recorded_tokens": recorded}, model=tiny_llama(tok, hidden_size=32),
+                       tokenizer=tok, critic=tiny_llama(tok, seed=1, hidden_size=32))
+
+    trainer = make()
+    states = trainer.select_states(records)
+    assert len(states) == 4
+    sampled = []  # per state: (prompt ids, [completion ids of each candidate])
+    candidates = []
+    for _, turn in states:
+        prompt = tok.apply_chat_template(turn.messages, add_generation_prompt=True, tokenize=True,
+                                         return_dict=True)["input_ids"]
+        completions = [tok(r, add_special_tokens=False)["input_ids"] + [tok.eos_token_id] for r in CANDIDATES]
+        sampled.append((prompt, completions))
+        candidates.append([GeneratedText(r, "stop", TurnTokens(prompt_ids=list(prompt), completion_ids=list(c),
+                                                                fingerprint=fp)) for r, c in zip(CANDIDATES, completions)])
+    scored = []
+    turn_means = trainer._turn_means
+
+    def spy(lm, sequences, **kw):
+        if lm is trainer.policy:
+            scored.append([s.input_ids for s in sequences])
+        return turn_means(lm, sequences, **kw)
+
+    monkeypatch.setattr(trainer, "_turn_means", spy)
+    stages = StageFiles(tmp_path / "stages", {"test": 1})
+    pairs, stats = trainer.step_pairs(records, candidates=candidates, stages=stages, critic_metrics={})
+    assert scored == [[p + c for c in cs] for p, cs in sampled]
+    assert len(pairs) == 4 and stats["step_pair_actions"] == {"recorded": 8, "retokenized": 0}
+    for ((chosen,), (rejected,)), (prompt, completions) in zip(pairs, sampled):
+        assert sorted([chosen.input_ids, rejected.input_ids]) == sorted(prompt + c for c in completions)
+        for seq in (chosen, rejected):
+            assert seq.mask == [0] * len(prompt) + [1] * (len(seq) - len(prompt))
+    lines = [json.loads(x) for x in (tmp_path / "stages" / "candidates.jsonl").read_text().splitlines()[1:]]
+    assert [ln["tokens"] for ln in lines] == [{"fingerprint": fp, "prompt_ids": p, "completion_ids": cs}
+                                             for p, cs in sampled]
+    resumed = make()  # every state read back from the file: the same pairs, drawn from its ids
+    again, stats = resumed.step_pairs(records, stages=StageFiles(tmp_path / "stages", {"test": 1}), critic_metrics={})
+    assert stats["n_states_resumed"] == 4 and stats["step_pair_actions"] == {"recorded": 8, "retokenized": 0}
+    assert [(a.input_ids, b.input_ids) for (a,), (b,) in again] == [(a.input_ids, b.input_ids) for (a,), (b,) in pairs]
+
+    retok_pairs, stats = make(recorded=False).step_pairs(records, candidates=candidates)
+    assert stats["step_pair_actions"] == {"recorded": 0, "retokenized": 8}
+    for (chosen,), (rejected,) in retok_pairs:
+        trained = sorted(tok.decode(trained_ids(s)) for s in (chosen, rejected))
+        assert trained == sorted(CANDIDATES_RERENDERED)
