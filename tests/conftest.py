@@ -134,6 +134,8 @@ LANE_TESTS: dict[str, tuple[str, ...]] = {
     "test_token_exact.py::test_rft_trains_the_recorded_ids_and_no_human_token": ("slow",),
     "test_token_exact.py::test_pipeline_prints_and_keeps_each_methods_token_counts_and_strict_tokens_refuses": ("slow",),
     "test_token_exact.py::test_recorded_logprobs_are_the_old_logprobs_of_the_ratio": ("slow",),
+    "test_token_exact.py::test_sweet_rl_scores_and_pairs_the_ids_its_candidates_were_sampled_as": ("slow",),
+    "test_token_exact.py::test_sweet_rl_served_candidates_carry_the_servers_ids": ("slow",),
     "test_token_exact.py::test_transformers_serve_records_counts_and_colbench_train_says_what_differs": ("served",),
     "test_trainers.py::test_sweet_rl_step_dpo_moves_critic_preferred_action_up": ("slow",),
     "test_trainers.py::test_sweet_rl_full_update_samples_candidates": ("slow",),

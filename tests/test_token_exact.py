@@ -769,3 +769,43 @@ def test_sweet_rl_scores_and_pairs_the_ids_its_candidates_were_sampled_as(tmp_pa
     for (chosen,), (rejected,) in retok_pairs:
         trained = sorted(tok.decode(trained_ids(s)) for s in (chosen, rejected))
         assert trained == sorted(CANDIDATES_RERENDERED)
+
+
+def test_sweet_rl_served_candidates_carry_the_servers_ids(tmp_path, evaluator):
+    """SWEET-RL's candidates from a vLLM-shaped server (the stand-in generating with a tiny model
+    through HFBackend, its generations logged): each request asks for the ids, and every step pair's
+    sequences are the prompt ids and generated ids the server logged, since its prompt ids are the
+    trainer's rendering of the state. A server refusing the field (OpenAI's schema) gives none:
+    then they are re-tokenized, counted."""
+    from colbench.agents.sweet_rl import SweetRL
+
+    tok = smol()
+    records = collect(LMAgent(ThinkingPolicy(tok, PLAIN), max_turns=MAX_TURNS, tokenizer=tok), evaluator,
+                      tmp_path / "r.jsonl")
+    backend = HFBackend(tiny_chat_llama(tok), tokenizer=tok)
+    log = []
+    generate = backend.generate
+
+    def logged(conversations, params=None):
+        gens = generate(conversations, params)
+        log.append([(g.prompt_token_ids, g.token_ids) for g in gens])
+        return gens
+
+    backend.generate = logged
+
+    def pairs_from(url: str, model: str):
+        trainer = SweetRL({"max_turns": MAX_TURNS, "state_fraction": 1.0, "n_candidates": 2, "pairs_per_state": 1,
+                           "max_length": 2048, "candidate_base_url": url, "candidate_model": model,
+                           "candidate_max_new_tokens": 6}, model=tiny_llama(tok, hidden_size=32), tokenizer=tok,
+                          critic=tiny_llama(tok, seed=1, hidden_size=32))
+        return trainer.step_pairs(records)
+
+    with OpenAITestServer(backend=backend) as server:
+        pairs, stats = pairs_from(server.url, "tiny")
+        assert all(q["return_token_ids"] is True for q in server.state.requests)
+    assert len(log) == len(pairs) == 4 and stats["step_pair_actions"] == {"recorded": 8, "retokenized": 0}
+    for ((chosen,), (rejected,)), state in zip(pairs, log):
+        assert sorted([chosen.input_ids, rejected.input_ids]) == sorted(p + c for p, c in state)
+    with OpenAITestServer(mode="strict") as server:
+        _, stats = pairs_from(server.url, "echo")
+    assert stats["step_pair_actions"] == {"recorded": 0, "retokenized": 8}
