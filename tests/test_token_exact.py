@@ -573,6 +573,10 @@ def test_pipeline_prints_and_keeps_each_methods_token_counts_and_strict_tokens_r
         assert f"] train {m}: tokens: {line}\n" in err
         done = json.loads((tmp_path / "p" / "models" / m / "pipeline_done.json").read_text())
         assert done["metrics"]["tokens"] == expected and report["train"][m]["metrics"]["tokens"] == expected
+    stats = (tmp_path / "p" / "stats.md").read_text()
+    for m in ("rft", "grpo"):
+        row = " | ".join(str(expected[k]) for k in ("turns", "recorded", "retokenized", "differ", "unchecked"))
+        assert f"| {m} | {row} |" in stats.splitlines(), stats
 
 
 # --------------------------------------------------------------------------- recorded log-probs (PPO, GRPO)
