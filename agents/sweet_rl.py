@@ -48,7 +48,7 @@ Memory for an 8B critic in 4-bit (``critic.load_in_4bit=True``; QLoRA) -- weight
   base's too: :class:`~colbench.agents.trainer_base.TrainableLM` then stores the 4-bit weights in the compute
   dtype (``bnb_4bit_quant_storage``; flat parameters of one dtype) and, under ZeRO-3, loads them
   without a ``device_map`` (transformers refuses one there). Run here on 2 CPU processes under both
-  (``tests/test_sharded.py``: the same results as one process with the 4-bit critic).
+  (``tests/test_distributed.py``: the same results as one process with the 4-bit critic).
 
 ``benchmarks/bench_critic_memory.py`` measures the 4-bit / full-precision peak ratio of one critic
 training step with the real SmolLM2-135M on this machine.

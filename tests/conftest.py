@@ -54,8 +54,7 @@ LANE_FIXTURES: dict[str, str] = {
 #: time, one thread, CPU seconds of the test and the processes it waited for), by what costs.
 LANE_TESTS: dict[str, tuple[str, ...]] = {
     # ---- whole files
-    "test_distributed.py": ("distributed",),            # accelerate launch, DDP on 2 processes, per trainer
-    "test_sharded.py": ("distributed",),                # accelerate launch, FSDP and ZeRO-3, every trainer
+    "test_distributed.py": ("distributed",),            # accelerate launch: DDP, FSDP and ZeRO-3, every trainer
     "test_evaluator_redteam.py": ("sandbox",),          # escape attempts, each scored in the sandbox
     "test_evaluator_reference.py": ("sandbox",),        # the reference scorer against the sandbox, many answers
     "test_evaluator_truth_batch.py": ("sandbox",),      # ground truths of every task scored in batches
