@@ -380,10 +380,11 @@ class TrainableLM:
         padded with ``None`` entries (a forward whose result no loss uses) to the largest count of any
         process, so that every process of a launch runs the same number of forwards and backwards
         (ZeRO-3 and FSDP gather the weights in each, DDP averages the gradients in each backward);
-        this is a collective: every process calls it."""
+        this is a collective: every process calls it (not inside :meth:`alone`, where each process
+        runs on its own)."""
         k = n if rows_per_forward is None else max(1, int(rows_per_forward))
         groups: list[list[int] | None] = [list(range(s, min(s + k, n))) for s in range(0, n, k)]
-        if self.accelerator.num_processes > 1:
+        if self.accelerator.num_processes > 1 and self._alone is None:
             most = int(self.accelerator.gather(torch.tensor([len(groups)], device=self.device)).max())
             groups += [None] * (most - len(groups))
         return groups
@@ -417,7 +418,7 @@ class TrainableLM:
         """
         batch = self.batch(sequences)
         groups = self.row_groups(len(sequences), rows_per_forward) if rows_per_forward is not None else None
-        if groups is None or (len(groups) == 1 and self.accelerator.num_processes == 1):
+        if groups is None or len(groups) == 1:  # one forward (on every process): the plain path
             b = self._scored(batch, score_all)
             if reference:
                 with torch.no_grad():

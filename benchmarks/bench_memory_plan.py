@@ -43,6 +43,12 @@ SETTINGS = {
     "mt-dpo-lora": ("mt-dpo", {"policy": {"lora_r": 16}, "pairs_per_batch": 2, "epochs": 2}),
     "mt-dpo-lora-rows": ("mt-dpo", {"policy": {"lora_r": 16}, "pairs_per_batch": 2, "epochs": 2, "rows_per_forward": 1}),
 }
+#: words of each action (:func:`_records`) by setting (default 120): the LoRA multi-turn DPO settings
+#: make sequences of ~1,250 tokens, so that one sequence's hidden states (1,250 x 256 float32) are
+#: over glibc's mmap threshold (``colbench_env.lm.heap``: 1 MiB) and are returned to the OS when
+#: freed, as the other settings' larger batches are; smaller blocks stay on the heap and its
+#: fragments would be measured as held
+ACTION_WORDS = {"mt-dpo-lora": 200, "mt-dpo-lora-rows": 200}
 
 
 def _records(action_words: int = 120) -> list[dict]:
@@ -77,7 +83,7 @@ def measure(setting: str) -> dict:
 
     algorithm, overrides = SETTINGS[setting]
     tok = AutoTokenizer.from_pretrained(smollm2_path())
-    records = _records()
+    records = _records(ACTION_WORDS.get(setting, 120))
     config = dict(dict(max_length=4096, gradient_accumulation_steps=1, epochs=1, gradient_checkpointing=True,
                        seed=0, max_turns=2, prompt_style="compact"), **overrides)
     cfg = LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,

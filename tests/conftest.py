@@ -56,6 +56,7 @@ LANE_TESTS: dict[str, tuple[str, ...]] = {
     # ---- whole files
     "test_distributed.py": ("distributed",),            # accelerate launch, DDP on 2 processes, per trainer
     "test_sharded.py": ("distributed",),                # accelerate launch, FSDP and ZeRO-3, every trainer
+    "test_rows_sharded.py": ("distributed",),           # accelerate launch, ZeRO-3, rows_per_forward
     "test_evaluator_redteam.py": ("sandbox",),          # escape attempts, each scored in the sandbox
     "test_evaluator_reference.py": ("sandbox",),        # the reference scorer against the sandbox, many answers
     "test_evaluator_truth_batch.py": ("sandbox",),      # ground truths of every task scored in batches
