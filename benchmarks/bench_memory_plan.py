@@ -21,7 +21,7 @@ is :func:`~colbench.pipeline.memory.training_step` for the same model, precision
 The estimate takes the forward with the most rows x padded length that the trainer ran (with or
 without grad), as :func:`~colbench.pipeline.memory.memory_plan` takes one forward with grad.
 
-Run: ``python -m colbench.benchmarks.bench_memory_plan [--out FILE]`` (~1 minute);
+Run: ``python -m colbench.benchmarks.bench_memory_plan [--out FILE]`` (~5 minutes on a busy 2-core machine);
 ``tests/test_memory_plan.py`` asserts each estimate within 25 % of its measurement.
 """
 from __future__ import annotations
