@@ -52,7 +52,7 @@ from .tokenize import Formatter, TokenizedSequence, as_messages, collate, tokeni
 
 __all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories",
            "config_from_dict", "merge_config_dicts", "canonical_config_dict", "epoch_plan", "plan_steps",
-           "training_budget", "BUDGET_FIELDS"]
+           "training_budget", "BUDGET_FIELDS", "RecordedLogprobs"]
 
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -1011,6 +1011,70 @@ def plan_steps(plan: Sequence[int], accumulation: int = 1) -> int:
 
 #: the budget fields every trainer's ``update`` metrics carry (:meth:`LMTrainer._budget`)
 BUDGET_FIELDS = ("optimizer_steps", "examples", "learning_rate", "nll_coef", "epochs")
+
+
+class RecordedLogprobs:
+    """The "old" log-probabilities of an importance ratio (PPO, GRPO) from what the behaviour policy
+    recorded while it sampled, where they are the trained tokens' and the ratio's distribution's.
+
+    A turn's recorded log-probs (its ``tokens.logprobs``; :class:`~colbench.agents.tokenize.TokenizedSequence`
+    ``.logprobs``) replace the recomputed old log-probs of its span when
+
+    * its sequence is made of the recorded ids (the tokenizer fingerprint matched: re-tokenized text
+      has other tokens than the ones the log-probs belong to),
+    * there is one log-prob per trained token of the span (a completion cut to ``max_length`` has
+      fewer: ``length_mismatch``), and
+    * the ratio is taken at temperature 1: a local model records ``log softmax`` of its raw logits
+      and vLLM its raw log-probs by default (:class:`~colbench_env.lm.tokens.TurnTokens`), the
+      distribution at temperature 1; a trainer whose ratio is at the sampling temperature ``T != 1``
+      cannot convert them (``temperature_mismatch``).
+
+    Every other turn's old log-probs are recomputed with a no-grad forward pass of the policy at the
+    start of the update, which is all that happens without recorded log-probs: then the first
+    step's ratio is exactly 1, while with recorded ones it is ``pi_theta / pi_behaviour``, correcting
+    for the difference between the model that sampled (another engine, precision or batch) and the
+    one that trains.
+
+    Attributes:
+        temperature: the temperature of the trainer's log-probs.
+        counts: turns ``{"recorded": used, "recomputed": not used, "length_mismatch": of those, cut
+            or of another length, "temperature_mismatch": of those, recorded but the ratio is not
+            at temperature 1}``.
+    """
+
+    def __init__(self, temperature: float):
+        self.temperature = float(temperature)
+        self.counts = {"recorded": 0, "recomputed": 0, "length_mismatch": 0, "temperature_mismatch": 0}
+
+    def _usable(self, seq: TokenizedSequence, count: bool) -> list[list[float] | None]:
+        out = []
+        for k, (start, end) in enumerate(seq.turn_spans):
+            lp = seq.logprobs[k] if seq.logprobs is not None else None
+            why = None if lp is not None else "none"
+            if why is None and len(lp) != end - start:
+                why = "length_mismatch"
+            elif why is None and self.temperature != 1.0:
+                why = "temperature_mismatch"
+            out.append(lp if why is None else None)
+            if count:
+                self.counts["recorded" if why is None else "recomputed"] += 1
+                if why in self.counts:
+                    self.counts[why] += 1
+        return out
+
+    def covers(self, seq: TokenizedSequence) -> bool:
+        """Whether every span of ``seq`` has usable recorded log-probs (no forward pass needed)."""
+        return all(lp is not None for lp in self._usable(seq, count=False))
+
+    def fill(self, sequences: Sequence[TokenizedSequence], logps: torch.Tensor) -> torch.Tensor:
+        """``logps`` (``(B, L - 1)``, row ``b`` sequence ``b``, entry ``i`` label token ``i + 1``) with
+        each span's recorded log-probs in place where usable (counted in :attr:`counts`)."""
+        out = logps.clone()
+        for b, seq in enumerate(sequences):
+            for (start, end), lp in zip(seq.turn_spans, self._usable(seq, count=True)):
+                if lp is not None:
+                    out[b, start - 1:end - 1] = torch.tensor(lp, dtype=out.dtype, device=out.device)
+        return out
 
 
 def training_budget(lm: "TrainableLM", start: tuple[int, int], *, examples: int, micro_batches_per_pass: int,

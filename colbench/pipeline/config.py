@@ -138,6 +138,12 @@ class PipelineConfig:
             so for the same optimiser steps; RFT, PPO and GRPO for that many optimiser steps. The
             plan is written to each seed's ``budget_plan.json``; every report prints the budgets
             trained with, with or without it.
+        strict_tokens: refuse, before any method trains (one line, exit 2), when some agent turn
+            of the rollouts would be trained on a re-tokenization of its text that differs from,
+            or cannot be checked against, the token ids its policy recorded (``colbench train
+            --strict-tokens``; :class:`colbench.agents.tokenize.TokenReport`). Either way each
+            method's training logs how many turns train on recorded ids and how many re-tokenized
+            ones differ (its metrics' ``tokens``).
     """
 
     out_dir: str = "runs/pipeline_small"
@@ -171,6 +177,7 @@ class PipelineConfig:
     semantics: str = "reference"
     similarity: str = "visual"
     matched_budget: bool = False
+    strict_tokens: bool = False
 
     @property
     def kind(self) -> str:
@@ -187,6 +194,8 @@ class PipelineConfig:
                              f"({self.env} scores a page by similarity)")
         if not isinstance(self.matched_budget, bool):
             raise ValueError(f"matched_budget must be true or false, got {self.matched_budget!r}")
+        if not isinstance(self.strict_tokens, bool):
+            raise ValueError(f"strict_tokens must be true or false, got {self.strict_tokens!r}")
         if self.similarity not in FRONTEND_REWARD_GAP:
             raise ValueError(f"similarity must be one of {sorted(FRONTEND_REWARD_GAP)}, got {self.similarity!r}")
         bad = [m for m in self.methods if m not in METHODS]
