@@ -90,17 +90,15 @@ class PPO(LMTrainer):
     # ---------------------------------------------------------------------------------------------
     def _forward(self, sequences: list[TokenizedSequence], *, with_values: bool, reference: bool = False):
         """Per-token log-probs ``(B, L-1)`` at the sampling temperature, the batch, and per-turn
-        values (in span order; ``None`` without ``with_values``). ``reference``: the adapter disabled."""
+        values (in span order; ``None`` without ``with_values``). ``reference``: the adapter disabled.
+        :attr:`PPOConfig.rows_per_forward` sequences per forward
+        (:meth:`~colbench.agents.trainer_base.TrainableLM.row_logps`)."""
         lm = self.policy
-        batch = lm.batch(sequences)
+        at = [(b, start - 1) for b, s in enumerate(sequences) for start, _ in s.turn_spans] if with_values else None
         # log-probs only at the action tokens, chunked (bounded memory), of softmax(logits / T)
-        logps, last = lm.logps_and_hidden(batch, reference=reference, temperature=self.sampling_temperature)
-        values = None
-        if with_values:
-            rows = [b for b, s in enumerate(sequences) for _ in s.turn_spans]
-            cols = [start - 1 for s in sequences for start, _ in s.turn_spans]
-            h = last[torch.tensor(rows, device=lm.device), torch.tensor(cols, device=lm.device)]
-            values = self.value_head(h.to(self.value_head.weight.dtype)).squeeze(-1)
+        logps, batch, h = lm.row_logps(sequences, reference=reference, temperature=self.sampling_temperature,
+                                       hidden_at=at, rows_per_forward=self.config.rows_per_forward)
+        values = self.value_head(h.to(self.value_head.weight.dtype)).squeeze(-1) if with_values else None
         return logps, batch, values
 
     def _turn_token_mask(self, sequences: list[TokenizedSequence], length: int, per_turn: torch.Tensor) -> torch.Tensor:

@@ -87,7 +87,7 @@ INFO_HEADER = "Training-time information (hidden from the agent; use it to judge
 
 #: config fields that only stage 3 (the policy DPO) reads: left out of the stage signature, so that
 #: :meth:`SweetRL.step_pair_count`'s stage files serve an update with a matched budget
-_POLICY_STAGE_ONLY = ("max_pairs", "optimizer_steps")
+_POLICY_STAGE_ONLY = ("max_pairs", "optimizer_steps", "rows_per_forward")
 
 #: ``derived_seed`` keys of the candidate sampling streams (one per update and state) and of the
 #: policy stage's torch seed (so that a resumed update trains the policy as an uninterrupted one)
@@ -231,11 +231,11 @@ class SweetRL(LMTrainer):
         sums, counts = self._turn_sums(lm, sequences, reference=reference)
         return sums / counts.clamp(min=1.0)
 
-    def _turn_sums(self, lm: TrainableLM, sequences: list[TokenizedSequence], *,
-                   reference: bool) -> tuple[torch.Tensor, torch.Tensor]:
-        """Summed log-prob and token count of each turn's action, all turns in order: two ``(n_turns,)``."""
-        batch = lm.batch(sequences)
-        logps = lm.token_logps(batch, reference=reference)
+    def _turn_sums(self, lm: TrainableLM, sequences: list[TokenizedSequence], *, reference: bool,
+                   rows_per_forward: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Summed log-prob and token count of each turn's action, all turns in order: two ``(n_turns,)``
+        (``rows_per_forward`` sequences per forward: :meth:`~colbench.agents.trainer_base.TrainableLM.row_logps`)."""
+        logps, batch, _ = lm.row_logps(sequences, reference=reference, rows_per_forward=rows_per_forward)
         L = batch["input_ids"].shape[1]
         rows, masks = [], []
         for b, _tid, m in turn_masks(sequences, L):
@@ -299,7 +299,8 @@ class SweetRL(LMTrainer):
         lm.eval()
         with torch.no_grad():
             for rec in {id(r): r for pair in pairs for r in pair}.values():
-                ref_cache[id(rec)] = self._turn_sums(lm, cache[id(rec)], reference=True)
+                ref_cache[id(rec)] = self._turn_sums(lm, cache[id(rec)], reference=True,
+                                                     rows_per_forward=c.critic.rows_per_forward)
         lm.train()
         per_pass = self._n_batches(len(pairs), c.critic.pairs_per_batch)
         lm.start_schedule(per_pass, c.critic.epochs)
@@ -310,7 +311,7 @@ class SweetRL(LMTrainer):
             for chunk in self._progress(self._batches(pairs, c.critic.pairs_per_batch), f"critic epoch {epoch}"):
                 recs = [r for pair in chunk for r in pair]
                 seqs = [s for r in recs for s in cache[id(r)]]
-                sums, _ = self._turn_sums(lm, seqs, reference=False)
+                sums, _ = self._turn_sums(lm, seqs, reference=False, rows_per_forward=c.critic.rows_per_forward)
                 refs = torch.cat([ref_cache[id(r)][0] for r in recs])
                 counts = torch.cat([ref_cache[id(r)][1] for r in recs])
                 owner = torch.tensor([k for k, r in enumerate(recs) for _ in range(len(ref_cache[id(r)][0]))],
@@ -628,7 +629,8 @@ class SweetRL(LMTrainer):
         c = self.config
         m = train_preference_pairs(self.policy, list(pairs), beta=c.dpo_beta, nll_coef=c.nll_coef, nll_scope=c.nll_scope,
                                    pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
-                                   progress=self._progress, optimizer_steps=c.optimizer_steps)
+                                   progress=self._progress, optimizer_steps=c.optimizer_steps,
+                                   rows_per_forward=c.rows_per_forward)
         return {f"policy_{k}" if not (k.startswith("n_") or k in BUDGET_FIELDS) else k: v for k, v in m.items()}
 
     def step_pair_count(self, trajectories, *, stage_dir: str | os.PathLike, candidates=None) -> int:
