@@ -4,7 +4,7 @@ sequences), so one process pads with forwards whose result no loss uses
 (:meth:`~colbench.agents.trainer_base.TrainableLM.row_groups`) -- without them ZeRO-3's gathers would
 wait forever -- and after one update the trained weights (LoRA, PPO's value head) equal those of one
 process with the same global batch in one forward per micro-batch (``rows_per_forward=None``), within
-test_sharded.py's tolerance for two processes (3e-5 of the largest weight)."""
+test_distributed.py's tolerance for two processes (3e-5 of the largest weight)."""
 from __future__ import annotations
 
 import json
