@@ -57,7 +57,8 @@ STEP_ARMS = ARMS[1:]
 #: the comparisons the study reads (first minus second)
 COMPARISONS = (("sweet-rl", "mt-dpo"), ("sweet-rl", "sweet-rl-no-info"), ("sweet-rl-oracle", "mt-dpo"),
                ("sweet-rl-oracle", "sweet-rl"), ("sweet-rl-no-info", "mt-dpo"))
-POLICY = "/work/runs/ws/ask25/models/rft"
+#: where `python -m studies.ask_family.warm_start ... --out runs/ws/ask25` (its README, section 5) puts the warm start
+POLICY = "runs/ws/ask25/models/rft"
 #: the warm start's weights (section 5: rebuilt bit-identical), sha256 of model.safetensors
 POLICY_SHA256_PREFIX = "b663e41d"
 MC_TEMPERATURE = 1.0
