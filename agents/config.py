@@ -57,6 +57,12 @@ def _check_max_pairs(obj) -> None:
            f"must be a positive int or None, got {v!r}")
 
 
+def _check_rows_per_forward(obj) -> None:
+    v = obj.rows_per_forward
+    _check(v is None or (isinstance(v, int) and not isinstance(v, bool) and v > 0), "rows_per_forward",
+           f"must be a positive int or None, got {v!r}")
+
+
 def _nested_fields(cls: type) -> dict[str, type]:
     return dict(getattr(cls, "_nested", {}))
 

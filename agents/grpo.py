@@ -9,7 +9,13 @@ For the ``k`` rollouts of each task (a *group*, keyed by :func:`~colbench.agents
   and the human's turns are masked out (:func:`colbench.agents.tokenize.tokenize_trajectory`);
 * the loss is the clipped surrogate plus ``beta`` x the k3 KL to the reference policy (the base with
   the LoRA adapter disabled), per token (:func:`colbench.agents.losses.grpo_loss`); ``old`` log-probs are the
-  policy's at the start of the update (the trajectories carry none), so the first step's ratio is 1;
+  policy's at the start of the update, so the first step's ratio is 1 -- except for turns whose
+  policy recorded the log-probs of the ids it sampled (``tokens.logprobs``: the local HF backend,
+  vLLM): where the sequence is the recorded ids, there is one per trained token and the ratio is at
+  temperature 1 (what they are recorded at), those are the old log-probs, and the first step's
+  ratio is ``pi_theta / pi_behaviour`` (:class:`~colbench.agents.trainer_base.RecordedLogprobs`; a
+  sequence whose every turn has them needs no recomputing pass). The metrics' ``old_logprobs``
+  count the turns of each kind;
 * every log-prob (old, new, reference) is of the sampling distribution ``softmax(logits / T)`` at the
   temperature ``T`` the rollouts were drawn with (``rollout_temperature``), as TRL's GRPOTrainer
   divides its logits by the generation temperature.
@@ -29,7 +35,8 @@ import torch
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .grpo_config import GRPOConfig
 from .losses import group_relative_advantages, grpo_loss
-from .trainer_base import LMTrainer, epoch_plan, plan_steps, task_key, training_budget, trajectory_reward
+from .trainer_base import (LMTrainer, RecordedLogprobs, epoch_plan, plan_steps, task_key, training_budget,
+                           trajectory_reward)
 
 __all__ = ["GRPOConfig", "GRPO"]
 
@@ -60,9 +67,13 @@ class GRPO(LMTrainer):
                                          scale=self.config.scale_rewards)
 
     def _items(self, records: list[dict], adv: torch.Tensor) -> list[dict]:
-        """Tokenised sequences (one item per sequence) with their advantage and start-of-update log-probs."""
+        """Tokenised sequences (one item per sequence) with their advantage and start-of-update log-probs
+        (recorded ones where usable, counted in :attr:`old_logprob_counts`)."""
         c = self.config
         items = []
+        recorded = RecordedLogprobs(c.rollout_temperature)
+        #: turns whose old log-probs were recorded or recomputed, in the last :meth:`_items`
+        self.old_logprob_counts = recorded.counts
         self.policy.eval()
         for i, (rec, a) in enumerate(zip(records, adv.tolist())):
             if c.drop_zero_advantage and a == 0.0:
@@ -71,8 +82,8 @@ class GRPO(LMTrainer):
             for s in seqs:
                 batch = self.policy.batch([s])
                 with torch.no_grad():
-                    old = self._logps(batch)
                     ref = self._logps(batch, reference=True)
+                    old = recorded.fill([s], torch.zeros_like(ref) if recorded.covers(s) else self._logps(batch))
                 items.append({"sequence": s, "advantage": a, "old_logps": old[0], "ref_logps": ref[0]})
         return items
 
@@ -86,7 +97,8 @@ class GRPO(LMTrainer):
         Returns:
             Averages over the minibatches of the last epoch: ``loss``, ``pg_loss``, ``kl``,
             ``clipfrac``, ``approx_kl``; plus ``mean_reward``, ``n_trajectories`` (used),
-            ``n_groups``, ``zero_advantage_fraction`` and the budget
+            ``n_groups``, ``zero_advantage_fraction``, ``old_logprobs`` (turns whose old log-probs were
+            recorded or recomputed: :class:`~colbench.agents.trainer_base.RecordedLogprobs`) and the budget
             (:func:`~colbench.agents.trainer_base.training_budget`: ``examples`` the sequences trained,
             ``nll_coef`` 0). ``optimizer_steps`` set: exactly that many steps, the passes going on
             over the sequences.
@@ -135,6 +147,7 @@ class GRPO(LMTrainer):
         stats["n_trajectories"] = used if c.drop_zero_advantage else len(records)
         stats["n_groups"] = len({task_key(r["task"]) for r in records})
         stats["zero_advantage_fraction"] = 1.0 - used / len(records)
+        stats["old_logprobs"] = dict(self.old_logprob_counts)
         stats.update(training_budget(lm, start, examples=len(items), micro_batches_per_pass=per_pass, nll_coef=0.0))
         return self._record(stats)
 

@@ -82,23 +82,21 @@ def all_ordered_pairs(records: Sequence[dict], min_gap: float) -> list[tuple[dic
 
 
 def _summed_logps(lm: TrainableLM, sides: list[list[TokenizedSequence]], *, reference: bool,
-                  whole_sequence: int = 0):
+                  whole_sequence: int = 0, rows_per_forward: int | None = None):
     """Summed log-prob and token count of each side's actions (a side may span several sequences).
 
     With ``whole_sequence = k``, also the NLL (mean negative log-prob) of the first ``k`` sides over
     *every* token of their sequences (context included; all sides are then scored at every token).
-    Either way the log-probs come from :meth:`~colbench.agents.trainer_base.TrainableLM.token_logps`, whose
-    vocabulary projection runs chunk by chunk at the scored positions only (never the full
-    ``(B, L, vocab)`` logits)."""
+    Either way the log-probs come from :meth:`~colbench.agents.trainer_base.TrainableLM.row_logps`
+    (``rows_per_forward`` sequences per forward), whose vocabulary projection runs at the scored
+    positions only (never the full ``(B, L, vocab)`` logits)."""
     flat = [s for side in sides for s in side]
     owner = torch.tensor([k for k, side in enumerate(sides) for _ in side], device=lm.device)
-    batch = lm.batch(flat)
+    logps, batch, _ = lm.row_logps(flat, reference=reference, score_all=bool(whole_sequence),
+                                   rows_per_forward=rows_per_forward)
     actions = batch["loss_mask"]
     if whole_sequence:
         every = batch["attention_mask"][:, 1:].to(actions.dtype)
-        logps = lm.token_logps(dict(batch, loss_mask=every), reference=reference)
-    else:
-        logps = lm.token_logps(batch, reference=reference)
     sums = masked_sum(logps, actions)
     counts = actions.sum(-1)
     n = len(sides)
@@ -130,7 +128,7 @@ SUBSAMPLE_STREAM = 0x5AB5E
 def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, beta: float, nll_coef: float,
                            pairs_per_batch: int, epochs: int, batches: Callable[[list, int], list[list]],
                            progress: Callable = lambda it, desc: it, nll_scope: str = "action",
-                           optimizer_steps: int | None = None) -> dict:
+                           optimizer_steps: int | None = None, rows_per_forward: int | None = None) -> dict:
     """DPO (+ NLL) epochs over preference pairs; the reference is ``lm`` with its adapter disabled.
 
     Reference log-probs are computed once, before the first step. The NLL term is the chosen
@@ -138,6 +136,8 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
     token of its sequences, context included (``"sequence"``: the reference SWEET-RL's policy DPO,
     see :attr:`colbench.agents.sweet_rl.SweetRLConfig.nll_scope`). ``optimizer_steps``: exactly that many
     optimiser steps instead of ``epochs`` passes (:func:`~colbench.agents.trainer_base.epoch_plan`).
+    ``rows_per_forward``: sequences per forward (a side's turns are sequences;
+    :meth:`~colbench.agents.trainer_base.TrainableLM.row_logps`: the same gradients, one extra forward).
 
     Returns:
         Means over the last pass of ``loss``, ``dpo_loss``, ``chosen_reward``, ``rejected_reward``,
@@ -153,7 +153,7 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
     with torch.no_grad():  # every pair's reference (on every process: the order may differ per epoch)
         for chunk in (list(range(s, min(s + pairs_per_batch, len(pairs)))) for s in range(0, len(pairs), pairs_per_batch)):
             sides = [pairs[i][0] for i in chunk] + [pairs[i][1] for i in chunk]
-            total, _ = _summed_logps(lm, sides, reference=True)
+            total, _ = _summed_logps(lm, sides, reference=True, rows_per_forward=rows_per_forward)
             refs += list(zip(chunk, total[:len(chunk)].tolist(), total[len(chunk):].tolist()))
     ref_of = {i: (c, r) for i, c, r in refs}
     lm.train()
@@ -170,11 +170,12 @@ def train_preference_pairs(lm: TrainableLM, pairs: Sequence[PreferencePair], *, 
             k = len(chunk)
             if nll_scope == "sequence" and nll_coef > 0:
                 # chosen sides scored at every token (chunked), rejected ones at their actions only
-                c_total, c_tokens, nll = _summed_logps(lm, sides[:k], reference=False, whole_sequence=k)
-                r_total, r_tokens = _summed_logps(lm, sides[k:], reference=False)
+                c_total, c_tokens, nll = _summed_logps(lm, sides[:k], reference=False, whole_sequence=k,
+                                                       rows_per_forward=rows_per_forward)
+                r_total, r_tokens = _summed_logps(lm, sides[k:], reference=False, rows_per_forward=rows_per_forward)
                 total, tokens = torch.cat([c_total, r_total]), torch.cat([c_tokens, r_tokens])
             else:
-                total, tokens = _summed_logps(lm, sides, reference=False)
+                total, tokens = _summed_logps(lm, sides, reference=False, rows_per_forward=rows_per_forward)
                 nll = -total[:k] / tokens[:k].clamp(min=1)
             ref_c = torch.tensor([ref_of[i][0] for i in chunk], device=lm.device)
             ref_r = torch.tensor([ref_of[i][1] for i in chunk], device=lm.device)
@@ -241,7 +242,8 @@ class MultiTurnDPO(LMTrainer):
         pairs = subsample_pairs(pairs, c.max_pairs, derived_seed(c.seed, SUBSAMPLE_STREAM, self.updates))
         metrics = train_preference_pairs(self.policy, pairs, beta=c.beta, nll_coef=c.nll_coef,
                                          pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
-                                         progress=self._progress, optimizer_steps=c.optimizer_steps)
+                                         progress=self._progress, optimizer_steps=c.optimizer_steps,
+                                         rows_per_forward=c.rows_per_forward)
         return self._record({**metrics, "n_pairs_available": available})
 
     @classmethod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import TrainerConfig, _check, _check_max_pairs, _check_positive_ints
+from .config import TrainerConfig, _check, _check_max_pairs, _check_positive_ints, _check_rows_per_forward
 
 __all__ = ["MultiTurnDPOConfig"]
 
@@ -26,6 +26,10 @@ class MultiTurnDPOConfig(TrainerConfig):
         max_pairs: train on at most this many pairs: when there are more, a seeded uniform subsample
             (:func:`colbench.agents.mt_dpo.subsample_pairs`, the same on every rerun); ``None``: all of them.
             ``colbench pipeline --matched-budget`` sets it to the smallest preference method's count.
+        rows_per_forward: sequences per forward of a micro-batch (a pair is ``2 x turns`` sequences
+            with the paper prompt); ``None``: all at once. A number gives the same gradients in two
+            passes (:meth:`colbench.agents.trainer_base.TrainableLM.row_logps`; one extra forward),
+            holding that many sequences' activations and logits at a time.
     """
 
     beta: float = 0.1
@@ -36,12 +40,14 @@ class MultiTurnDPOConfig(TrainerConfig):
     pairs_per_batch: int = 2
     epochs: int = 1
     max_pairs: int | None = None
+    rows_per_forward: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_positive_ints(self, "pairs_per_batch", "epochs")
         _check(self.beta > 0, "beta", f"must be > 0, got {self.beta!r}")
         _check_max_pairs(self)
+        _check_rows_per_forward(self)
         _check(self.nll_coef >= 0, "nll_coef", f"must be >= 0, got {self.nll_coef!r}")
         _check(0.0 <= self.success_threshold <= 1.0, "success_threshold", f"must be in [0, 1], got {self.success_threshold!r}")
         _check(self.min_reward_gap >= 0, "min_reward_gap", f"must be >= 0, got {self.min_reward_gap!r}")

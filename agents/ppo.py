@@ -15,6 +15,12 @@ One *action* is one agent turn. For each collected trajectory:
   trajectories -- PPO assumes the data come from the current policy), and the ratio of the first
   minibatch is exactly 1; with ``T != 1``, log-probs at temperature 1 would make the ratio
   ``pi_1 / pi_T`` from the first step on (off-policy);
+* turns whose policy recorded the log-probs of the ids it sampled (``tokens.logprobs``: the local
+  HF backend, vLLM) take those as their old log-probs instead of the recomputed ones, when the
+  sequence is the recorded ids, there is one per trained token and ``T`` is 1 (what they are
+  recorded at): :class:`~colbench.agents.trainer_base.RecordedLogprobs`. The ratio of the first
+  step is then ``pi_theta / pi_behaviour`` (1 only where the two agree). Every other turn is
+  recomputed as above; the metrics' ``old_logprobs`` counts both and why;
 * minibatches are reshuffled every update epoch; the value head is clipped with the LoRA weights
   (one global gradient norm);
 * the policy loss is the token-level clipped surrogate (:func:`colbench.agents.losses.ppo_clip_loss`) over the
@@ -36,7 +42,8 @@ from .losses import explained_variance, gae, kl_penalty, ppo_clip_loss, value_lo
 from .ppo_config import PPOConfig
 from .tokenize import TokenizedSequence
 from .config import NoTrainingData
-from .trainer_base import LMTrainer, epoch_plan, load_trajectories, plan_steps, training_budget, trajectory_reward
+from .trainer_base import (LMTrainer, RecordedLogprobs, epoch_plan, load_trajectories, plan_steps, training_budget,
+                           trajectory_reward)
 
 __all__ = ["PPOConfig", "PPO"]
 
@@ -83,17 +90,15 @@ class PPO(LMTrainer):
     # ---------------------------------------------------------------------------------------------
     def _forward(self, sequences: list[TokenizedSequence], *, with_values: bool, reference: bool = False):
         """Per-token log-probs ``(B, L-1)`` at the sampling temperature, the batch, and per-turn
-        values (in span order; ``None`` without ``with_values``). ``reference``: the adapter disabled."""
+        values (in span order; ``None`` without ``with_values``). ``reference``: the adapter disabled.
+        :attr:`PPOConfig.rows_per_forward` sequences per forward
+        (:meth:`~colbench.agents.trainer_base.TrainableLM.row_logps`)."""
         lm = self.policy
-        batch = lm.batch(sequences)
+        at = [(b, start - 1) for b, s in enumerate(sequences) for start, _ in s.turn_spans] if with_values else None
         # log-probs only at the action tokens, chunked (bounded memory), of softmax(logits / T)
-        logps, last = lm.logps_and_hidden(batch, reference=reference, temperature=self.sampling_temperature)
-        values = None
-        if with_values:
-            rows = [b for b, s in enumerate(sequences) for _ in s.turn_spans]
-            cols = [start - 1 for s in sequences for start, _ in s.turn_spans]
-            h = last[torch.tensor(rows, device=lm.device), torch.tensor(cols, device=lm.device)]
-            values = self.value_head(h.to(self.value_head.weight.dtype)).squeeze(-1)
+        logps, batch, h = lm.row_logps(sequences, reference=reference, temperature=self.sampling_temperature,
+                                       hidden_at=at, rows_per_forward=self.config.rows_per_forward)
+        values = self.value_head(h.to(self.value_head.weight.dtype)).squeeze(-1) if with_values else None
         return logps, batch, values
 
     def _turn_token_mask(self, sequences: list[TokenizedSequence], length: int, per_turn: torch.Tensor) -> torch.Tensor:
@@ -107,10 +112,14 @@ class PPO(LMTrainer):
         return out
 
     def prepare_batch(self, trajectories) -> list[dict]:
-        """Tokenise trajectories and compute collection-time log-probs, reference log-probs, values,
-        GAE advantages and returns (one entry per trajectory)."""
+        """Tokenise trajectories and compute collection-time log-probs (recorded ones where usable,
+        :class:`~colbench.agents.trainer_base.RecordedLogprobs`, counted in :attr:`old_logprob_counts`),
+        reference log-probs, values, GAE advantages and returns (one entry per trajectory)."""
         c = self.config
         items = []
+        recorded = RecordedLogprobs(self.sampling_temperature)
+        #: turns whose old log-probs were recorded or recomputed, in the last :meth:`prepare_batch`
+        self.old_logprob_counts = recorded.counts
         self.policy.eval()
         for i, rec in enumerate(load_trajectories(trajectories)):
             seqs = self.trajectory_sequences(rec, source=f"<trajectory {i}>")
@@ -123,7 +132,8 @@ class PPO(LMTrainer):
             rewards = torch.zeros(n_turns, device=values.device)
             rewards[-1] = trajectory_reward(rec)
             adv, ret = gae(rewards, values.float(), gamma=c.gamma, lam=c.gae_lambda)
-            items.append({"sequences": seqs, "old_logps": logps.detach(), "ref_logps": ref, "values": values.detach(),
+            items.append({"sequences": seqs, "old_logps": recorded.fill(seqs, logps.detach()), "ref_logps": ref,
+                          "values": values.detach(),
                           "advantages": adv.to(values.device), "returns": ret.to(values.device)})
         if not items:
             raise NoTrainingData("ppo: no trajectory has an agent turn")
@@ -140,7 +150,8 @@ class PPO(LMTrainer):
         Returns:
             CleanRL diagnostics averaged over the minibatches of the last epoch: ``pg_loss``,
             ``v_loss``, ``kl``, ``approx_kl``, ``clipfrac``, ``explained_variance``, plus
-            ``mean_reward``, ``n_turns`` and the budget (:func:`~colbench.agents.trainer_base.training_budget`:
+            ``mean_reward``, ``n_turns``, ``old_logprobs`` (turns whose old log-probs were recorded
+            or recomputed: :class:`~colbench.agents.trainer_base.RecordedLogprobs`) and the budget (:func:`~colbench.agents.trainer_base.training_budget`:
             ``examples`` the trajectories, ``nll_coef`` 0; ``epochs`` fewer than ``update_epochs``
             when ``target_kl`` stopped them). ``optimizer_steps`` set: exactly that many steps
             (unless ``target_kl`` stops earlier), the passes going on over the trajectories.
@@ -190,6 +201,7 @@ class PPO(LMTrainer):
         stats["explained_variance"] = explained_variance(values, returns)
         stats["mean_reward"] = sum(trajectory_reward(r) for r in records) / len(records)
         stats["n_turns"] = int(values.numel())
+        stats["old_logprobs"] = dict(self.old_logprob_counts)
         stats.update(training_budget(lm, start, examples=len(items), micro_batches_per_pass=per_pass, nll_coef=0.0))
         return self._record(stats)
 

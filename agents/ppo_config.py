@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import TrainerConfig, _check, _check_positive_ints
+from .config import TrainerConfig, _check, _check_positive_ints, _check_rows_per_forward
 
 __all__ = ["PPOConfig"]
 
@@ -30,6 +30,10 @@ class PPOConfig(TrainerConfig):
             ``temperature`` field, the one :meth:`PPO.act` samples with). Log-probs (old, new and
             reference) are taken under ``softmax(logits / rollout_temperature)``. Greedy (0)
             rollouts have no sampling distribution and are refused.
+        rows_per_forward: sequences per forward of a minibatch (a trajectory is one sequence per
+            agent turn with the paper prompt); ``None``: all at once. A number gives the same
+            gradients (:meth:`colbench.agents.trainer_base.TrainableLM.row_logps`; one extra forward),
+            holding that many sequences' activations and logits at a time.
     """
 
     gamma: float = 1.0
@@ -45,6 +49,7 @@ class PPOConfig(TrainerConfig):
     value_learning_rate: float = 1e-4
     trajectories_per_batch: int = 4
     rollout_temperature: float | None = None
+    rows_per_forward: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -58,5 +63,6 @@ class PPOConfig(TrainerConfig):
         _check(self.kl_coef >= 0, "kl_coef", f"must be >= 0, got {self.kl_coef!r}")
         _check(self.kl_estimator in ("k1", "k3"), "kl_estimator", f"must be 'k1' or 'k3', got {self.kl_estimator!r}")
         _check_positive_ints(self, "update_epochs", "trajectories_per_batch")
+        _check_rows_per_forward(self)
         _check(self.target_kl is None or self.target_kl > 0, "target_kl", "must be > 0 or None")
         _check(self.value_learning_rate > 0, "value_learning_rate", f"must be > 0, got {self.value_learning_rate!r}")

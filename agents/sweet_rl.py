@@ -19,6 +19,16 @@ Three stages per :meth:`SweetRL.update`:
    sampled here or by the policy's server (:attr:`SweetRLConfig.candidate_base_url`, as the
    reference samples them with vLLM); with several processes each takes its share of the states
    (:meth:`SweetRL.step_pairs`). With stage files the critic is freed after this stage.
+   Token-exact: a candidate carries the ids the policy saw and produced (always when sampled here;
+   from a server that returns them, vLLM's ``return_token_ids``, when its prompt ids are this
+   tokenizer's), kept in ``candidates.jsonl`` (the line's ``tokens``, :func:`candidate_tokens_field`);
+   the policy's term of its score and its pair's chosen / rejected sequence (so the policy-DPO
+   log-probs of the policy and of its reference) are those ids, never a re-rendering of the text
+   -- which a chat template that writes an assistant message otherwise than the policy generated
+   it (Qwen3's think blocks, ChatML's newline after the end token) would change. Candidates given
+   as text, or from a server without ids, are re-tokenized (the metrics' ``step_pair_actions``
+   count both). The critic's own terms always re-tokenize: its context holds the training-time
+   information the policy never saw, and it may have another tokenizer.
 3. **Policy.** DPO on those step-level pairs plus a small NLL term on the chosen actions
    (:func:`colbench.agents.mt_dpo.train_preference_pairs`; why not TRL's ``DPOTrainer`` is explained in
    :mod:`colbench.agents.mt_dpo`). The policy never sees the training-time information.
@@ -38,7 +48,7 @@ Memory for an 8B critic in 4-bit (``critic.load_in_4bit=True``; QLoRA) -- weight
   base's too: :class:`~colbench.agents.trainer_base.TrainableLM` then stores the 4-bit weights in the compute
   dtype (``bnb_4bit_quant_storage``; flat parameters of one dtype) and, under ZeRO-3, loads them
   without a ``device_map`` (transformers refuses one there). Run here on 2 CPU processes under both
-  (``tests/test_sharded.py``: the same results as one process with the 4-bit critic).
+  (``tests/test_distributed.py``: the same results as one process with the 4-bit critic).
 
 ``benchmarks/bench_critic_memory.py`` measures the 4-bit / full-precision peak ratio of one critic
 training step with the real SmolLM2-135M on this machine.
@@ -56,19 +66,20 @@ import torch
 
 from colbench_env.errors import UsageError
 from colbench_env.lm.base import BackendError, GeneratedText, SamplingParams, derived_seed, finish_reason_of
+from colbench_env.lm.tokens import TurnTokens
 from colbench_env.trajectories import append_jsonl, atomic_open, read_jsonl
 
 from .losses import bradley_terry_loss, turn_advantage
 from .mt_dpo import (SUBSAMPLE_STREAM, PreferencePair, all_ordered_pairs, subsample_pairs, train_preference_pairs,
                      trajectory_pairs)
 from .sweet_rl_config import CriticConfig, SweetRLConfig
-from .tokenize import (ContextTooLong, TokenizedSequence, Turn, agent_turns, tokenize_trajectory, tokenize_turn,
-                       turn_masks)
+from .tokenize import (ContextTooLong, TokenizedSequence, Turn, action_tokens, agent_turns, tokenize_trajectory,
+                       tokenize_turn, turn_masks, turn_sequence)
 from .config import SAMPLED_ROLLOUTS_HINT, NoTrainingData
 from .trainer_base import BUDGET_FIELDS, ConfigError, LMTrainer, TrainableLM, load_trajectories, task_key, training_budget
 
 __all__ = ["SweetRLConfig", "CriticConfig", "SweetRL", "StageFiles", "StageMismatch", "critic_keep_head",
-           "critic_messages", "training_info", "draw_step_pairs",
+           "critic_messages", "training_info", "draw_step_pairs", "candidate_actions", "candidate_tokens_field",
            "critic_pairs", "all_ordered_pairs"]
 
 INFO_HEADER = "Training-time information (hidden from the agent; use it to judge the agent's actions):"
@@ -76,7 +87,7 @@ INFO_HEADER = "Training-time information (hidden from the agent; use it to judge
 
 #: config fields that only stage 3 (the policy DPO) reads: left out of the stage signature, so that
 #: :meth:`SweetRL.step_pair_count`'s stage files serve an update with a matched budget
-_POLICY_STAGE_ONLY = ("max_pairs", "optimizer_steps")
+_POLICY_STAGE_ONLY = ("max_pairs", "optimizer_steps", "rows_per_forward")
 
 #: ``derived_seed`` keys of the candidate sampling streams (one per update and state) and of the
 #: policy stage's torch seed (so that a resumed update trains the policy as an uninterrupted one)
@@ -220,11 +231,11 @@ class SweetRL(LMTrainer):
         sums, counts = self._turn_sums(lm, sequences, reference=reference)
         return sums / counts.clamp(min=1.0)
 
-    def _turn_sums(self, lm: TrainableLM, sequences: list[TokenizedSequence], *,
-                   reference: bool) -> tuple[torch.Tensor, torch.Tensor]:
-        """Summed log-prob and token count of each turn's action, all turns in order: two ``(n_turns,)``."""
-        batch = lm.batch(sequences)
-        logps = lm.token_logps(batch, reference=reference)
+    def _turn_sums(self, lm: TrainableLM, sequences: list[TokenizedSequence], *, reference: bool,
+                   rows_per_forward: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Summed log-prob and token count of each turn's action, all turns in order: two ``(n_turns,)``
+        (``rows_per_forward`` sequences per forward: :meth:`~colbench.agents.trainer_base.TrainableLM.row_logps`)."""
+        logps, batch, _ = lm.row_logps(sequences, reference=reference, rows_per_forward=rows_per_forward)
         L = batch["input_ids"].shape[1]
         rows, masks = [], []
         for b, _tid, m in turn_masks(sequences, L):
@@ -288,7 +299,8 @@ class SweetRL(LMTrainer):
         lm.eval()
         with torch.no_grad():
             for rec in {id(r): r for pair in pairs for r in pair}.values():
-                ref_cache[id(rec)] = self._turn_sums(lm, cache[id(rec)], reference=True)
+                ref_cache[id(rec)] = self._turn_sums(lm, cache[id(rec)], reference=True,
+                                                     rows_per_forward=c.critic.rows_per_forward)
         lm.train()
         per_pass = self._n_batches(len(pairs), c.critic.pairs_per_batch)
         lm.start_schedule(per_pass, c.critic.epochs)
@@ -299,7 +311,7 @@ class SweetRL(LMTrainer):
             for chunk in self._progress(self._batches(pairs, c.critic.pairs_per_batch), f"critic epoch {epoch}"):
                 recs = [r for pair in chunk for r in pair]
                 seqs = [s for r in recs for s in cache[id(r)]]
-                sums, _ = self._turn_sums(lm, seqs, reference=False)
+                sums, _ = self._turn_sums(lm, seqs, reference=False, rows_per_forward=c.critic.rows_per_forward)
                 refs = torch.cat([ref_cache[id(r)][0] for r in recs])
                 counts = torch.cat([ref_cache[id(r)][1] for r in recs])
                 owner = torch.tensor([k for k, r in enumerate(recs) for _ in range(len(ref_cache[id(r)][0]))],
@@ -328,7 +340,11 @@ class SweetRL(LMTrainer):
         Args:
             baseline: ``"critic_reference"`` -- ``beta * (mean log pi_c - mean log pi_ref)`` with the
                 critic's base as reference (the critic's training objective); ``"policy"`` -- against
-                the current policy's own mean log-prob of the action in the agent's context (stage 2).
+                the current policy's own mean log-prob of the action in the agent's context (stage 2):
+                of the ids the policy saw and produced when the action carries them
+                (:meth:`_policy_sequence`), else of its text re-tokenized. The critic's terms always
+                re-tokenize: its context holds the training-time information, which the policy never
+                saw, and the critic may have another tokenizer.
 
         Raises:
             ContextTooLong: the information, the problem and an action exceed ``max_length``
@@ -350,12 +366,20 @@ class SweetRL(LMTrainer):
                 base = self._turn_means(self.critic, cseqs, reference=True)
             elif baseline == "policy":
                 self.policy.eval()
-                pseqs = [tokenize_turn(self.tokenizer, agent_ctx, a, max_length=c.max_length) for a in chunk]
+                pseqs = [self._policy_sequence(agent_ctx, a) for a in chunk]
                 base = self._turn_means(self.policy, pseqs, reference=False)
             else:
                 raise ValueError(f"baseline must be 'critic_reference' or 'policy', got {baseline!r}")
             out += turn_advantage(crit, base, beta=c.beta).tolist()
         return out
+
+    def _policy_sequence(self, messages: list[dict], action: str) -> TokenizedSequence:
+        """The policy's sequence of a candidate ``action`` at the state whose agent context is
+        ``messages``: the ids the policy saw and produced when it carries them from this policy's
+        tokenizer (:attr:`token_fingerprint`; a candidate sampled here or by a server that gave its
+        ids), else its text re-tokenized (:func:`~colbench.agents.tokenize.turn_sequence`)."""
+        return turn_sequence(self.tokenizer, messages, action, max_length=self.config.max_length,
+                             token_fingerprint=self.token_fingerprint)
 
     # --- step-level pairs and the policy ----------------------------------------------------------
     def select_states(self, trajectories) -> list[tuple[dict, Turn]]:
@@ -458,15 +482,16 @@ class SweetRL(LMTrainer):
         c = self.config
         pairs: list[PreferencePair] = []
         gaps = []
+        exact = 0
         for k, i, j in draw_step_pairs(entries, self._rng, c.pairs_per_state):
             entry, turn = entries[k], states[k][1]
-            reasons = entry.get("finish_reasons") or [None] * len(entry["actions"])
-            acts = [GeneratedText(a, r) for a, r in zip(entry["actions"], reasons)]
-            pairs.append(([tokenize_turn(self.tokenizer, turn.messages, acts[i], max_length=c.max_length)],
-                          [tokenize_turn(self.tokenizer, turn.messages, acts[j], max_length=c.max_length)]))
+            acts = candidate_actions(entry)
+            pairs.append(([self._policy_sequence(turn.messages, acts[i])], [self._policy_sequence(turn.messages, acts[j])]))
+            exact += sum(action_tokens(a, self.token_fingerprint) is not None for a in (acts[i], acts[j]))
             gaps.append(entry["scores"][i] - entry["scores"][j])
         return pairs, {"n_step_pairs": len(pairs), "mean_advantage_gap": sum(gaps) / max(len(gaps), 1),
-                       "n_states_dropped": sum(1 for e in entries if "dropped" in e), "n_states": len(states)}
+                       "n_states_dropped": sum(1 for e in entries if "dropped" in e), "n_states": len(states),
+                       "step_pair_actions": {"recorded": exact, "retokenized": 2 * len(pairs) - exact}}
 
     def update_from_scores(self, trajectories, entries: Sequence[dict], *, scorer: dict | None = None) -> dict:
         """Stage 3 alone, on candidates scored elsewhere: another critic's scores, or an oracle's
@@ -516,7 +541,7 @@ class SweetRL(LMTrainer):
         else:
             acts = self.sample_candidates(turn.messages, i)
         entry = {"state": i, "task": task_key(rec["task"]), "turn": turn.index, "actions": [str(a) for a in acts],
-                 "finish_reasons": [finish_reason_of(a) for a in acts]}
+                 "finish_reasons": [finish_reason_of(a) for a in acts], **candidate_tokens_field(acts)}
         try:
             entry["scores"] = self.score_actions(rec["task"], rec["dialogue_history"][:turn.index], acts,
                                                  baseline="policy")
@@ -529,7 +554,10 @@ class SweetRL(LMTrainer):
         ``messages``), from the state's seeded stream ``derived_seed(seed, stream, update, state)``:
         the policy here (``candidate_batch`` at a time, after seeding torch with it), or the policy's
         server (:attr:`SweetRLConfig.candidate_base_url`: one request for ``n_candidates`` choices
-        with it as the request's ``seed``)."""
+        with it as the request's ``seed``). Each carries the token ids the policy saw and produced
+        (``tokens``) when known: always from the policy here; from a server that returns them
+        (vLLM's ``return_token_ids``) when its prompt ids are this tokenizer's rendering of
+        ``messages`` (then they are this policy's tokens, :attr:`token_fingerprint`)."""
         c = self.config
         seed = derived_seed(c.seed, _CANDIDATE_STREAM, self.updates, state)
         max_new = c.candidate_max_new_tokens or c.max_new_tokens
@@ -545,8 +573,18 @@ class SweetRL(LMTrainer):
             self._candidate_backend = OpenAICompatBackend(c.candidate_base_url, self.candidate_model(),
                                                           timeout_s=c.candidate_timeout_s)
         gens = self._candidate_backend.generate([list(messages)], SamplingParams(
-            max_new_tokens=max_new, temperature=c.candidate_temperature, n=c.n_candidates, seed=seed))
-        return [GeneratedText(g.text, g.finish_reason) for g in gens]
+            max_new_tokens=max_new, temperature=c.candidate_temperature, n=c.n_candidates, seed=seed,
+            return_token_ids=self.token_fingerprint is not None))
+        prompt = None
+        if any(g.token_ids is not None and g.prompt_token_ids is not None for g in gens):
+            prompt = self.tokenizer.apply_chat_template(list(messages), add_generation_prompt=True, tokenize=True,
+                                                        return_dict=True)["input_ids"]
+        # the server's ids are this policy's tokens when it rendered the prompt to this tokenizer's ids
+        return [GeneratedText(g.text, g.finish_reason,
+                              TurnTokens(prompt_ids=list(g.prompt_token_ids), completion_ids=list(g.token_ids),
+                                         fingerprint=self.token_fingerprint)
+                              if prompt is not None and g.token_ids is not None and g.prompt_token_ids == prompt
+                              else None) for g in gens]
 
     def candidate_model(self) -> str | None:
         """The model name the candidates' server is asked for (:attr:`SweetRLConfig.candidate_model`,
@@ -591,7 +629,8 @@ class SweetRL(LMTrainer):
         c = self.config
         m = train_preference_pairs(self.policy, list(pairs), beta=c.dpo_beta, nll_coef=c.nll_coef, nll_scope=c.nll_scope,
                                    pairs_per_batch=c.pairs_per_batch, epochs=c.epochs, batches=self._batches,
-                                   progress=self._progress, optimizer_steps=c.optimizer_steps)
+                                   progress=self._progress, optimizer_steps=c.optimizer_steps,
+                                   rows_per_forward=c.rows_per_forward)
         return {f"policy_{k}" if not (k.startswith("n_") or k in BUDGET_FIELDS) else k: v for k, v in m.items()}
 
     def step_pair_count(self, trajectories, *, stage_dir: str | os.PathLike, candidates=None) -> int:
@@ -692,6 +731,35 @@ class SweetRL(LMTrainer):
             self._rng.setstate(torch.load(p, weights_only=False))
 
 
+def candidate_tokens_field(actions: Sequence[str]) -> dict:
+    """The ``tokens`` field of a state's line in ``candidates.jsonl`` when every candidate action
+    carries its ids from one prompt and tokenizer (:class:`~colbench_env.lm.base.GeneratedText`
+    ``tokens``): ``{"tokens": {"fingerprint", "prompt_ids", "completion_ids": [one list per action]}}``;
+    ``{}`` otherwise (the actions are then trained as their text re-tokenized)."""
+    tokens = [getattr(a, "tokens", None) for a in actions]
+    if not tokens or not all(isinstance(t, TurnTokens) and t.has_ids and t.fingerprint is not None for t in tokens):
+        return {}
+    first = tokens[0]
+    if any(t.prompt_ids != first.prompt_ids or t.fingerprint != first.fingerprint for t in tokens):
+        return {}
+    return {"tokens": {"fingerprint": first.fingerprint, "prompt_ids": list(first.prompt_ids),
+                       "completion_ids": [list(t.completion_ids) for t in tokens]}}
+
+
+def candidate_actions(entry: dict) -> list[GeneratedText]:
+    """A state's candidate actions from its line in ``candidates.jsonl``: each with its finish
+    reason and, when the line has a well-formed ``tokens`` field (:func:`candidate_tokens_field`),
+    its ids."""
+    reasons = entry.get("finish_reasons") or [None] * len(entry["actions"])
+    field = entry.get("tokens")
+    ids = None
+    if isinstance(field, dict) and isinstance(field.get("completion_ids"), list) \
+            and len(field["completion_ids"]) == len(entry["actions"]) and isinstance(field.get("prompt_ids"), list):
+        ids = [TurnTokens(prompt_ids=list(field["prompt_ids"]), completion_ids=list(c), fingerprint=field.get("fingerprint"))
+               for c in field["completion_ids"]]
+    return [GeneratedText(a, r, ids[k] if ids else None) for k, (a, r) in enumerate(zip(entry["actions"], reasons))]
+
+
 def draw_step_pairs(entries: Sequence[dict], rng: random.Random, pairs_per_state: int) -> list[tuple[int, int, int]]:
     """SWEET-RL's step-level pairs from scored states (stage 2; the reference's
     ``generate_random_pairs_from_ranks.py``): per state, in order, its candidates sorted by score
@@ -742,7 +810,8 @@ class StageFiles:
       ``critic.json`` the critic is trained again.
     * ``candidates.jsonl``: a header line ``{"header": {"format", "signature", "critic"}}``, then one
       line per stage-2 state, appended (flushed, fsynced) as soon as it is scored:
-      ``{"state", "task", "turn", "actions", "finish_reasons", "scores"}`` or, for a state the
+      ``{"state", "task", "turn", "actions", "finish_reasons", "scores"}`` (and ``"tokens"``, the
+      candidates' ids, when they carry them: :func:`candidate_tokens_field`) or, for a state the
       critic cannot see, ``"dropped"`` instead of ``"scores"``. An unterminated last line (an
       interrupted append) is dropped on resume. Once the stage is done the states are in state
       order (:meth:`merge_parts`), whichever process made them.

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .config import ModelConfig, TrainerConfig, _check, _check_max_pairs, _check_positive_ints, _nested_config
+from .config import (ModelConfig, TrainerConfig, _check, _check_max_pairs, _check_positive_ints,
+                     _check_rows_per_forward, _nested_config)
 
 __all__ = ["CriticConfig", "SweetRLConfig"]
 
@@ -21,6 +22,10 @@ class CriticConfig(ModelConfig):
         pairs_per_batch: (chosen, rejected) trajectory pairs per critic micro-batch.
         max_length: longest tokenised critic sequence (``None``: the trainer's ``max_length``; the
             reference trains the critic at 8192 tokens and the policy at 16384).
+        rows_per_forward: critic sequences per forward of a micro-batch (a pair is ``2 x turns``
+            sequences when the trajectories are longer than ``max_length`` or use the paper prompt);
+            ``None``: all at once. A number gives the same gradients
+            (:meth:`colbench.agents.trainer_base.TrainableLM.row_logps`; one extra forward).
 
     ``full_finetune`` trains every weight of the critic (the reference's critic is a full
     fine-tune); its reference is then a frozen copy.
@@ -29,10 +34,12 @@ class CriticConfig(ModelConfig):
     epochs: int = 1
     pairs_per_batch: int = 2
     max_length: int | None = None
+    rows_per_forward: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         _check_positive_ints(self, "epochs", "pairs_per_batch")
+        _check_rows_per_forward(self)
         _check(self.max_length is None or (isinstance(self.max_length, int) and self.max_length > 0),
                "max_length", f"must be a positive int or None, got {self.max_length!r}")
 
@@ -104,6 +111,10 @@ class SweetRLConfig(TrainerConfig):
             whole context + action and has no prompt part): mean negative log-likelihood over every
             token of the chosen sequence, context included; ``"action"``: over the chosen action's
             tokens only.
+        rows_per_forward: sequences per forward of a policy DPO micro-batch (``2 x pairs_per_batch``
+            sequences); ``None``: all at once; a number: the same gradients
+            (:meth:`colbench.agents.trainer_base.TrainableLM.row_logps`). The critic's own is
+            ``critic.rows_per_forward``.
     """
 
     _nested: ClassVar[dict[str, type]] = {"policy": ModelConfig, "critic": CriticConfig}
@@ -132,6 +143,7 @@ class SweetRLConfig(TrainerConfig):
     critic_aggregation: str = "token_mean"
     state_selection: str = "first_trajectories"
     nll_scope: str = "sequence"
+    rows_per_forward: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -143,6 +155,7 @@ class SweetRLConfig(TrainerConfig):
                f"must be an int >= 2 (a top and a bottom half), got {self.n_candidates!r}")
         _check_positive_ints(self, "pairs_per_state", "pairs_per_batch", "epochs")
         _check_max_pairs(self)
+        _check_rows_per_forward(self)
         _check(0.0 < self.state_fraction <= 1.0, "state_fraction", f"must be in (0, 1], got {self.state_fraction!r}")
         _check(self.candidate_temperature > 0, "candidate_temperature",
                f"must be > 0 (candidates are sampled), got {self.candidate_temperature!r}")

@@ -66,6 +66,8 @@ __all__ = [
     "collate",
     "default_formatter",
     "recorded_turn_tokens",
+    "turn_sequence",
+    "action_tokens",
     "token_report",
     "policy_token_report",
     "TokenReport",
@@ -157,12 +159,18 @@ class TokenizedSequence:
             in order (the whole completion, or the action text only for a generation cut at
             ``max_new_tokens``).
         turn_ids: the ``Turn.turn`` numbers of those spans.
+        logprobs: a sequence of recorded ids (:func:`tokenize_trajectory` with ``token_fingerprint``):
+            for each span, the log-probs its policy recorded for the turn's completion ids (as
+            recorded, one per completion id: a completion cut to ``max_length`` has fewer trained
+            ids than log-probs), or ``None`` when it recorded none; ``None`` for a re-tokenized
+            sequence (its tokens are not the ones the log-probs belong to).
     """
 
     input_ids: list[int]
     mask: list[int]
     turn_spans: list[tuple[int, int]]
     turn_ids: list[int]
+    logprobs: list[list[float] | None] | None = None
 
     def __len__(self) -> int:
         return len(self.input_ids)
@@ -257,6 +265,30 @@ def recorded_turn_tokens(record: dict, token_fingerprint: str | None, *,
     return turns
 
 
+def turn_sequence(tokenizer, messages: Messages, action: str, *, max_length: int | None = None,
+                  token_fingerprint: str | None = None) -> TokenizedSequence:
+    """One turn's sequence: the ids its policy saw and produced when ``action`` carries them
+    (a :class:`~colbench_env.lm.base.GeneratedText` whose ``tokens`` have prompt and completion ids
+    with ``token_fingerprint``), cut to ``max_length`` as recorded turns are (the prompt from the
+    left, a completion longer than ``max_length - 1`` from the right); else :func:`tokenize_turn` of
+    ``messages`` and the action's text (e.g. SWEET-RL's candidate actions, sampled from the policy
+    with their ids, or given as text)."""
+    tokens = action_tokens(action, token_fingerprint)
+    if tokens is not None:
+        return _recorded_sequences([tokens], max_length=max_length, multi_turn=False)[0]
+    return tokenize_turn(tokenizer, messages, action, max_length=max_length)
+
+
+def action_tokens(action: Any, token_fingerprint: str | None) -> TurnTokens | None:
+    """The :class:`~colbench_env.lm.tokens.TurnTokens` an action carries (``action.tokens``) when they
+    have prompt and completion ids made with the tokenizer of ``token_fingerprint``; else ``None``."""
+    tokens = getattr(action, "tokens", None)
+    if (token_fingerprint is not None and isinstance(tokens, TurnTokens) and tokens.has_ids
+            and tokens.fingerprint == token_fingerprint):
+        return tokens
+    return None
+
+
 def _history_tokens(record: dict, source: str) -> list[TurnTokens | None]:
     try:
         return history_turn_tokens(record.get("dialogue_history") or [])
@@ -284,7 +316,7 @@ def _recorded_sequences(turns: Sequence[TurnTokens], *, max_length: int | None,
             mask += [1] * len(t.completion_ids)
         else:
             if max_length is None or len(ids) <= max_length:
-                return [TokenizedSequence(ids, mask, spans, list(range(len(turns))))]
+                return [TokenizedSequence(ids, mask, spans, list(range(len(turns))), [t.logprobs for t in turns])]
     out = []
     for k, t in enumerate(turns):
         p_ids, c_ids = list(t.prompt_ids), list(t.completion_ids)
@@ -293,7 +325,7 @@ def _recorded_sequences(turns: Sequence[TurnTokens], *, max_length: int | None,
             room = max_length - len(c_ids)
             p_ids = p_ids[len(p_ids) - room:] if room > 0 else []
         out.append(TokenizedSequence(p_ids + c_ids, [0] * len(p_ids) + [1] * len(c_ids),
-                                     [(len(p_ids), len(p_ids) + len(c_ids))], [k]))
+                                     [(len(p_ids), len(p_ids) + len(c_ids))], [k], [t.logprobs]))
     return out
 
 
@@ -438,6 +470,26 @@ class TokenReport:
     def inexact(self) -> int:
         """Turns whose trained tokens are not known to be the policy's (``differ + unchecked``)."""
         return self.differ + self.unchecked
+
+    def counts(self) -> dict:
+        """The counts as a JSON object (what the pipeline keeps in a method's training metrics,
+        ``metrics["tokens"]``): every attribute but :attr:`first`, plus :attr:`retokenized`."""
+        return {"turns": self.turns, "recorded": self.recorded, "would_differ": self.would_differ,
+                "retokenized": self.retokenized, "differ": self.differ, "same": self.same,
+                "unchecked": self.unchecked}
+
+    def refusal(self, option: str = "--strict-tokens") -> str | None:
+        """What ``option`` (``colbench train --strict-tokens``, ``colbench pipeline --strict-tokens``)
+        says when it refuses these turns: some would be trained on a re-tokenization that differs
+        from, or cannot be checked against, what their policy saw (:attr:`inexact`); ``None`` when
+        every turn is exact."""
+        if not self.inexact:
+            return None
+        first = self.first.get("differ") or self.first.get("unchecked")
+        return (f"{option}: {self.inexact} of {self.turns} agent turns would be trained on a re-tokenization of "
+                "their text that differs from, or cannot be checked against, the tokens their policy saw and "
+                f"produced (first: {first}); collect the trajectories with a policy that records its token ids "
+                "(a local model, or a vLLM server) and this tokenizer")
 
     def summary(self) -> str:
         """One line: how many turns train on recorded ids, how many re-tokenized ones differ."""

@@ -52,10 +52,21 @@ from .tokenize import Formatter, TokenizedSequence, as_messages, collate, tokeni
 
 __all__ = ["TrainerConfig", "ModelConfig", "TrainableLM", "LMTrainer", "ConfigError", "load_trajectories",
            "config_from_dict", "merge_config_dicts", "canonical_config_dict", "epoch_plan", "plan_steps",
-           "training_budget", "BUDGET_FIELDS"]
+           "training_budget", "BUDGET_FIELDS", "RecordedLogprobs"]
 
 
 _DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def _rng_state(device: torch.device):
+    """The random state a forward on ``device`` draws from (CPU, and the device's own)."""
+    return torch.get_rng_state(), (torch.cuda.get_rng_state(device) if device.type == "cuda" else None)
+
+
+def _set_rng_state(device: torch.device, state) -> None:
+    torch.set_rng_state(state[0])
+    if state[1] is not None:
+        torch.cuda.set_rng_state(state[1], device)
 
 
 def _seed_everything(seed: int) -> None:
@@ -106,6 +117,9 @@ class TrainableLM:
         self.optimizer_steps = 0
         self.micro_batches = 0
         self._sliced_logits = True
+        #: pending pass 2 of row_logps (its leaves and groups), run by backward
+        self._replays: list[dict] = []
+        self._per_row_logits = True  # a sharded forward takes a boolean logits_to_keep (_sharded_logps_and_hidden)
         self.full_finetune = bool(full_finetune)
         self._schedule_kind, self._warmup_ratio, self._min_lr_ratio = lr_scheduler, warmup_ratio, min_lr_ratio
         self.scheduler = None
@@ -360,6 +374,140 @@ class TrainableLM:
                 return self.logps_and_hidden(batch, reference=True)[0]
         return self.logps_and_hidden(batch, reference=False)[0]
 
+    def row_groups(self, n: int, rows_per_forward: int | None) -> list[list[int] | None]:
+        """The rows ``0..n-1`` of one micro-batch cut into forwards of at most ``rows_per_forward``
+        rows (one forward of all of them when ``None``), in order. With several processes the list is
+        padded with ``None`` entries (a forward whose result no loss uses) to the largest count of any
+        process, so that every process of a launch runs the same number of forwards and backwards
+        (ZeRO-3 and FSDP gather the weights in each, DDP averages the gradients in each backward);
+        this is a collective: every process calls it (not inside :meth:`alone`, where each process
+        runs on its own)."""
+        k = n if rows_per_forward is None else max(1, int(rows_per_forward))
+        groups: list[list[int] | None] = [list(range(s, min(s + k, n))) for s in range(0, n, k)]
+        if self.accelerator.num_processes > 1 and self._alone is None:
+            most = int(self.accelerator.gather(torch.tensor([len(groups)], device=self.device)).max())
+            groups += [None] * (most - len(groups))
+        return groups
+
+    def row_logps(self, sequences: Sequence[TokenizedSequence], *, rows_per_forward: int | None = None,
+                  reference: bool = False, temperature: float = 1.0, score_all: bool = False,
+                  hidden_at: Sequence[tuple[int, int]] | None = None):
+        """Per-token log-probs of ``sequences`` as one collated batch, computed ``rows_per_forward`` rows
+        (sequences) per forward: ``(logps (B, L-1), batch, hidden)``.
+
+        ``logps`` is zero outside the scored positions: the batch's ``loss_mask`` (the actions), or
+        with ``score_all`` every real token (``attention_mask[:, 1:]``); ``batch`` is
+        :meth:`batch` of all the sequences; ``hidden`` the last hidden states at ``hidden_at``
+        (``[(row, position)]``, ``(K, H)``; ``None`` without). ``reference``: the frozen reference,
+        without grad; ``temperature`` as :meth:`logps_and_hidden`.
+
+        ``rows_per_forward=None``: one forward of every row (:meth:`logps_and_hidden`), grad flowing
+        when it is enabled. A number: one forward per group of rows (:meth:`row_groups`), each padded
+        to its own longest row (right padding: the values equal the one-forward ones). Without grad
+        that is all. With grad (training), the gradient is taken in two passes so that one forward
+        with grad holds only ``rows_per_forward`` rows' activations and logits:
+
+        1. now, a forward of each group *without* grad (the random state before each kept); the
+           log-probs and hidden states returned are leaves that require grad;
+        2. in :meth:`backward`, the loss (any function of them) is back-propagated to those leaves,
+           giving ``g = dloss/dlogps`` (and ``dloss/dhidden``); then each group runs again with grad,
+           under its kept random state, and back-propagates ``sum(logps_group * g_group)`` (+ the
+           hidden term) -- the chain rule, so the parameters' gradients equal the one-forward ones
+           (``tests/test_rows_per_forward.py`` checks it to 1e-5 in float32), for one extra forward
+           per row.
+        """
+        batch = self.batch(sequences)
+        groups = self.row_groups(len(sequences), rows_per_forward) if rows_per_forward is not None else None
+        if groups is None or len(groups) == 1:  # one forward (on every process): the plain path
+            b = self._scored(batch, score_all)
+            if reference:
+                with torch.no_grad():
+                    logps, last = self.logps_and_hidden(b, reference=True, temperature=temperature)
+            else:
+                logps, last = self.logps_and_hidden(b, reference=False, temperature=temperature)
+            return logps, batch, self._hidden_at(last, hidden_at)
+        L = batch["input_ids"].shape[1]
+        logps = torch.zeros(len(sequences), L - 1, device=self.device, dtype=torch.float32)
+        wanted = list(hidden_at or [])
+        hidden = None
+        states = []
+        train = torch.is_grad_enabled() and not reference
+        with torch.no_grad():
+            for g in groups:
+                states.append(_rng_state(self.device))
+                lp, last, sub = self._group_logps(sequences, g, reference=reference, temperature=temperature,
+                                                  score_all=score_all)
+                if g is None:
+                    continue
+                logps[g, :lp.shape[1]] = lp
+                if wanted:
+                    if hidden is None:
+                        hidden = last.new_zeros(len(wanted), last.shape[-1])
+                    for k, (r, c) in enumerate(wanted):
+                        if r in g:
+                            hidden[k] = last[g.index(r), c]
+        if not train:
+            return logps, batch, hidden
+        logps.requires_grad_(True)
+        if hidden is not None:
+            hidden.requires_grad_(True)
+        self._replays.append({"sequences": list(sequences), "groups": groups, "states": states, "logps": logps,
+                              "hidden": hidden, "hidden_at": wanted, "temperature": temperature,
+                              "score_all": score_all})
+        return logps, batch, hidden
+
+    def _scored(self, batch: dict[str, torch.Tensor], score_all: bool) -> dict[str, torch.Tensor]:
+        """``batch`` with every real token scored (``score_all``), or as it is."""
+        if not score_all:
+            return batch
+        return dict(batch, loss_mask=batch["attention_mask"][:, 1:].to(batch["loss_mask"].dtype))
+
+    @staticmethod
+    def _hidden_at(last: torch.Tensor, at: Sequence[tuple[int, int]] | None) -> torch.Tensor | None:
+        if not at:
+            return None
+        rows = torch.tensor([r for r, _ in at], device=last.device)
+        cols = torch.tensor([c for _, c in at], device=last.device)
+        return last[rows, cols]
+
+    def _group_logps(self, sequences, group: list[int] | None, *, reference: bool, temperature: float,
+                     score_all: bool):
+        """One forward of the rows ``group`` (``None``: of row 0, a forward whose result is unused)."""
+        rows = group if group is not None else [0]
+        sub = self.batch([sequences[i] for i in rows])
+        lp, last = self.logps_and_hidden(self._scored(sub, score_all), reference=reference, temperature=temperature)
+        return lp, last, sub
+
+    def _replay(self, replay: dict) -> None:
+        """Pass 2 of :meth:`row_logps`: each group again with grad, back-propagating its share of the
+        gradient that :meth:`backward` left on the leaves."""
+        g_logps = replay["logps"].grad
+        g_hidden = replay["hidden"].grad if replay["hidden"] is not None else None
+        at = replay["hidden_at"]
+        for group, state in zip(replay["groups"], replay["states"]):
+            now = _rng_state(self.device)
+            _set_rng_state(self.device, state)
+            lp, last, _ = self._group_logps(replay["sequences"], group, reference=False,
+                                            temperature=replay["temperature"], score_all=replay["score_all"])
+            if group is None or g_logps is None:
+                part = lp.sum() * 0.0
+            else:
+                part = (lp * g_logps[group, :lp.shape[1]]).sum()
+            if group is not None and g_hidden is not None:
+                for k, (r, c) in enumerate(at):
+                    if r in group:
+                        part = part + (last[group.index(r), c] * g_hidden[k].to(last.dtype)).sum()
+            elif g_hidden is not None:
+                part = part + last.sum() * 0.0
+            self._backward_raw(part)
+            _set_rng_state(self.device, now)
+
+    def _backward_raw(self, loss: torch.Tensor) -> None:
+        if self.sharding == "deepspeed":  # this model's engine (accelerate's backward drives the first one only)
+            self.model.backward(loss)
+        else:
+            self.accelerator.backward(loss)
+
     #: trained positions per chunk of the vocabulary projection (chunk x vocab fp32 logits at a time)
     logits_chunk: int = 256
 
@@ -380,8 +528,9 @@ class TrainableLM:
         (soft-capping, logit scales) take the plain full-logits path.
 
         Sharded (FSDP, ZeRO-3), the output projection's weights exist whole only inside the wrapped
-        forward, so the model computes the logits itself, at the trained positions only (positions
-        trained in any row, ``logits_to_keep``): ``(B, positions, vocab)`` fp32, not chunked.
+        forward, so the model computes the logits itself, at each row's own trained positions only
+        (:meth:`_sharded_logps_and_hidden`): ``(trained positions of all rows, vocab)`` fp32, not
+        chunked; :meth:`row_logps` bounds how many rows one forward holds.
         """
         import torch.utils.checkpoint as ckpt
 
@@ -425,21 +574,60 @@ class TrainableLM:
         return token_logprobs(logits, ids) * mask, out.hidden_states[-1]
 
     def _sharded_logps_and_hidden(self, net, batch: dict[str, torch.Tensor], *, reference: bool, temperature: float):
-        """:meth:`logps_and_hidden` of a sharded model: one forward of the wrapped model, logits at the
-        positions some row trains (column ``c`` of the result is the log-prob of token ``c + 1``)."""
+        """:meth:`logps_and_hidden` of a sharded model: one forward of the wrapped model, which projects
+        onto the vocabulary each row's own trained positions only (``logits_to_keep`` given the loss
+        mask as a boolean ``(B, L)`` tensor: transformers flattens the kept hidden states to
+        ``(trained positions, hidden)``), so the logits are ``(sum of the rows' trained positions,
+        vocab)``, never ``(rows, positions some row trains, vocab)``. The last hidden states come from
+        the decoder's output (a forward hook, as :meth:`_last_hidden`). A model whose forward does not
+        take a boolean mask falls back to the positions some row trains (``logits_to_keep`` columns)."""
         ids, mask = batch["input_ids"], batch["loss_mask"]
-        cols = mask.bool().any(0).nonzero().squeeze(1)
+        keep = torch.zeros(ids.shape, dtype=torch.bool, device=ids.device)
+        keep[:, :-1] = mask.bool()
+        rows, cols = keep.nonzero(as_tuple=True)
         ctx = self.reference() if reference else contextlib.nullcontext()
-        with ctx:
-            out = net(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
-                      output_hidden_states=True, logits_to_keep=cols)
+        unwrapped = self.accelerator.unwrap_model(net)
+        base = unwrapped.get_base_model() if hasattr(unwrapped, "get_base_model") else unwrapped
+        try:
+            decoder = base.get_decoder()
+        except (AttributeError, NotImplementedError, TypeError, ValueError):
+            decoder = None
+        seen: list[torch.Tensor] = []
+
+        def grab(_module, _args, output):
+            seen.append(output[0] if isinstance(output, tuple) else output.last_hidden_state)
+
+        hook = decoder.register_forward_hook(grab) if isinstance(decoder, torch.nn.Module) and decoder is not base else None
+        try:
+            with ctx:
+                kwargs = dict(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
+                              output_hidden_states=hook is None)
+                try:
+                    out = net(**kwargs, logits_to_keep=keep if self._per_row_logits else keep.any(0).nonzero().squeeze(1))
+                except (IndexError, RuntimeError, TypeError):
+                    if not self._per_row_logits:
+                        raise
+                    self._per_row_logits = False  # no boolean logits_to_keep: the columns some row trains
+                    seen.clear()
+                    out = net(**kwargs, logits_to_keep=keep.any(0).nonzero().squeeze(1))
+        finally:
+            if hook is not None:
+                hook.remove()
+        hidden = seen[-1] if hook is not None else out.hidden_states[-1]
         logits = out.logits.float()
         if temperature != 1.0:
             logits = logits / temperature
-        targets = ids[:, cols + 1]
-        lp = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1)
-        full = torch.zeros(ids.shape[0], ids.shape[1] - 1, device=lp.device, dtype=lp.dtype)
-        return full.index_copy(1, cols, lp) * mask, out.hidden_states[-1]
+        full = torch.zeros(ids.shape[0], ids.shape[1] - 1, device=logits.device, dtype=logits.dtype)
+        if self._per_row_logits and logits.dim() == 2 and logits.shape[0] == rows.numel():
+            targets = ids[rows, cols + 1]
+            lp = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1)
+            return full.index_put((rows, cols), lp), hidden
+        if self._per_row_logits:  # the model kept whole rows (no boolean logits_to_keep): columns from now on
+            self._per_row_logits = False
+            return self._sharded_logps_and_hidden(net, batch, reference=reference, temperature=temperature)
+        union = keep.any(0).nonzero().squeeze(1)
+        lp = logits.gather(-1, ids[:, union + 1].unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, -1)
+        return full.index_copy(1, union, lp) * mask, hidden
 
     @staticmethod
     def _last_hidden(net, unwrapped, ids: torch.Tensor, attention_mask: torch.Tensor):
@@ -477,11 +665,16 @@ class TrainableLM:
         self.model.eval()
 
     def backward(self, loss: torch.Tensor) -> None:
-        """Accumulate ``loss`` (scaled by 1/accumulation); steps the optimiser every ``accumulation`` calls."""
-        if self.sharding == "deepspeed":  # this model's engine (accelerate's backward drives the first one only)
-            self.model.backward(loss / self.accumulation)
+        """Accumulate ``loss`` (scaled by 1/accumulation); steps the optimiser every ``accumulation`` calls.
+        A loss of log-probs that :meth:`row_logps` computed row group by row group is back-propagated
+        through them group by group (its pass 2)."""
+        if self._replays:  # rows computed by row_logps: the loss onto them, then each group with grad
+            replays, self._replays = self._replays, []
+            torch.autograd.backward(loss / self.accumulation)
+            for r in replays:
+                self._replay(r)
         else:
-            self.accelerator.backward(loss / self.accumulation)
+            self._backward_raw(loss / self.accumulation)
         self._pending += 1
         self.micro_batches += 1
         if self._pending >= self.accumulation:
@@ -818,6 +1011,70 @@ def plan_steps(plan: Sequence[int], accumulation: int = 1) -> int:
 
 #: the budget fields every trainer's ``update`` metrics carry (:meth:`LMTrainer._budget`)
 BUDGET_FIELDS = ("optimizer_steps", "examples", "learning_rate", "nll_coef", "epochs")
+
+
+class RecordedLogprobs:
+    """The "old" log-probabilities of an importance ratio (PPO, GRPO) from what the behaviour policy
+    recorded while it sampled, where they are the trained tokens' and the ratio's distribution's.
+
+    A turn's recorded log-probs (its ``tokens.logprobs``; :class:`~colbench.agents.tokenize.TokenizedSequence`
+    ``.logprobs``) replace the recomputed old log-probs of its span when
+
+    * its sequence is made of the recorded ids (the tokenizer fingerprint matched: re-tokenized text
+      has other tokens than the ones the log-probs belong to),
+    * there is one log-prob per trained token of the span (a completion cut to ``max_length`` has
+      fewer: ``length_mismatch``), and
+    * the ratio is taken at temperature 1: a local model records ``log softmax`` of its raw logits
+      and vLLM its raw log-probs by default (:class:`~colbench_env.lm.tokens.TurnTokens`), the
+      distribution at temperature 1; a trainer whose ratio is at the sampling temperature ``T != 1``
+      cannot convert them (``temperature_mismatch``).
+
+    Every other turn's old log-probs are recomputed with a no-grad forward pass of the policy at the
+    start of the update, which is all that happens without recorded log-probs: then the first
+    step's ratio is exactly 1, while with recorded ones it is ``pi_theta / pi_behaviour``, correcting
+    for the difference between the model that sampled (another engine, precision or batch) and the
+    one that trains.
+
+    Attributes:
+        temperature: the temperature of the trainer's log-probs.
+        counts: turns ``{"recorded": used, "recomputed": not used, "length_mismatch": of those, cut
+            or of another length, "temperature_mismatch": of those, recorded but the ratio is not
+            at temperature 1}``.
+    """
+
+    def __init__(self, temperature: float):
+        self.temperature = float(temperature)
+        self.counts = {"recorded": 0, "recomputed": 0, "length_mismatch": 0, "temperature_mismatch": 0}
+
+    def _usable(self, seq: TokenizedSequence, count: bool) -> list[list[float] | None]:
+        out = []
+        for k, (start, end) in enumerate(seq.turn_spans):
+            lp = seq.logprobs[k] if seq.logprobs is not None else None
+            why = None if lp is not None else "none"
+            if why is None and len(lp) != end - start:
+                why = "length_mismatch"
+            elif why is None and self.temperature != 1.0:
+                why = "temperature_mismatch"
+            out.append(lp if why is None else None)
+            if count:
+                self.counts["recorded" if why is None else "recomputed"] += 1
+                if why in self.counts:
+                    self.counts[why] += 1
+        return out
+
+    def covers(self, seq: TokenizedSequence) -> bool:
+        """Whether every span of ``seq`` has usable recorded log-probs (no forward pass needed)."""
+        return all(lp is not None for lp in self._usable(seq, count=False))
+
+    def fill(self, sequences: Sequence[TokenizedSequence], logps: torch.Tensor) -> torch.Tensor:
+        """``logps`` (``(B, L - 1)``, row ``b`` sequence ``b``, entry ``i`` label token ``i + 1``) with
+        each span's recorded log-probs in place where usable (counted in :attr:`counts`)."""
+        out = logps.clone()
+        for b, seq in enumerate(sequences):
+            for (start, end), lp in zip(seq.turn_spans, self._usable(seq, count=True)):
+                if lp is not None:
+                    out[b, start - 1:end - 1] = torch.tensor(lp, dtype=out.dtype, device=out.device)
+        return out
 
 
 def training_budget(lm: "TrainableLM", start: tuple[int, int], *, examples: int, micro_batches_per_pass: int,

@@ -13,9 +13,15 @@ is :func:`~colbench.pipeline.memory.training_step` for the same model, precision
 * ``mt-dpo-full``: multi-turn DPO, full fine-tune (weights, gradients, AdamW moments, the frozen
   reference copy, the foreach step's temporary), one pair per micro-batch;
 * ``rft-lora``: RFT, LoRA r=16 on every linear layer, two sequences per micro-batch, every rollout
-  kept (the frozen weights, activations and the chunked vocabulary projection dominate).
+  kept (the frozen weights, activations and the chunked vocabulary projection dominate);
+* ``mt-dpo-lora`` / ``mt-dpo-lora-rows``: multi-turn DPO with LoRA, two pairs (four sequences) per
+  micro-batch, in one forward / one sequence per forward (``rows_per_forward=1``: the two-pass
+  gradient of :meth:`~colbench.agents.trainer_base.TrainableLM.row_logps`), two epochs.
 
-Run: ``python -m colbench.benchmarks.bench_memory_plan [--out FILE]`` (~1 minute);
+The estimate takes the forward with the most rows x padded length that the trainer ran (with or
+without grad), as :func:`~colbench.pipeline.memory.memory_plan` takes one forward with grad.
+
+Run: ``python -m colbench.benchmarks.bench_memory_plan [--out FILE]`` (~5 minutes on a busy 2-core machine);
 ``tests/test_memory_plan.py`` asserts each estimate within 25 % of its measurement.
 """
 from __future__ import annotations
@@ -34,7 +40,15 @@ SHAPE = dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=4, num_ke
 SETTINGS = {
     "mt-dpo-full": ("mt-dpo", {"policy": {"full_finetune": True}, "pairs_per_batch": 1}),
     "rft-lora": ("rft", {"policy": {"lora_r": 16}, "sequences_per_batch": 2, "success_threshold": 0.0}),
+    "mt-dpo-lora": ("mt-dpo", {"policy": {"lora_r": 16}, "pairs_per_batch": 2, "epochs": 2}),
+    "mt-dpo-lora-rows": ("mt-dpo", {"policy": {"lora_r": 16}, "pairs_per_batch": 2, "epochs": 2, "rows_per_forward": 1}),
 }
+#: words of each action (:func:`_records`) by setting (default 120): the LoRA multi-turn DPO settings
+#: make sequences of ~1,250 tokens, so that one sequence's hidden states (1,250 x 256 float32) are
+#: over glibc's mmap threshold (``colbench_env.lm.heap``: 1 MiB) and are returned to the OS when
+#: freed, as the other settings' larger batches are; smaller blocks stay on the heap and its
+#: fragments would be measured as held
+ACTION_WORDS = {"mt-dpo-lora": 200, "mt-dpo-lora-rows": 200}
 
 
 def _records(action_words: int = 120) -> list[dict]:
@@ -69,9 +83,9 @@ def measure(setting: str) -> dict:
 
     algorithm, overrides = SETTINGS[setting]
     tok = AutoTokenizer.from_pretrained(smollm2_path())
-    records = _records()
-    config = dict(overrides, max_length=4096, gradient_accumulation_steps=1, epochs=1, gradient_checkpointing=True,
-                  seed=0, max_turns=2, prompt_style="compact")
+    records = _records(ACTION_WORDS.get(setting, 120))
+    config = dict(dict(max_length=4096, gradient_accumulation_steps=1, epochs=1, gradient_checkpointing=True,
+                       seed=0, max_turns=2, prompt_style="compact"), **overrides)
     cfg = LlamaConfig(vocab_size=len(tok), bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
                       pad_token_id=tok.pad_token_id, max_position_embeddings=4096, **SHAPE)
     _release_free_heap()
@@ -81,15 +95,14 @@ def measure(setting: str) -> dict:
         model = LlamaForCausalLM(cfg)
         trainer = trainer_class(algorithm)(config, model=model, tokenizer=tok)
         batches: list[dict] = []
-        real_batch = trainer.policy.batch
+        real_forward = trainer.policy.logps_and_hidden
 
-        def batch(seqs):  # what each forward gets: rows, padded length, trained positions
-            b = real_batch(seqs)
-            batches.append({"rows": len(seqs), "length": int(b["input_ids"].shape[1]),
+        def forward(b, **kwargs):  # what each forward gets: rows, padded length, scored positions
+            batches.append({"rows": int(b["input_ids"].shape[0]), "length": int(b["input_ids"].shape[1]),
                             "positions": int(b["loss_mask"].sum())})
-            return b
+            return real_forward(b, **kwargs)
 
-        trainer.policy.batch = batch
+        trainer.policy.logps_and_hidden = forward
         metrics = trainer.update(records)
     c = trainer.config
     shape = ModelShape.from_config(cfg.to_dict())

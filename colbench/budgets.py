@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 __all__ = ["TOLERANCE", "BUDGET_COLUMNS", "EXAMPLE_UNITS", "HEADLINE_COMPARISON", "budget_of", "budget_table",
-           "budget_differences", "budget_markdown", "budget_cells", "fmt_budget"]
+           "budget_differences", "budget_markdown", "budget_cells", "fmt_budget", "TOKEN_COLUMNS", "token_table",
+           "token_markdown"]
 
 #: relative difference above which two budgets are reported as different
 TOLERANCE = 0.10
@@ -125,3 +126,35 @@ def budget_cells(entry: dict) -> list[str]:
         values = [b[k] if b is not None else None for b in entry["seeds"]]
         cells.append("n/r" if all(v is None for v in values) else " / ".join(fmt_budget(v) for v in values))
     return cells
+
+
+#: the columns of a method's token counts in reports (its metrics' ``tokens``, kept by ``colbench pipeline``:
+#: :meth:`colbench.agents.tokenize.TokenReport.counts`), with their headings
+TOKEN_COLUMNS = {"turns": "agent turns", "recorded": "on recorded ids", "retokenized": "re-tokenized",
+                 "differ": "differ from the policy's", "unchecked": "unchecked (no ids)"}
+
+
+def token_table(run_dirs: Sequence[str | Path], methods: Sequence[str]) -> dict[str, list[dict | None]]:
+    """``{method: [token counts per run]}`` (each run's training record's ``metrics.tokens``; ``None``
+    where not recorded) for the ``methods`` that recorded them in some run."""
+    table = {}
+    for m in methods:
+        per_run = []
+        for d in run_dirs:
+            info = _training_record(Path(d), m)
+            per_run.append((info.get("metrics") or {}).get("tokens") if info else None)
+        if any(t is not None for t in per_run):
+            table[m] = per_run
+    return table
+
+
+def token_markdown(table: dict[str, list[dict | None]]) -> list[str]:
+    """The token table as Markdown lines: one row per method, each cell the runs' counts joined by
+    ``/`` (``n/r``: not recorded)."""
+    if not table:
+        return []
+    lines = ["| method | " + " | ".join(TOKEN_COLUMNS.values()) + " |", "|---" * (len(TOKEN_COLUMNS) + 1) + "|"]
+    for m, runs in table.items():
+        cells = [" / ".join(fmt_budget(r.get(k) if r else None) for r in runs) for k in TOKEN_COLUMNS]
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return lines

@@ -54,8 +54,8 @@ LANE_FIXTURES: dict[str, str] = {
 #: time, one thread, CPU seconds of the test and the processes it waited for), by what costs.
 LANE_TESTS: dict[str, tuple[str, ...]] = {
     # ---- whole files
-    "test_distributed.py": ("distributed",),            # accelerate launch, DDP on 2 processes, per trainer
-    "test_sharded.py": ("distributed",),                # accelerate launch, FSDP and ZeRO-3, every trainer
+    "test_distributed.py": ("distributed",),            # accelerate launch: DDP, FSDP and ZeRO-3, every trainer
+    "test_rows_sharded.py": ("distributed",),           # accelerate launch, ZeRO-3, rows_per_forward
     "test_evaluator_redteam.py": ("sandbox",),          # escape attempts, each scored in the sandbox
     "test_evaluator_reference.py": ("sandbox",),        # the reference scorer against the sandbox, many answers
     "test_evaluator_truth_batch.py": ("sandbox",),      # ground truths of every task scored in batches
@@ -130,8 +130,17 @@ LANE_TESTS: dict[str, tuple[str, ...]] = {
     "test_served_policy.py::test_pipeline_through_transformers_serve_equals_the_local_policy": ("served",),
     "test_served_policy.py::test_pipeline_with_seeds_loads_each_trained_adapter_and_asks_for_it_by_name": ("slow",),
     "test_sweet_rl_critic.py::test_training_info_decides_the_winner": ("slow",),
+    "test_rows_per_forward.py::test_multi_turn_dpo_gradients_equal_one_forward": ("slow",),
+    "test_rows_per_forward.py::test_preference_pairs_gradients_equal_one_forward": ("slow",),
+    "test_rows_per_forward.py::test_critic_bradley_terry_gradients_equal_one_forward": ("slow",),
+    "test_rows_per_forward.py::test_ppo_gradients_equal_one_forward": ("slow",),
+    "test_rows_per_forward.py::test_per_row_logits_equal_full_logits": ("slow",),
     "test_token_exact.py::test_fingerprint_tells_tokenizers_and_templates_apart_and_survives_a_reload": ("slow",),
     "test_token_exact.py::test_rft_trains_the_recorded_ids_and_no_human_token": ("slow",),
+    "test_token_exact.py::test_pipeline_prints_and_keeps_each_methods_token_counts_and_strict_tokens_refuses": ("slow",),
+    "test_token_exact.py::test_recorded_logprobs_are_the_old_logprobs_of_the_ratio": ("slow",),
+    "test_token_exact.py::test_sweet_rl_scores_and_pairs_the_ids_its_candidates_were_sampled_as": ("slow",),
+    "test_token_exact.py::test_sweet_rl_served_candidates_carry_the_servers_ids": ("slow",),
     "test_token_exact.py::test_transformers_serve_records_counts_and_colbench_train_says_what_differs": ("served",),
     "test_trainers.py::test_sweet_rl_step_dpo_moves_critic_preferred_action_up": ("slow",),
     "test_trainers.py::test_sweet_rl_full_update_samples_candidates": ("slow",),

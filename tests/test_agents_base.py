@@ -1,5 +1,5 @@
 """The agent interface: custom agents as subclasses or callables, the scripted agent. (Every trainer
-under ``accelerate launch``, through ``colbench train``: tests/test_distributed.py and test_sharded.py.)"""
+under ``accelerate launch``, through ``colbench train``: tests/test_distributed.py.)"""
 import json
 
 import gymnasium as gym

@@ -72,28 +72,63 @@ def test_shape_counts_match_the_model_peft_and_bitsandbytes(tmp_path):
 
 def test_paper_plan_by_hand():
     """``--paper`` on 8 x 80 GB: RFT's states are DeepSpeed's 18 bytes per parameter over 8 plus its
-    bf16 reference; SWEET-RL's policy stage holds the critic too; the one-GPU variant's critic is
-    4-bit; a served policy costs the collection nothing here."""
+    bf16 reference; SWEET-RL's critic stage holds the policy too and its policy stage no critic
+    (freed with stage files); the one-GPU variant's critic is 4-bit; a served policy costs the
+    collection nothing here."""
     cfg = PipelineConfig(**preset_settings("paper"))
     plan = memory_plan(cfg)
     p = LLAMA_8B.params
     rft = plan["stages"]["rft/train"]["parts_gib"]
     assert rft["optimizer"] == round(16 * p / 8 / GIB, 1) and rft["reference"] == round(2 * p / 8 / GIB, 1)
     assert plan["lengths"]["trajectory"] == 1536 + 10 * 1032 + 9 * 168
-    assert "critic (held)" in plan["stages"]["sweet-rl/policy"]["parts_gib"]
+    assert "policy (held)" in plan["stages"]["sweet-rl/critic"]["parts_gib"]
+    assert "critic (held)" not in plan["stages"]["sweet-rl/policy"]["parts_gib"]
     one = memory_plan(cfg, layout="single-gpu")
     assert one["processes"] == 1
-    assert one["stages"]["sweet-rl/policy"]["parts_gib"]["critic (held)"] < 7  # a 4-bit 8B critic + LoRA
+    assert one["stages"]["sweet-rl/scoring"]["parts_gib"]["models (held)"] < 15.4 + 7  # a 4-bit 8B critic + LoRA
     served = memory_plan(PipelineConfig(**preset_settings("paper"), policy_base_url="http://127.0.0.1:9/v1"))
     assert served["stages"]["collect"]["peak_gib"] == 0.0 and served["stages"]["collect"]["fits"]
     unknown = memory_plan(PipelineConfig(policy="no/such-model"))
     assert unknown["stages"]["rft/train"]["peak_gib"] is None and unknown["stages"]["rft/train"]["fits"] is None
 
 
+def _trajectory_trainer_parts(rows: int, positions: int) -> dict:
+    """One forward with grad of Llama-3.1-8B under ZeRO-3 in bf16, by hand: ``rows`` sequences of the
+    worst-case 13,368 tokens under gradient checkpointing (every layer's input, 32 x 4096 values a
+    token, and one layer's saved tensors, 10 x 4096 + 4 x 14336), and ``positions`` x 128,256 logits
+    (bf16, their float32 copy, the log-softmax temporary, the gradient in float32 and bf16: 16 B)."""
+    length = 1536 + 10 * 1032 + 9 * 168
+    per_token = 32 * 4096 + 10 * 4096 + 4 * 14336
+    return {"activations": rows * length * per_token * 2 / GIB, "logits": positions * 128256 * 16 / GIB}
+
+
+def test_paper_trajectory_trainers_fit_one_sequence_per_forward():
+    """``--paper`` sets ``rows_per_forward=1`` for multi-turn DPO, PPO and SWEET-RL: one forward holds
+    one turn's sequence and projects its own action's 1,032 positions onto the vocabulary; every
+    training stage fits 80 GB. All rows in one forward (``rows_per_forward=None``), a pair is 20
+    sequences and 20 x 1,032 projected positions: over 80 GB."""
+    cfg = PipelineConfig(**preset_settings("paper"))
+    plan = memory_plan(cfg)
+    for stage in ("mt-dpo/train", "ppo/train"):
+        parts = plan["stages"][stage]["parts_gib"]
+        want = _trajectory_trainer_parts(1, 1032)
+        assert parts["activations"] == round(want["activations"], 1) and parts["logits"] == round(want["logits"], 1)
+    assert all(s["fits"] for name, s in plan["stages"].items() if "/" in name), plan["stages"]
+    overrides = {m: dict(v) for m, v in cfg.trainer_overrides.items()}
+    overrides["mt-dpo"]["rows_per_forward"] = None
+    whole = memory_plan(PipelineConfig(**{**preset_settings("paper"), "trainer_overrides": overrides}))
+    parts = whole["stages"]["mt-dpo/train"]["parts_gib"]
+    want = _trajectory_trainer_parts(20, 20 * 1032)
+    assert parts["activations"] == round(want["activations"], 1) and parts["logits"] == round(want["logits"], 1)
+    assert not whole["stages"]["mt-dpo/train"]["fits"]
+
+
 @pytest.mark.slow
 def test_estimate_is_within_25_percent_of_measured_cpu_peaks():
     """Real trainers on a 29M-parameter random Llama, one process, float32, each in a fresh process
-    (:mod:`colbench.benchmarks.bench_memory_plan`): a full fine-tune's multi-turn DPO and a LoRA RFT."""
+    (:mod:`colbench.benchmarks.bench_memory_plan`): a full fine-tune's multi-turn DPO, a LoRA RFT, and
+    a LoRA multi-turn DPO with its four sequences in one forward and one per forward (the two-pass
+    gradient of ``rows_per_forward``)."""
     from colbench.benchmarks.bench_memory_plan import run
 
     r = run()
@@ -101,3 +136,4 @@ def test_estimate_is_within_25_percent_of_measured_cpu_peaks():
         assert abs(row["ratio"] - 1) <= 0.25, (name, row["measured_bytes"], row["estimate_bytes"], row["estimate_parts"])
     full = r["memory_plan"]["mt-dpo-full"]
     assert full["estimate_parts"]["reference"] > 0 and full["measured_bytes"] > 2 * r["memory_plan"]["rft-lora"]["measured_bytes"] * 0.9
+    assert r["memory_plan"]["mt-dpo-lora"]["batch"]["rows"] == 4 and r["memory_plan"]["mt-dpo-lora-rows"]["batch"]["rows"] == 1

@@ -47,12 +47,11 @@ def _begun_from(one: Path, d: Path, states: int = 0) -> Path:
     return d
 
 
-def test_two_processes_write_the_same_candidates_and_pairs_as_one(tmp_path):
+def test_two_processes_write_the_same_candidates_and_pairs_as_one(tmp_path, tiny_model_dir):
     from sweet_rl_ranks import run
-    from tiny_models import save_tiny_llama, smollm2_tokenizer
 
     torch.set_num_threads(1)
-    model = save_tiny_llama(tmp_path / "tiny", smollm2_tokenizer(), hidden_size=32)
+    model = tiny_model_dir()
     data = tmp_path / "trajs.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in DATA))
     timing = {"median_s": 0.01, "sigma": 0.5, "cap_s": 0.1}

@@ -11,6 +11,7 @@ scripted human, the recorder's file, the trainers and their batches.
 from __future__ import annotations
 
 import copy
+import math
 import functools
 import json
 
@@ -498,3 +499,344 @@ def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(
                   for r in local.values())
     print(f"\nSmolLM2's tokenizer, compact prompt, {n_turns} turns ({n_stop} ended by the policy): re-tokenizing "
           f"would change {report.would_differ}; served: {line}; record size {without} -> {with_tokens} bytes (x{with_tokens / without:.2f})")
+
+
+def _pipeline_rollouts(cfg, tok, evaluator) -> list[dict]:
+    """The rollouts of ``cfg``'s episodes (one agent turn each), as collection would record them, made
+    here: task ``k``'s first rollout answers its ground truth (reward 1), its second a function that
+    returns ``None`` (reward 0). Their agent turns carry the token ids a policy with ``tok`` that ends
+    its turn with its end token would record (its prompt the chat template of the messages it saw,
+    its completion the output's ids and the end token): episode 0 and 1 with ``tok``'s fingerprint,
+    episode 2 another tokenizer's fingerprint, episode 3 no ids."""
+    from colbench.pipeline import task_split
+
+    tasks = task_split(cfg, "train")
+    records = []
+    for k, spec in enumerate(episode_specs(len(tasks) * cfg.rollouts_per_task, n_tasks=len(tasks),
+                                           seed=cfg.seed, repeats=cfg.rollouts_per_task)):
+        task = tasks[spec.options["task_index"]]
+        env = gym.make("ColBench-Backend-v0", tasks=[task], evaluator=evaluator, max_turns=cfg.max_turns)
+        env.reset(seed=0)
+        answer = task.ground_truth if k % cfg.rollouts_per_task == 0 else \
+            "def " + task.problem_description.rsplit("def ", 1)[-1].strip().rstrip(".") + ":\n    return None"
+        env.step(f"OUTPUT: I WANT TO ANSWER: ```python\n{answer}\n```")
+        rec = env.unwrapped.trajectory_record()
+        rec["episode_id"] = spec.episode_id
+        entry = rec["dialogue_history"][0]
+        messages = record_messages(rec["task"], [], max_turns=cfg.max_turns, style=cfg.prompt_style)
+        if k < 3:
+            entry["tokens"] = {
+                "fingerprint": tokenizer_fingerprint(tok) if k < 2 else "0" * 16,
+                "prompt_ids": tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
+                                                      return_dict=True)["input_ids"],
+                "completion_ids": tok(entry["output"], add_special_tokens=False)["input_ids"] + [tok.eos_token_id]}
+        records.append(rec)
+    return records
+
+
+def _retokenization_differs(tok, rec, cfg) -> bool:
+    """Whether re-tokenizing an agent turn's text gives other ids than its recorded ones (written from
+    the definition: the chat template renders the context with its generation prompt, and the
+    assistant message appended; the completion is what the second adds)."""
+    entry = rec["dialogue_history"][0]
+    messages = record_messages(rec["task"], [], max_turns=cfg.max_turns, style=cfg.prompt_style)
+    prompt = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    full = tok.apply_chat_template(messages + [{"role": "assistant", "content": entry["output"]}], tokenize=False)
+    return (tok(prompt, add_special_tokens=False)["input_ids"] != entry["tokens"]["prompt_ids"]
+            or tok(full[len(prompt):], add_special_tokens=False)["input_ids"] != entry["tokens"]["completion_ids"])
+
+
+def test_pipeline_prints_and_keeps_each_methods_token_counts_and_strict_tokens_refuses(tmp_path, evaluator,
+                                                                                      tiny_model_dir, capsys):
+    """``colbench pipeline`` on a tiny model whose rollouts (in the file before it starts) carry ids
+    from its tokenizer, from another one, or none: each method's training logs the line ``colbench
+    train`` prints, and keeps its counts in its metrics, equal to the counts taken from the records
+    here; ``--strict-tokens`` refuses before any method trains (one line, exit 2)."""
+    from colbench.cli import main as colbench_main
+    from colbench.pipeline import PipelineConfig, run_pipeline
+    from colbench_env.trajectories import append_jsonl
+
+    tok = smol()
+    model = tiny_model_dir()
+    settings = dict(policy=model, n_train_tasks=2, n_test_tasks=1, rollouts_per_task=2, max_turns=1, max_new_tokens=4,
+                    episodes_in_flight=2, methods=("rft", "grpo"), bootstrap_resamples=100,
+                    trainer_overrides={"rft": {"max_length": 1024}, "grpo": {"max_length": 1024}})
+    cfg = PipelineConfig(out_dir=str(tmp_path / "p"), **settings)
+    records = _pipeline_rollouts(cfg, tok, evaluator)
+    assert [r["reward"] for r in records] == [1.0, 0.0, 1.0, 0.0]
+    for d in ("p", "strict"):
+        append_jsonl(tmp_path / d / "rollouts.jsonl", records)
+    fp = tokenizer_fingerprint(tok)
+    turns = [(r, m.get("tokens")) for r in records for m in r["dialogue_history"] if m["role"] == "assistant"]
+    recorded = [r for r, t in turns if t and t["fingerprint"] == fp]
+    other = [r for r, t in turns if t and t["fingerprint"] != fp]
+    expected = {"turns": len(turns), "recorded": len(recorded),
+                "would_differ": sum(_retokenization_differs(tok, r, cfg) for r in recorded),
+                "retokenized": len(turns) - len(recorded), "differ": sum(_retokenization_differs(tok, r, cfg) for r in other),
+                "same": sum(not _retokenization_differs(tok, r, cfg) for r in other),
+                "unchecked": sum(t is None for _, t in turns)}
+    assert expected == {"turns": 4, "recorded": 2, "would_differ": 2, "retokenized": 2, "differ": 1, "same": 0,
+                        "unchecked": 1}  # ChatML's newline after <|im_end|>, which the policy never emitted
+
+    code = colbench_main(["pipeline", "--out-dir", str(tmp_path / "strict"), "--policy", model, "--n-train-tasks", "2",
+                          "--n-test-tasks", "1", "--rollouts-per-task", "2", "--max-turns", "1", "--max-new-tokens", "4",
+                          "--episodes-in-flight", "2", "--methods", "rft", "grpo", "--bootstrap-resamples", "100",
+                          "--strict-tokens"])
+    err = capsys.readouterr().err.strip().splitlines()
+    n = len(records[2]["dialogue_history"][0]["tokens"]["completion_ids"])  # + ChatML's newline when re-tokenized
+    assert code == 2 and not (tmp_path / "strict" / "models").exists() and not (tmp_path / "strict" / "ckpt").exists()
+    assert err[-1] == ("colbench pipeline: error: --strict-tokens (rft): 2 of 4 agent turns would be trained on a "
+                       "re-tokenization of their text that differs from, or cannot be checked against, the tokens their "
+                       f"policy saw and produced (first: {tmp_path / 'strict' / 'rollouts.jsonl'}:3 agent turn 0: the "
+                       f"completion re-tokenizes to other ids ({n + 1} trained tokens, the policy produced {n})); collect the "
+                       "trajectories with a policy that records its token ids (a local model, or a vLLM server) and "
+                       "this tokenizer"), err[-1]
+
+    report = run_pipeline(cfg, preset="test")
+    err = capsys.readouterr().err
+    line = ("4 agent turns: 2 trained on the token ids the policy recorded (re-tokenizing their text would change 2); "
+            "2 re-tokenized: 1 differ from what the policy saw, 0 the same, 1 unchecked (no token ids recorded)")
+    for m in ("rft", "grpo"):
+        assert f"] train {m}: tokens: {line}\n" in err
+        done = json.loads((tmp_path / "p" / "models" / m / "pipeline_done.json").read_text())
+        assert done["metrics"]["tokens"] == expected and report["train"][m]["metrics"]["tokens"] == expected
+    stats = (tmp_path / "p" / "stats.md").read_text()
+    for m in ("rft", "grpo"):
+        row = " | ".join(str(expected[k]) for k in ("turns", "recorded", "retokenized", "differ", "unchecked"))
+        assert f"| {m} | {row} |" in stats.splitlines(), stats
+
+
+# --------------------------------------------------------------------------- recorded log-probs (PPO, GRPO)
+RATE_TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
+             "ground_truth": "def f(x):\n    return x + 7", "test_cases": {"test1": "f(1)"}}
+
+
+def _logprob_records(trainer, n: int = 4) -> list[dict]:
+    """Two-turn trajectories sampled at temperature 1 by the trainer's own policy (rewards 0, 1, 0, 1
+    on one task), each agent turn carrying the ids it generated and the log-probs of its completion
+    ids, computed here with a plain forward pass of the policy (``log softmax`` of the logits)."""
+    from colbench_env.lm.tokens import encode_turn_tokens
+
+    net = trainer.policy.peft_model
+    recs = []
+    for k in range(n):
+        history: list[dict] = []
+        previous = None
+        for turn in range(2):
+            (act,) = trainer.policy.generate(trainer.formatter(RATE_TASK, history), max_new_tokens=8 if turn == 0 else 3,
+                                             temperature=1.0)
+            t = act.tokens
+            ids = torch.tensor([t.prompt_ids + t.completion_ids])
+            with torch.no_grad():
+                logp = torch.log_softmax(net(input_ids=ids).logits[0].float(), -1)
+            t.logprobs = [float(logp[len(t.prompt_ids) + i - 1, c]) for i, c in enumerate(t.completion_ids)]
+            history.append({"role": "assistant", "content": str(act) or "?", "output": str(act) or "?",
+                            "finish_reason": act.finish_reason, "tokens": encode_turn_tokens(t, previous)})
+            previous = t
+            if turn == 0:
+                history.append({"role": "user", "content": "It adds seven."})
+        recs.append({"task": RATE_TASK, "dialogue_history": history, "answer": history[-1]["content"],
+                     "reward": float(k % 2)})
+    return recs
+
+
+def _with_logprobs(records: list[dict], shift: float | None) -> list[dict]:
+    """A copy of ``records`` whose log-probs are shifted by ``shift`` (``None``: removed)."""
+    out = copy.deepcopy(records)
+    for rec in out:
+        for m in rec["dialogue_history"]:
+            if "tokens" in m:
+                if shift is None:
+                    m["tokens"].pop("logprobs")
+                else:
+                    m["tokens"]["logprobs"] = [x + shift for x in m["tokens"]["logprobs"]]
+    return out
+
+
+def _spy(monkeypatch, module, name: str, old_at: int) -> list:
+    """Record ``(new - old, mask)`` of every call of ``module.name`` (``old`` its ``old_at``-th argument)."""
+    seen = []
+    real = getattr(module, name)
+
+    def spy(*args, **kw):
+        new, old, mask = args[0], args[old_at], args[-1]
+        seen.append(((new - old).detach(), mask.clone()))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+def _lora(trainer) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in trainer.policy.peft_model.named_parameters() if "lora" in k}
+
+
+@pytest.mark.parametrize("algorithm", ["ppo", "grpo"])
+def test_recorded_logprobs_are_the_old_logprobs_of_the_ratio(model_dir, monkeypatch, algorithm):
+    """Turns carrying their policy's log-probs: equal to what the trainer would recompute, the first
+    update is the one without them (LoRA weights to 1e-6); shifted by ``c``, the first step's ratio
+    is ``exp(-c)`` on every trained token, and (one minibatch) CleanRL's ``approx_kl`` is
+    ``exp(-c) - 1 + c``. A sampling temperature other than 1 (the log-probs are at 1) or a completion
+    cut to ``max_length`` recomputes them, counted."""
+    from colbench.agents import grpo as grpo_module
+    from colbench.agents import ppo as ppo_module
+    from colbench.agents.grpo import GRPO, GRPOConfig
+    from colbench.agents.ppo import PPO, PPOConfig
+
+    common = {"policy": {"model_name_or_path": model_dir, "learning_rate": 1e-3, "lora_dropout": 0.0},
+              "update_epochs": 1}
+    if algorithm == "ppo":
+        module, name, old_at = ppo_module, "ppo_clip_loss", 1
+
+        def make(**kw):
+            return PPO(PPOConfig(**{**common, "temperature": 1.0, "trajectories_per_batch": 8, **kw}))
+    else:
+        module, name, old_at = grpo_module, "grpo_loss", 1
+
+        def make(**kw):
+            return GRPO(GRPOConfig(**{**common, "rollout_temperature": 1.0, "sequences_per_batch": 16, **kw}))
+    records = _logprob_records(make())
+    n_turns = 2 * len(records)
+    seen = _spy(monkeypatch, module, name, old_at)
+    with_recorded, without = make(), make()
+    assert all(torch.equal(a, b) for a, b in zip(_lora(with_recorded).values(), _lora(without).values()))
+    m1 = with_recorded.update(_with_logprobs(records, 0.0))
+    m0 = without.update(_with_logprobs(records, None))
+    assert m1["old_logprobs"] == {"recorded": n_turns, "recomputed": 0, "length_mismatch": 0, "temperature_mismatch": 0}
+    assert m0["old_logprobs"] == {"recorded": 0, "recomputed": n_turns, "length_mismatch": 0, "temperature_mismatch": 0}
+    (r1, mask), (r0, _) = seen[0], seen[1]
+    assert mask.sum() >= n_turns and float((r0.abs() * mask).max()) < 1e-5  # recomputed: ratio 1
+    assert float((r1.abs() * mask).max()) < 1e-5
+    for (k, a), b in zip(_lora(with_recorded).items(), _lora(without).values()):
+        assert torch.allclose(a, b, atol=1e-6), k
+
+    c = 0.1
+    shifted = make()
+    m = shifted.update(_with_logprobs(records, c))
+    log_ratio, mask = seen[2]
+    on = mask == 1
+    assert torch.allclose(torch.exp(log_ratio[on]), torch.full_like(log_ratio[on], math.exp(-c)), atol=1e-5)
+    assert m["approx_kl"] == pytest.approx(math.exp(-c) - 1 + c, abs=1e-6)
+
+    hot = make(**({"temperature": 0.7} if algorithm == "ppo" else {"rollout_temperature": 0.7}))
+    assert hot.update(_with_logprobs(records, c))["old_logprobs"] == {
+        "recorded": 0, "recomputed": n_turns, "length_mismatch": 0, "temperature_mismatch": n_turns}
+    log_ratio, mask = seen[3]
+    assert float((log_ratio.abs() * mask).max()) < 1e-5  # recomputed at 0.7: the ratio is 1 again
+    cut = 5  # one turn per sequence (the pair does not fit); a completion of >= 5 ids is cut to 4
+    long = sum(len(t.completion_ids) >= cut for r in records for t in history_turn_tokens(r["dialogue_history"]))
+    assert 0 < long < n_turns
+    assert make(max_length=cut).update(_with_logprobs(records, c))["old_logprobs"] == {
+        "recorded": n_turns - long, "recomputed": long, "length_mismatch": long, "temperature_mismatch": 0}
+
+
+# --------------------------------------------------------------------------- SWEET-RL's candidates
+#: two candidates per state, written as a thinking model writes them (no newlines around its
+#: thought), and what the Qwen3-like template writes for each as the state's assistant message
+CANDIDATES = ("<think>Ask first.</think>What is your rate?", "<think>Guess.</think>I WANT TO ANSWER: 0")
+CANDIDATES_RERENDERED = ("<think>\nAsk first.\n</think>\n\nWhat is your rate?<|im_end|>\n",
+                         "<think>\nGuess.\n</think>\n\nI WANT TO ANSWER: 0<|im_end|>\n")
+
+
+def test_sweet_rl_scores_and_pairs_the_ids_its_candidates_were_sampled_as(tmp_path, evaluator, monkeypatch):
+    """SWEET-RL on the Qwen3-like records, its candidates carrying the ids a thinking policy sampled
+    (the prompt: the template applied to the state's context; the completion: the reply's ids and
+    the end token). The policy's term of each candidate's score and both sequences of every step
+    pair are exactly those ids, also when the pairs are drawn again from ``candidates.jsonl`` (a
+    resumed stage); with ``recorded_tokens`` off they are the template's re-rendering (hand-written
+    above), which the policy never produced."""
+    from colbench.agents.sweet_rl import StageFiles, SweetRL
+    from colbench_env.lm.base import GeneratedText
+
+    tok = tiny_bpe_tokenizer(QWEN3_LIKE)
+    fp = tokenizer_fingerprint(tok)
+    records = collect(LMAgent(ThinkingPolicy(tok, THINKING), max_turns=MAX_TURNS, tokenizer=tok), evaluator,
+                      tmp_path / "r.jsonl")
+
+    def make(recorded: bool = True):
+        return SweetRL({"max_turns": MAX_TURNS, "state_fraction": 1.0, "n_candidates": 2, "pairs_per_state": 1,
+                        "max_length": 2048, "recorded_tokens": recorded}, model=tiny_llama(tok, hidden_size=32),
+                       tokenizer=tok, critic=tiny_llama(tok, seed=1, hidden_size=32))
+
+    trainer = make()
+    states = trainer.select_states(records)
+    assert len(states) == 4
+    sampled = []  # per state: (prompt ids, [completion ids of each candidate])
+    candidates = []
+    for _, turn in states:
+        prompt = tok.apply_chat_template(turn.messages, add_generation_prompt=True, tokenize=True,
+                                         return_dict=True)["input_ids"]
+        completions = [tok(r, add_special_tokens=False)["input_ids"] + [tok.eos_token_id] for r in CANDIDATES]
+        sampled.append((prompt, completions))
+        candidates.append([GeneratedText(r, "stop", TurnTokens(prompt_ids=list(prompt), completion_ids=list(c),
+                                                                fingerprint=fp)) for r, c in zip(CANDIDATES, completions)])
+    scored = []
+    turn_means = trainer._turn_means
+
+    def spy(lm, sequences, **kw):
+        if lm is trainer.policy:
+            scored.append([s.input_ids for s in sequences])
+        return turn_means(lm, sequences, **kw)
+
+    monkeypatch.setattr(trainer, "_turn_means", spy)
+    stages = StageFiles(tmp_path / "stages", {"test": 1})
+    pairs, stats = trainer.step_pairs(records, candidates=candidates, stages=stages, critic_metrics={})
+    assert scored == [[p + c for c in cs] for p, cs in sampled]
+    assert len(pairs) == 4 and stats["step_pair_actions"] == {"recorded": 8, "retokenized": 0}
+    for ((chosen,), (rejected,)), (prompt, completions) in zip(pairs, sampled):
+        assert sorted([chosen.input_ids, rejected.input_ids]) == sorted(prompt + c for c in completions)
+        for seq in (chosen, rejected):
+            assert seq.mask == [0] * len(prompt) + [1] * (len(seq) - len(prompt))
+    lines = [json.loads(x) for x in (tmp_path / "stages" / "candidates.jsonl").read_text().splitlines()[1:]]
+    assert [ln["tokens"] for ln in lines] == [{"fingerprint": fp, "prompt_ids": p, "completion_ids": cs}
+                                             for p, cs in sampled]
+    resumed = make()  # every state read back from the file: the same pairs, drawn from its ids
+    again, stats = resumed.step_pairs(records, stages=StageFiles(tmp_path / "stages", {"test": 1}), critic_metrics={})
+    assert stats["n_states_resumed"] == 4 and stats["step_pair_actions"] == {"recorded": 8, "retokenized": 0}
+    assert [(a.input_ids, b.input_ids) for (a,), (b,) in again] == [(a.input_ids, b.input_ids) for (a,), (b,) in pairs]
+
+    retok_pairs, stats = make(recorded=False).step_pairs(records, candidates=candidates)
+    assert stats["step_pair_actions"] == {"recorded": 0, "retokenized": 8}
+    for (chosen,), (rejected,) in retok_pairs:
+        trained = sorted(tok.decode(trained_ids(s)) for s in (chosen, rejected))
+        assert trained == sorted(CANDIDATES_RERENDERED)
+
+
+def test_sweet_rl_served_candidates_carry_the_servers_ids(tmp_path, evaluator):
+    """SWEET-RL's candidates from a vLLM-shaped server (the stand-in generating with a tiny model
+    through HFBackend, its generations logged): each request asks for the ids, and every step pair's
+    sequences are the prompt ids and generated ids the server logged, since its prompt ids are the
+    trainer's rendering of the state. A server refusing the field (OpenAI's schema) gives none:
+    then they are re-tokenized, counted."""
+    from colbench.agents.sweet_rl import SweetRL
+
+    tok = smol()
+    records = collect(LMAgent(ThinkingPolicy(tok, PLAIN), max_turns=MAX_TURNS, tokenizer=tok), evaluator,
+                      tmp_path / "r.jsonl")
+    backend = HFBackend(tiny_chat_llama(tok), tokenizer=tok)
+    log = []
+    generate = backend.generate
+
+    def logged(conversations, params=None):
+        gens = generate(conversations, params)
+        log.append([(g.prompt_token_ids, g.token_ids) for g in gens])
+        return gens
+
+    backend.generate = logged
+
+    def pairs_from(url: str, model: str):
+        trainer = SweetRL({"max_turns": MAX_TURNS, "state_fraction": 1.0, "n_candidates": 2, "pairs_per_state": 1,
+                           "max_length": 2048, "candidate_base_url": url, "candidate_model": model,
+                           "candidate_max_new_tokens": 6}, model=tiny_llama(tok, hidden_size=32), tokenizer=tok,
+                          critic=tiny_llama(tok, seed=1, hidden_size=32))
+        return trainer.step_pairs(records)
+
+    with OpenAITestServer(backend=backend) as server:
+        pairs, stats = pairs_from(server.url, "tiny")
+        assert all(q["return_token_ids"] is True for q in server.state.requests)
+    assert len(log) == len(pairs) == 4 and stats["step_pair_actions"] == {"recorded": 8, "retokenized": 0}
+    for ((chosen,), (rejected,)), state in zip(pairs, log):
+        assert sorted([chosen.input_ids, rejected.input_ids]) == sorted(p + c for p, c in state)
+    with OpenAITestServer(mode="strict") as server:
+        _, stats = pairs_from(server.url, "echo")
+    assert stats["step_pair_actions"] == {"recorded": 0, "retokenized": 8}

@@ -22,7 +22,6 @@ import pytest
 import torch
 from safetensors import safe_open
 from test_distributed import _free_port
-from tiny_models import save_tiny_llama, smollm2_tokenizer
 
 from colbench import configs_dir
 
@@ -31,8 +30,8 @@ HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.distributed
 
 
-def test_one_process_loads_and_calls_a_model_on_its_own_inside_a_zero3_launch(tmp_path):
-    model = save_tiny_llama(tmp_path / "tiny", smollm2_tokenizer(), hidden_size=32)
+def test_one_process_loads_and_calls_a_model_on_its_own_inside_a_zero3_launch(tmp_path, tiny_model_dir):
+    model = tiny_model_dir()
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(configs_dir() / "accelerate" / "deepspeed_zero3_cpu.yaml"), "--main_process_port", str(_free_port()),
            str(HERE / "zero3_one_process.py"), model, str(tmp_path / "seen")]

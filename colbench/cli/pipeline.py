@@ -118,6 +118,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="train every method at one budget: the preference methods (mt-dpo, SWEET-RL's policy) "
                         "with SWEET-RL's DPO settings on the same number of pairs (a seeded subsample to the "
                         "smallest count), RFT, PPO and GRPO for the same number of optimiser steps")
+    p.add_argument("--strict-tokens", action="store_true", default=None,
+                   help="refuse (exit 2, before any method trains) when some agent turn would be trained on a "
+                        "re-tokenization of its text that differs from, or cannot be checked against, the token ids "
+                        "its policy recorded (as colbench train --strict-tokens)")
     p.add_argument("--similarity", choices=sorted(FRONTEND_REWARD_GAP), default=None,
                    help="frontend reward: visual (offline, default) or clip (the paper's CLIP ViT-B/32 cosine)")
 
@@ -135,7 +139,7 @@ def main(args: argparse.Namespace) -> int:
                  "n_train_tasks", "n_test_tasks", "rollouts_per_task", "max_turns", "methods", "simulator",
                  "max_new_tokens", "episodes_in_flight", "semantics", "seeds", "eval_samples", "eval_temperature",
                  "eval_samples_temperature", "policy_base_url", "policy_lora",
-                 "bootstrap_resamples", "similarity", "matched_budget"):
+                 "bootstrap_resamples", "similarity", "matched_budget", "strict_tokens"):
         v = getattr(args, name, None)
         if v is not None:
             conf[name] = v

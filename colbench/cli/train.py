@@ -307,12 +307,9 @@ def main(args: argparse.Namespace) -> int:
     cls.check_data(records, config)  # nothing to learn from: said now, before the model loads
     tokens = trajectory_tokens(args.trajectories, records, config)  # the tokenizer only, not the model
     print(f"colbench train: tokens: {tokens.summary()}", file=sys.stderr)
-    if args.strict_tokens and tokens.inexact:
-        first = tokens.first.get("differ") or tokens.first.get("unchecked")
-        raise UsageError(f"--strict-tokens: {tokens.inexact} of {tokens.turns} agent turns would be trained on a "
-                         "re-tokenization of their text that differs from, or cannot be checked against, the tokens "
-                         f"their policy saw and produced (first: {first}); collect the trajectories with a policy "
-                         "that records its token ids (a local model, or a vLLM server) and this tokenizer")
+    refusal = tokens.refusal("--strict-tokens") if args.strict_tokens else None
+    if refusal:
+        raise UsageError(refusal)
     how = f"as {origin} says" if origin else "the trajectories record none: the config's"
     print(f"colbench train: training contexts: prompt_style {config.prompt_style!r}, max_turns {config.max_turns} "
           f"({how})", file=sys.stderr)

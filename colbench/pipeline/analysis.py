@@ -35,7 +35,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from colbench.budgets import HEADLINE_COMPARISON, budget_differences, budget_markdown, budget_table
+from colbench.budgets import (HEADLINE_COMPARISON, budget_differences, budget_markdown, budget_table, token_markdown,
+                              token_table)
 from .config import METHODS
 from colbench.stats import bootstrap_mean, paired_bootstrap, seed_interval, win_grid
 from .stages import training_outcome
@@ -213,7 +214,9 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     differences and their t-interval across seeds (:func:`~colbench.pipeline.stats.seed_interval`),
     and a verdict saying which interval it rests on (:func:`verdict`). The report also holds each
     trained method's training budget (:func:`colbench.budgets.budget_table`) and, for the
-    compared pairs of trained methods, the budget fields that differ by more than 10 %."""
+    compared pairs of trained methods, the budget fields that differ by more than 10 %; and the
+    agent turns each method trained on recorded token ids or re-tokenized
+    (:func:`colbench.budgets.token_table`)."""
     run_dirs = [Path(d) for d in run_dirs]
     if methods is None:
         methods = ["zero-shot", *METHODS]
@@ -228,6 +231,7 @@ def analyse_runs(run_dirs: list[str | Path], out: str | Path, *, methods: list[s
     budgets = budget_table(run_dirs, [m for m in methods if m != "zero-shot"])
     report["budget"] = budgets
     report["budget_differences"] = budget_differences(budgets, [p for p in comparisons if p[1] != "zero-shot"])
+    report["tokens"] = token_table(run_dirs, [m for m in methods if m != "zero-shot"])
     from colbench_env.simulators.identity import describe_humans, humans_warning
 
     humans = runs_humans(run_dirs, methods)
@@ -344,6 +348,11 @@ def _markdown(report: dict) -> str:
                   "else its `results.json`)", "",
                   *budget_markdown(report["budget"], n_seeds), "",
                   "n/r: not recorded (trained before the metrics recorded budgets).", ""]
+    if report.get("tokens"):
+        lines += ["### Training tokens (agent turns per seed, joined by /: trained on the token ids the policy "
+                  "recorded, or on a re-tokenization of their text that differs from what the policy saw, or "
+                  "cannot be checked; `colbench.agents.tokenize.TokenReport`)", "",
+                  *token_markdown(report["tokens"]), ""]
     if "human" in report:
         why = " (its records carry no 'human' field)" if report["human"] == "unknown" else ""
         lines += [f"Human: {report['human']}{why}."] + ([report["humans_warning"]] if report.get("humans_warning") else []) + [""]

@@ -138,6 +138,12 @@ class PipelineConfig:
             so for the same optimiser steps; RFT, PPO and GRPO for that many optimiser steps. The
             plan is written to each seed's ``budget_plan.json``; every report prints the budgets
             trained with, with or without it.
+        strict_tokens: refuse, before any method trains (one line, exit 2), when some agent turn
+            of the rollouts would be trained on a re-tokenization of its text that differs from,
+            or cannot be checked against, the token ids its policy recorded (``colbench train
+            --strict-tokens``; :class:`colbench.agents.tokenize.TokenReport`). Either way each
+            method's training logs how many turns train on recorded ids and how many re-tokenized
+            ones differ (its metrics' ``tokens``).
     """
 
     out_dir: str = "runs/pipeline_small"
@@ -171,6 +177,7 @@ class PipelineConfig:
     semantics: str = "reference"
     similarity: str = "visual"
     matched_budget: bool = False
+    strict_tokens: bool = False
 
     @property
     def kind(self) -> str:
@@ -187,6 +194,8 @@ class PipelineConfig:
                              f"({self.env} scores a page by similarity)")
         if not isinstance(self.matched_budget, bool):
             raise ValueError(f"matched_budget must be true or false, got {self.matched_budget!r}")
+        if not isinstance(self.strict_tokens, bool):
+            raise ValueError(f"strict_tokens must be true or false, got {self.strict_tokens!r}")
         if self.similarity not in FRONTEND_REWARD_GAP:
             raise ValueError(f"similarity must be one of {sorted(FRONTEND_REWARD_GAP)}, got {self.similarity!r}")
         bad = [m for m in self.methods if m not in METHODS]
@@ -291,21 +300,24 @@ PRESETS: dict[str, dict] = {
         "trainer_overrides": {
             # RFT and multi-turn DPO: the reference has no command for them, so SWEET-RL's policy DPO run
             "rft": _paper_training(sequences_per_batch=1, epochs=1),
-            "mt-dpo": _paper_training(pairs_per_batch=1, epochs=1, beta=0.1, nll_coef=0.01),
+            # rows_per_forward=1: a trajectory's turns one sequence per forward (the same gradients in
+            # two passes; colbench.pipeline.memory: one forward of all of a pair's 20 does not fit 80 GB)
+            "mt-dpo": _paper_training(pairs_per_batch=1, epochs=1, beta=0.1, nll_coef=0.01, rows_per_forward=1),
             # PPO and GRPO: no reference; stated choices (PAPER_CHOICES): the same policy training,
             # one pass, the algorithms' own constants at their defaults
-            "ppo": _paper_training(trajectories_per_batch=1, update_epochs=1),
+            "ppo": _paper_training(trajectories_per_batch=1, update_epochs=1, rows_per_forward=1),
             "grpo": _paper_training(sequences_per_batch=1, update_epochs=1),
             "sweet-rl": _paper_training(
                 # critic (README: the first train_dpo run, --mean_log_prob)
                 critic={"model_name_or_path": "meta-llama/Llama-3.1-8B-Instruct", "full_finetune": True,
-                        "learning_rate": 2e-7, "epochs": 4, "pairs_per_batch": 1, "max_length": 8192},
+                        "learning_rate": 2e-7, "epochs": 4, "pairs_per_batch": 1, "max_length": 8192,
+                        "rows_per_forward": 1},
                 beta=0.1,
                 # step-level pairs (sample_best_of_n.py, generate_random_pairs_from_ranks.py)
                 n_candidates=16, candidate_temperature=1.0, candidate_max_new_tokens=1024,
                 state_selection="first_trajectories", state_fraction=0.1, pairs_per_state=4,
                 # policy DPO (README: the second train_dpo run)
-                epochs=1, pairs_per_batch=1, dpo_beta=0.1, nll_coef=0.01)},
+                epochs=1, pairs_per_batch=1, dpo_beta=0.1, nll_coef=0.01, rows_per_forward=1)},
     },
 }
 
@@ -452,6 +464,10 @@ PAPER_TRAINING_SETTINGS: list[tuple[str, Any, str, str]] = [
      "ppo.gamma,ppo.gae_lambda"),
     ("PPO value head learning rate", 1e-4, f"{COLBENCH_CHOICE}: PPOConfig's default (a linear head on the policy)",
      "ppo.value_learning_rate"),
+    ("sequences per forward pass (memory: the same gradients, one extra forward)", 1,
+     f"{COLBENCH_CHOICE}: a trajectory's turns are separate sequences; one forward of a pair's 20 does not fit "
+     "80 GB (docs/guides/paper.md, Memory plan)",
+     "mt-dpo.rows_per_forward|ppo.rows_per_forward|sweet-rl.rows_per_forward|sweet-rl.critic.rows_per_forward"),
     ("GRPO KL-to-reference coefficient (k3)", 0.04, f"{COLBENCH_CHOICE}: GRPOConfig's default (DeepSeekMath's)",
      "grpo.beta"),
     ("GRPO clip range / reward scaling", (0.2, "group"), f"{COLBENCH_CHOICE}: GRPOConfig's defaults",

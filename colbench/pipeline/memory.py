@@ -32,8 +32,12 @@ What each stage holds (bytes per process), as the code runs it:
 * **logits**: one process projects the trained positions onto the vocabulary 256 at a time
   (:attr:`colbench.agents.trainer_base.TrainableLM.logits_chunk`: a chunk's logits, their float32
   log-softmax temporaries and, in the backward, their gradient); a sharded model computes them
-  itself for every row at every position some row trains: ``rows x positions x vocab`` values in
-  the model's dtype, a float32 copy, the log-softmax temporary and the gradients.
+  itself, at each row's own trained positions only, all of one forward's at once: ``positions x
+  vocab`` values in the model's dtype, a float32 copy, the log-softmax temporary and the gradients.
+* **rows per forward**: a trainer with ``rows_per_forward`` (multi-turn DPO, PPO, SWEET-RL's critic
+  and policy DPO; :meth:`colbench.agents.trainer_base.TrainableLM.row_logps`) holds the activations
+  and logits of that many of a micro-batch's sequences at a time (its other passes are without
+  grad and smaller).
 * **generation** (SWEET-RL's local candidates, a local policy's collection or evaluation): the
   weights (under ZeRO-3 gathered whole, as generation needs them) and the KV cache of every
   sequence generated together (``2 x layers x kv_heads x head_dim`` values per token).
@@ -42,7 +46,7 @@ The sequence lengths are the worst case of the setting (:class:`SequenceLengths`
 at ``max_new_tokens``, every human reply at its character cap; with the paper prompt the agent's
 thought before ``OUTPUT:`` is not in the next context, so a trajectory's turns are separate
 sequences (:func:`colbench.agents.tokenize.tokenize_trajectory`), each padded to the longest in a
-micro-batch. ``tests/test_memory_plan.py`` compares the estimate with the measured CPU peaks of the
+forward, and each trains its own turn's action. ``tests/test_memory_plan.py`` compares the estimate with the measured CPU peaks of the
 real trainers on a small random Llama (one process, float32: full fine-tune, LoRA) and the worst-case
 lengths with a ten-turn trajectory tokenised by Llama-3.1's tokenizer.
 """
@@ -289,14 +293,15 @@ def activation_bytes(shape: ModelShape, *, rows: int, length: int, dtype: str = 
     return float(rows * length * per_token * a)
 
 
-def logit_bytes(shape: ModelShape, *, positions: int, rows: int = 1, dtype: str = "bfloat16", sharded: bool = False,
+def logit_bytes(shape: ModelShape, *, positions: int, dtype: str = "bfloat16", sharded: bool = False,
                 grad: bool = True) -> float:
-    """The vocabulary projection's peak: one process, chunk by chunk (``min(positions, 256)``
-    positions: logits, their float32 copy, the log-softmax temporary and in the backward their
-    gradient); sharded, ``rows x positions`` at once (``positions``: the columns some row trains)."""
+    """The vocabulary projection's peak for one forward that trains ``positions`` positions (all its
+    rows' together): one process, chunk by chunk (``min(positions, 256)`` positions: logits, their
+    float32 copy, the log-softmax temporary and in the backward their gradient); sharded, all
+    ``positions`` at once (each row's own, :meth:`~colbench.agents.trainer_base.TrainableLM.logps_and_hidden`)."""
     a = _BYTES[dtype]
     per_value = a + (4 if a != 4 else 0) + 4 + ((4 + a) if grad else 0)
-    n = rows * positions if sharded else min(positions, LOGITS_CHUNK)
+    n = positions if sharded else min(positions, LOGITS_CHUNK)
     return float(n * shape.vocab * per_value)
 
 
@@ -313,12 +318,13 @@ def generation_bytes(shape: ModelShape, *, sequences: int, tokens: int, dtype: s
 def training_step(shape: ModelShape, *, states: dict, rows: int, length: int, positions: int,
                   dtype: str = "bfloat16", gradient_checkpointing: bool = True, sharded: bool = False,
                   reference_pass: bool = True) -> dict:
-    """The peak of one training micro-batch and its optimiser step on top of a model's ``states``
+    """The peak of one training forward (``rows`` sequences padded to ``length``, ``positions``
+    trained positions of them all) and its optimiser step on top of a model's ``states``
     (:func:`model_states`): ``{"parts": {...}, "peak": bytes}``. The backward holds the weights,
     moments, reference, gradients, activations and logits; the step the weights, gradients,
     moments and the step's temporary."""
     act = activation_bytes(shape, rows=rows, length=length, dtype=dtype, gradient_checkpointing=gradient_checkpointing)
-    logits = logit_bytes(shape, positions=positions, rows=rows, dtype=dtype, sharded=sharded)
+    logits = logit_bytes(shape, positions=positions, dtype=dtype, sharded=sharded)
     if reference_pass and not sharded:  # a no-grad pass: one layer's activations, a chunk's logits
         act = max(act, rows * length * (LAYER_SAVED[0] * shape.hidden + LAYER_SAVED[1] * shape.intermediate)
                   * _BYTES[dtype])
@@ -417,20 +423,17 @@ def memory_plan(cfg, *, layout: str = "paper", processes: int | None = None, gpu
             _sweet_rl_stages(cfg, conf, shapes, lengths, layout, n, pol, add, dtype, sharded)
             continue
         length = min(L, conf.max_length)
+        # trained positions of one sequence: one turn's action per turn sequence, or every action packed
+        own = lengths.turn if lengths.per_turn else lengths.trained
         if m == "rft" or m == "grpo":
             rows, note = conf.sequences_per_batch, f"{conf.sequences_per_batch} sequence(s) of {length} tokens"
-            positions = lengths.turn if lengths.per_turn else lengths.trained
-        elif m == "mt-dpo":
-            rows = 2 * conf.pairs_per_batch * rows_traj
-            positions = lengths.trained
-            note = (f"{conf.pairs_per_batch} pair(s): {rows} sequences padded to {length} tokens "
-                    f"({'one per agent turn' if lengths.per_turn else 'packed'})")
-        else:  # ppo
-            rows = conf.trajectories_per_batch * rows_traj
-            positions = lengths.trained
-            note = f"{conf.trajectories_per_batch} trajectory(ies): {rows} sequences padded to {length} tokens"
-        step = training_step(policy, states=pol, rows=rows, length=length,
-                             positions=positions if sharded else min(positions, rows * lengths.turn),
+            positions = rows * own
+        else:
+            what, n_rows = ((f"{conf.pairs_per_batch} pair(s)", 2 * conf.pairs_per_batch * rows_traj) if m == "mt-dpo"
+                            else (f"{conf.trajectories_per_batch} trajectory(ies)", conf.trajectories_per_batch * rows_traj))
+            rows, note = _per_forward(n_rows, conf.rows_per_forward, length, what, lengths.per_turn)
+            positions = rows * own
+        step = training_step(policy, states=pol, rows=rows, length=length, positions=positions,
                              dtype=dtype, gradient_checkpointing=conf.gradient_checkpointing, sharded=sharded)
         add(f"{m}/train", step["parts"], step["peak"], note)
     episodes("evaluate")
@@ -451,12 +454,13 @@ def _sweet_rl_stages(cfg, conf, shapes, lengths, layout, n, pol, add, dtype, sha
     held_critic = cri["weights"] + cri["optimizer"] + cri["reference"]
     # critic training: 2 x pairs sides, each trajectory's turns as sequences cut at critic.max_length
     c_len = min(lengths.trajectory, conf.critic.max_length or conf.max_length)
-    rows = 2 * conf.critic.pairs_per_batch * lengths.rows
-    step = training_step(critic, states=cri, rows=rows, length=c_len,
-                         positions=lengths.trained if sharded else min(lengths.trained, rows * lengths.turn),
+    rows, note = _per_forward(2 * conf.critic.pairs_per_batch * lengths.rows, conf.critic.rows_per_forward, c_len,
+                              f"{conf.critic.pairs_per_batch} pair(s)", lengths.per_turn)
+    own = lengths.turn if lengths.per_turn else lengths.trained
+    step = training_step(critic, states=cri, rows=rows, length=c_len, positions=rows * own,
                          dtype=dtype, gradient_checkpointing=conf.gradient_checkpointing, sharded=sharded)
     add("sweet-rl/critic", {**step["parts"], "policy (held)": held_policy}, step["peak"] + held_policy,
-        f"{conf.critic.pairs_per_batch} pair(s): {rows} sequences of <= {c_len} tokens; the policy is built too")
+        f"{note}; the policy is built too")
     # candidates: n_candidates continuations of the longest context
     new = conf.candidate_max_new_tokens or conf.max_new_tokens
     context = lengths.trajectory - lengths.turn
@@ -471,19 +475,30 @@ def _sweet_rl_stages(cfg, conf, shapes, lengths, layout, n, pol, add, dtype, sha
     # scoring: no-grad critic (with its reference) and policy passes over pairs_per_batch candidates
     rows = conf.pairs_per_batch
     scoring = activation_bytes(critic, rows=rows, length=c_len, dtype=dtype, gradient_checkpointing=True) \
-        + logit_bytes(critic, positions=new, rows=rows, dtype=dtype, sharded=sharded, grad=False) \
+        + logit_bytes(critic, positions=rows * new, dtype=dtype, sharded=sharded, grad=False) \
         + cri["gathered"]
     add("sweet-rl/scoring", {"forward": scoring, "models (held)": held_policy + held_critic},
         scoring + held_policy + held_critic, f"{rows} candidate(s) per forward, critic then policy")
-    # policy DPO on step-level pairs: context + action; the chosen side scored at every token
+    # policy DPO on step-level pairs: context + action; the chosen side scored at every token. With
+    # stage files (the pipeline's) the critic is freed before this stage (SweetRL.release_critic).
     p_len = min(lengths.trajectory, conf.max_length)
-    rows = 2 * conf.pairs_per_batch
-    positions = p_len if conf.nll_scope == "sequence" and conf.nll_coef > 0 else new
-    step = training_step(policy, states=pol, rows=rows, length=p_len,
-                         positions=positions if sharded else positions * rows, dtype=dtype,
+    rows, note = _per_forward(2 * conf.pairs_per_batch, conf.rows_per_forward, p_len,
+                              f"{conf.pairs_per_batch} step pair(s)", False)
+    own = p_len if conf.nll_scope == "sequence" and conf.nll_coef > 0 else new
+    step = training_step(policy, states=pol, rows=rows, length=p_len, positions=rows * own, dtype=dtype,
                          gradient_checkpointing=conf.gradient_checkpointing, sharded=sharded)
-    add("sweet-rl/policy", {**step["parts"], "critic (held)": held_critic}, step["peak"] + held_critic,
-        f"{conf.pairs_per_batch} step pair(s) of <= {p_len} tokens; the critic is still built")
+    add("sweet-rl/policy", step["parts"], step["peak"],
+        f"{note}; the critic freed before this stage (its trained state in the stage files)")
+
+
+def _per_forward(n_rows: int, rows_per_forward: int | None, length: int, what: str, per_turn: bool) -> tuple[int, str]:
+    """Rows of one forward with grad, and the stage's note: ``what`` is ``n_rows`` sequences of up
+    to ``length`` tokens, ``rows_per_forward`` of them per forward (all when ``None``)."""
+    rows = n_rows if rows_per_forward is None else min(n_rows, rows_per_forward)
+    kind = " (one per agent turn)" if per_turn else ""
+    if rows == n_rows:
+        return rows, f"{what}: {n_rows} sequence(s){kind} padded to {length} tokens, in one forward"
+    return rows, f"{what}: {n_rows} sequences{kind} of <= {length} tokens, {rows} per forward"
 
 
 def memory_plan_table(plan: dict) -> str:

@@ -44,7 +44,7 @@ from .config import METHODS, PipelineConfig
 from .resume import (RESUME_FIELDS, changed_fields, check_resume, check_sampled_files, human_version_changed,
                      human_version_field, policy_server_changed, read_json_object, sampled_settings, seed_configs)
 from .stages import (base_policy, episodes_in_file, finished_methods, log, mark_finished, processes, run_stage_episodes,
-                     task_split, train_method, training_outcome)
+                     task_split, train_method, training_outcome, training_tokens)
 
 __all__ = ["run_pipeline"]
 
@@ -242,6 +242,10 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
     baselines = (zs, zs_sampled)
     distinct = sorted({float(r.get("reward") or 0.0) for r in rollouts})
     no_signal = None if len(distinct) > 1 else f"every rollout has reward {distinct[0] if distinct else 0.0:g} (no learning signal)"
+    # what each method will train on, against the ids the policy recorded (--strict-tokens: refused before any
+    # trains, the matched budget's SWEET-RL critic too)
+    tokens = training_tokens(cfg, [m for m in methods if m not in earlier], base, rollouts, out) \
+        if not no_signal else {}
     budgets = matched_plan(cfg, base, rollouts, out, [m for m in methods if m not in earlier]) \
         if cfg.matched_budget and not no_signal else {}
     for method in methods:
@@ -255,7 +259,8 @@ def _run_one_seed(cfg: PipelineConfig, *, preset: str, run_dir: str | None = Non
             rows.append(_row(method, 0.0, note=f"not trained: {no_signal}", kind=cfg.kind))
             log(f"{method} not trained: {no_signal}")
             continue
-        info = train_method(cfg, method, base, rollouts, out, budgets.get(method))
+        info = train_method(cfg, method, base, rollouts, out, budgets.get(method),
+                            tokens=tokens[method].counts() if method in tokens else None)
         train_info[method] = info
         if "skipped" in info:
             rows.append(_row(method, info["train_seconds"], note=f"not trained: {info['skipped']}", kind=cfg.kind))

@@ -25,7 +25,7 @@ from .config import METHODS, PipelineConfig, trainer_config
 
 __all__ = ["Processes", "base_policy", "episode_part", "episodes_in_file", "export_merged", "finished_methods", "log", "mark_finished",
            "merge_episode_parts", "policy_adapter", "processes", "run_stage_episodes", "task_split", "train_method",
-           "training_outcome"]
+           "training_outcome", "training_tokens"]
 
 #: ``derived_seed`` key of each process's sampling seed when several processes run episodes
 _PROCESS_STREAM = 0x9A57
@@ -249,11 +249,51 @@ def training_outcome(out: Path, method: str) -> dict | None:
 
 
 
+def training_tokens(cfg: PipelineConfig, methods: list[str], base: str, rollouts: list[dict], out: Path) -> dict:
+    """How each of ``methods`` will train the agent turns of ``rollouts`` against the token ids their
+    policy recorded: ``{method: TokenReport}``
+    (:func:`colbench.agents.tokenize.policy_token_report` with the method's trainer config: its
+    policy's tokenizer only, no model), each logged as ``train <method>: tokens: <summary>``, the line
+    ``colbench train`` prints. Methods whose training already finished in ``out`` are left out.
+
+    Raises:
+        UsageError: ``cfg.strict_tokens`` and some turn would be trained on a re-tokenization that
+            differs from, or cannot be checked against, what the policy saw (the message
+            ``colbench train --strict-tokens`` gives), before any method trains; or a malformed
+            ``tokens`` field, naming the rollout file's line and the field.
+    """
+    from colbench.agents.tokenize import TokenizationError, policy_token_report
+    from colbench_env.trajectories import read_jsonl
+
+    todo = [m for m in methods if training_outcome(out, m) is None]
+    if not todo:
+        return {}
+    path = Path(out) / "rollouts.jsonl"
+    lines = {rec.get("episode_id"): n for n, rec in read_jsonl(path, tolerate_partial_last_line=True)} \
+        if path.exists() else {}  # each episode's latest line
+    sources = [f"{path}:{lines.get(r.get('episode_id'), '?')}" for r in rollouts]
+    reports = {}
+    for m in todo:
+        try:
+            reports[m] = policy_token_report(rollouts, trainer_config(cfg, m, base), sources=sources)
+        except TokenizationError as e:
+            raise UsageError(str(e)) from None
+        log(f"train {m}: tokens: {reports[m].summary()}")
+    if cfg.strict_tokens:
+        for m, report in reports.items():
+            refusal = report.refusal(f"--strict-tokens ({m})")
+            if refusal:
+                raise UsageError(refusal)
+    return reports
+
+
 def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dict], out: Path,
-                 budget: dict | None = None) -> dict:
+                 budget: dict | None = None, tokens: dict | None = None) -> dict:
     """Train ``method`` on the rollouts; save the checkpoint and the merged policy (``out/ckpt/<method>``,
     ``out/models/<method>``). Resumes: a stage marked done returns its recorded outcome, trains nothing.
-    ``budget``: the matched budget's fields for this method (:func:`trainer_config`).
+    ``budget``: the matched budget's fields for this method (:func:`trainer_config`); ``tokens``: its
+    :func:`training_tokens` counts (:meth:`~colbench.agents.tokenize.TokenReport.counts`), kept in its
+    metrics as ``tokens``.
 
     Every process of a launch trains (the trainer shards); the trainer is freed before the main
     process exports the merged policy from the checkpoint (:func:`colbench_env.lm.models.export_model`,
@@ -297,6 +337,8 @@ def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dic
     if trained:
         if procs.main:
             export_merged(ckpt, model_dir)
+        if tokens is not None:
+            metrics = {**metrics, "tokens": tokens}
         info = {"method": method, "metrics": metrics, "train_seconds": time.perf_counter() - t0}
     if procs.main:
         mark_finished(out, method, info)
