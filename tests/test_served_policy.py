@@ -177,25 +177,27 @@ def colbench(*args):
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not available(), reason="transformers serve needs the 'serve' extra (fastapi, uvicorn, openai)")
-def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_path):
-    """SmolLM2 behind `transformers serve`, started in a run directory and asked for
+def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_path, tiny_model_dir):
+    """A tiny random Llama with SmolLM2's tokenizer and chat template (the suite's
+    :func:`tiny_model_dir`) behind `transformers serve`, started in a run directory and asked for
     `models/base` (loaded on first request, by path), plays `colbench run --agent openai` with 2
-    episodes in flight; the same episodes with the local SmolLM2 one at a time. Greedy decoding:
-    where the agent's texts match, the whole record (reward included) matches."""
-    from colbench_env.lm.smollm2 import smollm2_path
-
+    episodes in flight; the same episodes with the same model local (``--agent hf``) one at a time.
+    Greedy decoding: where the agent's texts match, the whole record (reward included) matches.
+    (Which model does not matter here, only that both paths run the same one: a 135M model only
+    made each turn cost seconds.)"""
+    tiny = tiny_model_dir()
     run_dir = tmp_path / "out"
     (run_dir / "models").mkdir(parents=True)
-    (run_dir / "models" / "base").symlink_to(smollm2_path(), target_is_directory=True)
+    (run_dir / "models" / "base").symlink_to(tiny, target_is_directory=True)
     name = served_model_name(run_dir / "models" / "base", run_dir)
     common = ["run", "--tasks", "generated:4:1:rate", "--episodes", 4, "--max-turns", 2, "--max-new-tokens", 24,
               "--prompt-style", "compact", "--json"]
     with TransformersServe(cwd=run_dir) as server:
         served = colbench(*common, "--agent", "openai", "--agent-base-url", server.url, "--agent-model", name,
                           "--episodes-in-flight", 2, "--out", tmp_path / "served.jsonl")
-    local = colbench(*common, "--agent", "smollm2", "--episodes-in-flight", 1, "--out", tmp_path / "local.jsonl")
+    local = colbench(*common, "--agent", "hf", "--agent-model", tiny, "--episodes-in-flight", 1,
+                     "--out", tmp_path / "local.jsonl")
     assert served["count"] == local["count"] == 4 and served["errors"] == 0
     by_id = {p: {r["episode_id"]: r for r in read_trajectories(tmp_path / f"{p}.jsonl")} for p in ("served", "local")}
 
@@ -204,6 +206,7 @@ def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_pat
 
     same = [k for k in by_id["local"] if texts(by_id["served"][k]) == texts(by_id["local"][k])]
     assert len(same) >= 3, [(texts(by_id["served"][k]), texts(by_id["local"][k])) for k in by_id["local"]]
+    assert any(t.strip() for k in same for t in texts(by_id["local"][k]))  # something was generated and compared
     for k in same:  # token ids: the local model's; transformers serve gives none, only its counts
         assert without_tokens(by_id["served"][k]) == without_tokens(by_id["local"][k])
         for a, b in zip(by_id["local"][k]["dialogue_history"], by_id["served"][k]["dialogue_history"]):
@@ -265,29 +268,29 @@ def test_pipeline_with_seeds_loads_each_trained_adapter_and_asks_for_it_by_name(
     assert json.loads((out / "config.json").read_text())["policy_base_url"] == server.url
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not available(), reason="transformers serve needs the 'serve' extra (fastapi, uvicorn, openai)")
-def test_pipeline_through_transformers_serve_equals_the_local_policy(tmp_path, capsys):
+def test_pipeline_through_transformers_serve_equals_the_local_policy(tmp_path, capsys, tiny_model_dir):
     """`colbench pipeline --policy-base-url`, --small-sized and tiny (2 train and 2 test tasks, one
-    method, SmolLM2): collection, zero-shot and the trained method's evaluation through
-    `transformers serve` started in the out-dir (it loads the base by its path, then `models/rft` on
-    the first request for it); training here (a strong rft step, so the trained policy's texts
-    differ from the base's). The same stages' episodes with the local SmolLM2
-    (:func:`run_stage_episodes` without the URL) on the same models: greedy decoding, so where
-    the agent's texts match the whole record (reward included) matches (measured: 5 of 5; 125-210 s
-    at a load of 5-10 on 2 shared cores)."""
+    method; the policy the suite's tiny random Llama with SmolLM2's tokenizer and chat template):
+    collection, zero-shot and the trained method's evaluation through `transformers serve` started
+    in the out-dir (it loads the base by its path, then `models/rft` on the first request for it);
+    training here (a strong rft step, so the trained policy's texts differ from the base's). The
+    same stages' episodes with the local policy (:func:`run_stage_episodes` without the URL) on the
+    same models: greedy decoding, so where the agent's texts match the whole record (reward
+    included) matches."""
     from colbench.pipeline import PipelineConfig, run_stage_episodes, task_split
     from colbench_env.rollout import episode_specs
 
     out = tmp_path / "out"
-    argv = ["--small", "--out-dir", out, "--n-train-tasks", 2, "--n-test-tasks", 2, "--rollouts-per-task", 1,
-            "--max-turns", 2, "--max-new-tokens", 32, "--rollout-temperature", 0, "--methods", "rft",
-            "--episodes-in-flight", 2, "--bootstrap-resamples", 100,
+    tiny = tiny_model_dir()
+    argv = ["--small", "--policy", tiny, "--out-dir", out, "--n-train-tasks", 2, "--n-test-tasks", 2,
+            "--rollouts-per-task", 1, "--max-turns", 2, "--max-new-tokens", 32, "--rollout-temperature", 0,
+            "--methods", "rft", "--episodes-in-flight", 2, "--bootstrap-resamples", 100,
             "--trainer-overrides", '{"rft": {"epochs": 2, "policy": {"learning_rate": 2e-3}}}']
-    cfg = PipelineConfig(out_dir=str(out), n_train_tasks=2, n_test_tasks=2, rollouts_per_task=1, max_turns=2,
-                         max_new_tokens=32, rollout_temperature=0.0, methods=("rft",), episodes_in_flight=2)
+    cfg = PipelineConfig(out_dir=str(out), policy=tiny, n_train_tasks=2, n_test_tasks=2, rollouts_per_task=1,
+                         max_turns=2, max_new_tokens=32, rollout_temperature=0.0, methods=("rft",), episodes_in_flight=2)
     train, test = task_split(cfg, "train"), task_split(cfg, "test")
-    # SmolLM2 solves none of these in 2 turns of 32 tokens: one successful rollout (the ground truth
+    # a random policy solves none of these: one successful rollout (the ground truth
     # as the answer) is already in the file, as if collected before an interruption, so rft trains
     _seed_success(out, cfg, train[0], episode_specs(2, n_tasks=2)[0])
     with TransformersServe(cwd=out) as server:
@@ -321,6 +324,6 @@ def test_pipeline_through_transformers_serve_equals_the_local_policy(tmp_path, c
         assert without_tokens(served[name][k]) == without_tokens(local[name][k])
         assert ({m["tokens"]["fingerprint"] for m in served[name][k]["dialogue_history"] if m["role"] == "assistant"}
                 == {m["tokens"]["fingerprint"] for m in local[name][k]["dialogue_history"] if m["role"] == "assistant"})
-    # the server played the trained policy, not the base: rft answers at once, as its one success did
+    # the server played the trained policy, not the base: the strong rft step changed its greedy texts
     zero_shot, rft = served["eval/zero-shot.jsonl"], served["eval/rft.jsonl"]
     assert any(texts(rft[k]) != texts(zero_shot[k]) for k in rft)

@@ -401,34 +401,61 @@ def _tokens_line(stderr: str) -> str:
     return line
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(1800)
+#: what :func:`save_asking_llama`'s policy says on each of its turns, then it ends the turn
+ASKING = "What rate do you charge per hour?"
+
+
+def save_asking_llama(directory, tasks: str, max_turns: int) -> str:
+    """A tiny Llama with SmolLM2's tokenizer and chat template, taught (:func:`tiny_models.fit_chats`,
+    a few seconds) to answer the compact prompt of each task of ``tasks`` with :data:`ASKING` and
+    its end-of-turn token: a policy that ends its turns itself, as SmolLM2 does, at a fraction of
+    its cost. Saved as a model directory (``transformers serve`` and ``--agent hf`` load it);
+    returns its path."""
+    from tiny_models import fit_chats
+
+    from colbench_env.prompting import format_agent_messages
+    from colbench_env.tasks import load_tasks
+
+    tok = smol()
+    chats = [format_agent_messages(t.problem_description, [], kind="backend", max_turns=max_turns, style="compact")
+             + [{"role": "assistant", "content": ASKING}] for t in load_tasks(tasks)]
+    model = tiny_llama(tok, hidden_size=64, max_position_embeddings=2048, bos_token_id=tok.bos_token_id,
+                       eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    assert fit_chats(model, tok, chats, steps=150, lr=5e-3) < 0.05  # it learnt the reply and its end token
+    model.save_pretrained(directory)
+    tok.save_pretrained(directory)
+    return str(directory)
+
+
 def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(tmp_path):
-    """SmolLM2 behind the real ``transformers serve`` (which refuses ``return_token_ids`` with HTTP 422
-    and answers no log-probs): ``colbench run --agent openai`` records each turn's token counts
-    (the served model's tokenizer named, so also its fingerprint), no ids; the same episodes with the
-    local SmolLM2 record the ids, and the server's counts are their lengths. ``colbench train rft``
-    on the served records re-tokenizes, trains, and says how many turns differ from what the policy
-    saw (``--strict-tokens``: one line, exit 2, nothing written); on the local ones it would train the
-    ids and says how many re-tokenizing would change (its report, without training). Prints the
-    record size growth. (96 new tokens: SmolLM2 ends every turn itself; ~10 min on 2 loaded cores.)"""
+    """A policy with SmolLM2's tokenizer and chat template that ends its turns itself (a tiny Llama
+    taught one question: :func:`save_asking_llama`) behind the real ``transformers serve`` (which
+    refuses ``return_token_ids`` with HTTP 422 and answers no log-probs): ``colbench run --agent
+    openai`` records each turn's token counts (SmolLM2's tokenizer named, so also its fingerprint),
+    no ids; the same episodes with the same model local record the ids, and the server's counts are
+    their lengths. ``colbench train rft`` on the served records re-tokenizes, trains, and says how
+    many turns differ from what the policy saw (``--strict-tokens``: one line, exit 2, nothing
+    written); on the local ones it would train the ids and says how many re-tokenizing would change
+    (its report, without training): at least every turn the policy ended, whose end token the
+    template follows with a newline the policy never emitted. What is recorded, tokenized, counted
+    and said depends on the tokenizer and on where turns end, not on the weights: SmolLM2 itself made
+    this test cost minutes (and time out under load). Prints the record size growth."""
     import re
 
+    from transformers import AutoTokenizer
     from transformers_serve import TransformersServe, available
 
     if not available():
         pytest.skip("transformers serve needs the 'serve' extra (fastapi, uvicorn, openai)")
-    from colbench_env.lm.smollm2 import smollm2_path
-
     run_dir = tmp_path / "out"
-    (run_dir / "models").mkdir(parents=True)
-    (run_dir / "models" / "base").symlink_to(smollm2_path(), target_is_directory=True)
-    common = ["run", "--tasks", "generated:2:1:rate", "--episodes", 2, "--max-turns", 2, "--max-new-tokens", 96,
+    policy = save_asking_llama(run_dir / "models" / "base", "generated:2:1:rate", max_turns=2)
+    assert tokenizer_fingerprint(AutoTokenizer.from_pretrained(policy)) == tokenizer_fingerprint(smol())
+    common = ["run", "--tasks", "generated:2:1:rate", "--episodes", 2, "--max-turns", 2, "--max-new-tokens", 24,
               "--prompt-style", "compact", "--json"]
     with TransformersServe(cwd=run_dir) as server:
         _colbench(*common, "--agent", "openai", "--agent-base-url", server.url, "--agent-model", "models/base",
                   "--agent-kwargs", '{"tokenizer": "smollm2"}', "--out", tmp_path / "served.jsonl")
-    _colbench(*common, "--agent", "smollm2", "--out", tmp_path / "local.jsonl")
+    _colbench(*common, "--agent", "hf", "--agent-model", policy, "--out", tmp_path / "local.jsonl")
     served = {r["episode_id"]: r for r in read_trajectories(tmp_path / "served.jsonl")}
     local = {r["episode_id"]: r for r in read_trajectories(tmp_path / "local.jsonl")}
     fp = tokenizer_fingerprint(smol())
@@ -445,16 +472,16 @@ def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(
                 (t,) = [t for t, m in zip(full, [m for m in rec["dialogue_history"] if m["role"] == "assistant"]) if m is a]
                 assert (b["tokens"]["n_prompt"], b["tokens"]["n_completion"]) == (len(t.prompt_ids), len(t.completion_ids))
     assert same_text >= 3 and n_stop >= 1
-    train = ["train", "rft", "--model", "smollm2", "--config-json",
-             '{"success_threshold": 0.0, "max_length": 1024, "sequences_per_batch": 2}']
-    refused = _colbench(*train, "--trajectories", tmp_path / "served.jsonl", "--out", tmp_path / "strict",
-                        "--strict-tokens", check=False)
+    train = ["train", "rft", "--config-json", '{"success_threshold": 0.0, "max_length": 1024, "sequences_per_batch": 2}']
+    refused = _colbench(*train, "--model", "smollm2", "--trajectories", tmp_path / "served.jsonl",
+                        "--out", tmp_path / "strict", "--strict-tokens", check=False)
     assert refused.returncode == 2 and not (tmp_path / "strict").exists()
     (err,) = refused.stderr.strip().splitlines()[-1:]
     assert re.fullmatch(r"colbench train: error: --strict-tokens: (\d+) of \1 agent turns would be trained on a "
                         r"re-tokenization .* \(first: .*served\.jsonl:1 agent turn 0: .*\); collect .*", err), err
     n_turns = sum(m["role"] == "assistant" for r in served.values() for m in r["dialogue_history"])
-    line = _tokens_line(_colbench(*train, "--trajectories", tmp_path / "served.jsonl", "--out", tmp_path / "ck1").stderr)
+    line = _tokens_line(_colbench(*train, "--model", policy, "--trajectories", tmp_path / "served.jsonl",
+                                  "--out", tmp_path / "ck1").stderr)
     m = re.fullmatch(rf"colbench train: tokens: {n_turns} agent turns: 0 trained on the token ids the policy recorded; "
                      rf"{n_turns} re-tokenized: (\d+) differ from what the policy saw, 0 the same, (\d+) unchecked "
                      r"\(no token ids recorded\)", line)
@@ -470,8 +497,8 @@ def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(
     without = sum(len(json.dumps({**r, "dialogue_history": [{k: v for k, v in e.items() if k != "tokens"}
                                                             for e in r["dialogue_history"]]}, ensure_ascii=False)) + 1
                   for r in local.values())
-    print(f"\nSmolLM2, compact prompt, {n_turns} turns ({n_stop} ended by the policy): re-tokenizing would change "
-          f"{report.would_differ}; served: {line}; record size {without} -> {with_tokens} bytes (x{with_tokens / without:.2f})")
+    print(f"\nSmolLM2's tokenizer, compact prompt, {n_turns} turns ({n_stop} ended by the policy): re-tokenizing "
+          f"would change {report.would_differ}; served: {line}; record size {without} -> {with_tokens} bytes (x{with_tokens / without:.2f})")
 
 
 def _pipeline_rollouts(cfg, tok, evaluator) -> list[dict]:
