@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from colbench.pipeline import PipelineConfig
 from studies.frontend_small import control
 
 SEEDS = sorted((d.name for d in control.OUT.glob("seed-*") if (d / "stats.md").exists()), key=lambda n: int(n[5:]))
@@ -17,9 +18,12 @@ def test_the_control_is_the_study_but_for_multi_turn_dpos_epochs_and_nll(tmp_pat
     cfg = control.control_config(0, tmp_path)
     ran = json.loads((control.HERE / "seed-0" / "config.json").read_text())
     now = json.loads(json.dumps(dataclasses.asdict(dataclasses.replace(cfg, seeds=(), seed=0))))
-    differ = {k for k in set(ran) | set(now) if ran.get(k) != now.get(k)}
-    assert differ == {"out_dir", "methods", "trainer_overrides", "human_version", "matched_budget"}
-    assert now["methods"] == ["mt-dpo"] and now["matched_budget"] is False
+    defaults = json.loads(json.dumps(dataclasses.asdict(PipelineConfig())))
+    added = set(now) - set(ran)  # fields PipelineConfig gained after the run: at their defaults, as it ran
+    assert added <= {"matched_budget", "strict_tokens"} and all(now[k] == defaults[k] for k in added), added
+    differ = {k for k in set(ran) | set(now) if ran.get(k) != now.get(k)} - added
+    assert differ == {"out_dir", "methods", "trainer_overrides", "human_version"}
+    assert now["methods"] == ["mt-dpo"] and now["matched_budget"] is False and now["strict_tokens"] is False
     want = dict(ran["trainer_overrides"], **{"mt-dpo": dict(ran["trainer_overrides"]["mt-dpo"], epochs=1, nll_coef=0.01)})
     assert now["trainer_overrides"] == want
 

@@ -205,7 +205,7 @@ def _assert_ran_with(cfg, seed_dir: Path, per_run: tuple) -> None:
     ran = json.loads((seed_dir / "config.json").read_text())
     defaults = json.loads(json.dumps(dataclasses.asdict(PipelineConfig())))
     added = set(now) - set(ran)
-    assert added <= {"matched_budget"} and all(now[k] == defaults[k] for k in added), added
+    assert added <= {"matched_budget", "strict_tokens"} and all(now[k] == defaults[k] for k in added), added
     assert {k: v for k, v in now.items() if k not in per_run and k not in added} \
         == {k: v for k, v in ran.items() if k not in per_run}
 
