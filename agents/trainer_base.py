@@ -579,7 +579,7 @@ class TrainableLM:
         mask as a boolean ``(B, L)`` tensor: transformers flattens the kept hidden states to
         ``(trained positions, hidden)``), so the logits are ``(sum of the rows' trained positions,
         vocab)``, never ``(rows, positions some row trains, vocab)``. The last hidden states come from
-        the decoder's output (a forward hook, as :meth:`_last_hidden`). A model whose forward does not
+        the decoder's output (:meth:`_decoder_output`). A model whose forward does not
         take a boolean mask falls back to the positions some row trains (``logits_to_keep`` columns)."""
         ids, mask = batch["input_ids"], batch["loss_mask"]
         keep = torch.zeros(ids.shape, dtype=torch.bool, device=ids.device)
@@ -587,33 +587,19 @@ class TrainableLM:
         rows, cols = keep.nonzero(as_tuple=True)
         ctx = self.reference() if reference else contextlib.nullcontext()
         unwrapped = self.accelerator.unwrap_model(net)
-        base = unwrapped.get_base_model() if hasattr(unwrapped, "get_base_model") else unwrapped
-        try:
-            decoder = base.get_decoder()
-        except (AttributeError, NotImplementedError, TypeError, ValueError):
-            decoder = None
-        seen: list[torch.Tensor] = []
-
-        def grab(_module, _args, output):
-            seen.append(output[0] if isinstance(output, tuple) else output.last_hidden_state)
-
-        hook = decoder.register_forward_hook(grab) if isinstance(decoder, torch.nn.Module) and decoder is not base else None
-        try:
-            with ctx:
-                kwargs = dict(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
-                              output_hidden_states=hook is None)
-                try:
-                    out = net(**kwargs, logits_to_keep=keep if self._per_row_logits else keep.any(0).nonzero().squeeze(1))
-                except (IndexError, RuntimeError, TypeError):
-                    if not self._per_row_logits:
-                        raise
-                    self._per_row_logits = False  # no boolean logits_to_keep: the columns some row trains
+        with self._decoder_output(unwrapped) as seen, ctx:
+            kwargs = dict(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
+                          output_hidden_states=seen is None)
+            try:
+                out = net(**kwargs, logits_to_keep=keep if self._per_row_logits else keep.any(0).nonzero().squeeze(1))
+            except (IndexError, RuntimeError, TypeError):
+                if not self._per_row_logits:
+                    raise
+                self._per_row_logits = False  # no boolean logits_to_keep: the columns some row trains
+                if seen is not None:
                     seen.clear()
-                    out = net(**kwargs, logits_to_keep=keep.any(0).nonzero().squeeze(1))
-        finally:
-            if hook is not None:
-                hook.remove()
-        hidden = seen[-1] if hook is not None else out.hidden_states[-1]
+                out = net(**kwargs, logits_to_keep=keep.any(0).nonzero().squeeze(1))
+        hidden = seen[-1] if seen is not None else out.hidden_states[-1]
         logits = out.logits.float()
         if temperature != 1.0:
             logits = logits / temperature
@@ -630,21 +616,21 @@ class TrainableLM:
         return full.index_copy(1, union, lp) * mask, hidden
 
     @staticmethod
-    def _last_hidden(net, unwrapped, ids: torch.Tensor, attention_mask: torch.Tensor):
-        """``(output, last hidden states)`` of one forward with ``logits_to_keep=1``. The last hidden
-        states are taken from the decoder's output by a forward hook, so the per-layer hidden states
-        (``output_hidden_states=True``: ``layers + 1`` tensors of ``(B, L, H)``, 2.2 GB for an 8B
-        model's no-grad pass over 8,192 tokens) are never collected; models without ``get_decoder``
-        fall back to ``output_hidden_states``."""
+    @contextlib.contextmanager
+    def _decoder_output(unwrapped):
+        """Within the block, a list that a forward hook appends the decoder's output (the last hidden
+        states) to, so that the per-layer hidden states (``output_hidden_states=True``: ``layers + 1``
+        tensors of ``(B, L, H)``, 2.2 GB for an 8B model's no-grad pass over 8,192 tokens) need not be
+        collected; ``None`` for a model without a separate decoder (``get_decoder``): ask for
+        ``output_hidden_states`` then."""
         base = unwrapped.get_base_model() if hasattr(unwrapped, "get_base_model") else unwrapped
         try:
             decoder = base.get_decoder()
-        except (AttributeError, NotImplementedError, TypeError, ValueError):
+        except (AttributeError, NotImplementedError, TypeError, ValueError):  # no get_decoder, or none to give
             decoder = None
         if not isinstance(decoder, torch.nn.Module) or decoder is base:
-            out = net(input_ids=ids, attention_mask=attention_mask, use_cache=False, output_hidden_states=True,
-                      logits_to_keep=1)
-            return out, out.hidden_states[-1]
+            yield None
+            return
         seen: list[torch.Tensor] = []
 
         def grab(_module, _args, output):
@@ -652,10 +638,18 @@ class TrainableLM:
 
         handle = decoder.register_forward_hook(grab)
         try:
-            out = net(input_ids=ids, attention_mask=attention_mask, use_cache=False, logits_to_keep=1)
+            yield seen
         finally:
             handle.remove()
-        return out, seen[-1]
+
+    @staticmethod
+    def _last_hidden(net, unwrapped, ids: torch.Tensor, attention_mask: torch.Tensor):
+        """``(output, last hidden states)`` of one forward with ``logits_to_keep=1``, the hidden states
+        from the decoder's output (:meth:`_decoder_output`)."""
+        with TrainableLM._decoder_output(unwrapped) as seen:
+            out = net(input_ids=ids, attention_mask=attention_mask, use_cache=False, output_hidden_states=seen is None,
+                      logits_to_keep=1)
+        return out, (seen[-1] if seen is not None else out.hidden_states[-1])
 
     # --- optimisation ------------------------------------------------------------------------
     def train(self) -> None:
