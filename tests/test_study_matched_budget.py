@@ -82,3 +82,22 @@ def test_budget_json_is_the_seeds_training_records():
     for arms in run.budget_json(STUDY).values():
         assert set(arms) == set(run.ARMS)
         assert len({json.dumps(b, sort_keys=True) for b in arms.values()}) == 1  # one budget for all four
+
+
+def test_a_seed_resumes_past_trainer_settings_added_at_their_default_and_refuses_a_changed_one():
+    """A setting added to a trainer config after a seed started (``rows_per_forward``) is at its
+    default: the seed ran as it does now and resumes; a changed setting, or an added one that is not
+    at its default, refuses."""
+    from colbench.agents.mt_dpo import MultiTurnDPOConfig
+
+    now = run._as_json(MultiTurnDPOConfig(rows_per_forward=None).to_dict())
+    default = run._as_json(MultiTurnDPOConfig().to_dict())
+    old = {k: v for k, v in now.items() if k != "rows_per_forward"}
+    assert run._without_added(old, now, default) == old
+    assert run._without_added(old, {**now, "rows_per_forward": 2}, default) != old
+    assert run._without_added({**old, "beta": 0.5}, now, default) != {**old, "beta": 0.5}
+    nested = {"policy": dict(now["policy"])}
+    assert "learning_rate" in nested["policy"]
+    less = {"policy": {k: v for k, v in now["policy"].items() if k != "learning_rate"}}
+    assert run._without_added(less, nested, {"policy": default["policy"]}) == \
+        (less if now["policy"]["learning_rate"] == default["policy"]["learning_rate"] else nested)

@@ -104,6 +104,18 @@ def write_json(path: Path, data) -> None:
     tmp.replace(path)
 
 
+def _as_json(value):
+    return json.loads(json.dumps(value, default=str))
+
+
+def _without_added(old, now, default):
+    """``now`` without the settings ``old`` lacks whose value is ``default``'s: a field added to a
+    trainer config after a seed started, at its default, ran as the seed did (it did not exist)."""
+    if not (isinstance(old, dict) and isinstance(now, dict) and isinstance(default, dict)):
+        return now
+    return {k: _without_added(old[k], v, default.get(k)) if k in old else v
+            for k, v in now.items() if k in old or k not in default or v != default[k]}
+
 class Seed:
     """Everything one seed of the study reads and writes."""
 
@@ -421,8 +433,12 @@ class Seed:
         path = self.dir / "config.json"
         if path.exists():
             old = json.loads(path.read_text())
+            defaults = {"mt-dpo": type(self.mt_dpo)().to_dict(), "sweet-rl": type(self.sweet)().to_dict()}
             for k in ("seed", "policy_sha256", "mc_continuations", "mt-dpo", "sweet-rl"):
-                if json.loads(json.dumps(old.get(k), default=str)) != json.loads(json.dumps(conf[k], default=str)):
+                now = _as_json(conf[k])
+                if k in defaults:  # a setting added to the trainer since the seed started: at its default
+                    now = _without_added(_as_json(old.get(k)), now, _as_json(defaults[k]))
+                if _as_json(old.get(k)) != now:
                     raise SystemExit(f"{path}: field {k!r} differs from this run's; use another seed folder")
         else:
             write_json(path, conf)
