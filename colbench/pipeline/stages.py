@@ -333,7 +333,7 @@ def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dic
         trained = True
     finally:
         del trainer
-        release_memory()
+        release_memory(stage_end=True)
     if trained:
         if procs.main:
             export_merged(ckpt, model_dir)
@@ -366,4 +366,4 @@ def export_merged(ckpt: Path, model_dir: Path) -> None:
 
     with loaded_whole():
         export_model(ckpt, model_dir)
-    release_memory()
+    release_memory(stage_end=True)
