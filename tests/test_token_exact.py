@@ -656,6 +656,29 @@ def test_pipeline_prints_and_keeps_each_methods_token_counts_and_strict_tokens_r
         assert f"| {m} | {row} |" in stats.splitlines(), stats
 
 
+def test_the_pipeline_loads_a_policys_tokenizer_once_for_every_methods_token_counts(tmp_path, evaluator,
+                                                                                    tiny_model_dir, monkeypatch):
+    """training_tokens: one tokenizer load for the methods of one policy, each method's report the one
+    policy_token_report gives it with a tokenizer of its own."""
+    import colbench_env.lm.models as models
+    from colbench.agents.tokenize import policy_token_report
+    from colbench.pipeline import PipelineConfig, trainer_config
+    from colbench.pipeline.stages import training_tokens
+
+    methods = ("rft", "mt-dpo", "grpo")
+    cfg = PipelineConfig(out_dir=str(tmp_path / "p"), policy=tiny_model_dir(), n_train_tasks=2, n_test_tasks=1,
+                         rollouts_per_task=2, max_turns=1, methods=methods)
+    records = _pipeline_rollouts(cfg, smol(), evaluator)
+    sources = [f"{tmp_path / 'p' / 'rollouts.jsonl'}:?"] * len(records)
+    alone = {m: vars(policy_token_report(records, trainer_config(cfg, m, cfg.policy), sources=sources)) for m in methods}
+    assert alone["rft"]["recorded"] == 2  # the records' own ids are used
+    loads = []
+    real = models.load_tokenizer
+    monkeypatch.setattr(models, "load_tokenizer", lambda *a, **k: loads.append(a) or real(*a, **k))
+    reports = training_tokens(cfg, list(methods), cfg.policy, records, tmp_path / "p")
+    assert len(loads) == 1 and {m: vars(r) for m, r in reports.items()} == alone
+
+
 # --------------------------------------------------------------------------- recorded log-probs (PPO, GRPO)
 RATE_TASK = {"task_id": "t0", "problem_description": "Write f(x) that returns my number.",
              "ground_truth": "def f(x):\n    return x + 7", "test_cases": {"test1": "f(1)"}}

@@ -263,6 +263,7 @@ def training_tokens(cfg: PipelineConfig, methods: list[str], base: str, rollouts
             ``tokens`` field, naming the rollout file's line and the field.
     """
     from colbench.agents.tokenize import TokenizationError, policy_token_report
+    from colbench_env.lm.models import load_tokenizer, resolve_model
     from colbench_env.trajectories import read_jsonl
 
     todo = [m for m in methods if training_outcome(out, m) is None]
@@ -273,9 +274,14 @@ def training_tokens(cfg: PipelineConfig, methods: list[str], base: str, rollouts
         if path.exists() else {}  # each episode's latest line
     sources = [f"{path}:{lines.get(r.get('episode_id'), '?')}" for r in rollouts]
     reports = {}
+    tokenizers: dict[str, Any] = {}  # one load per policy (every method's is the base policy's)
     for m in todo:
+        conf = trainer_config(cfg, m, base)
+        name = str(conf.policy.model_name_or_path)
+        if name not in tokenizers:
+            tokenizers[name] = load_tokenizer(resolve_model(name, option="policy.model_name_or_path"))
         try:
-            reports[m] = policy_token_report(rollouts, trainer_config(cfg, m, base), sources=sources)
+            reports[m] = policy_token_report(rollouts, conf, sources=sources, tokenizer=tokenizers[name])
         except TokenizationError as e:
             raise UsageError(str(e)) from None
         log(f"train {m}: tokens: {reports[m].summary()}")
