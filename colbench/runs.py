@@ -29,10 +29,12 @@ pipeline or of critic-ranking), :func:`policy_agent`, :func:`resolve_policy` and
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sys
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -693,9 +695,10 @@ def run_policy_episodes(env_id: str, tasks: list, make_policy: Callable[[], Any]
     these ids), played by the policy ``make_policy`` builds against the built-in simulator
     ``simulator`` and appended to ``out`` (:func:`run_to_file`: resumes, and builds nothing when
     every episode is already there); returns their records. Answers are scored in a 2-worker sandbox
-    pool, pages rendered by 2 Chromium drivers (:func:`scoring_pool`). The memory the episodes used
-    is handed back afterwards (:func:`colbench_env.lm.heap.release_memory`, a stage's end). A stage of the pipeline
-    (:func:`colbench.pipeline.run_stage_episodes`) or of critic-ranking.
+    pool, pages rendered by 2 Chromium drivers (:func:`scoring_pool`, started with the first episode
+    to run: none for a stage whose episodes are all in ``out``). The memory the episodes used is
+    handed back afterwards (:func:`colbench_env.lm.heap.release_memory`, a stage's end). A stage of
+    the pipeline (:func:`colbench.pipeline.run_stage_episodes`) or of critic-ranking.
 
     Raises:
         EpisodesFailed: some episodes ended with an error (the agent's or the human's server failed);
@@ -711,11 +714,20 @@ def run_policy_episodes(env_id: str, tasks: list, make_policy: Callable[[], Any]
     specs = [s for s in episode_specs(len(tasks) * repeats, n_tasks=len(tasks), seed=seed, repeats=repeats)
              if only is None or s.episode_id in only]
     sim = make_simulator(simulator, kind=kind, **(simulator_kwargs or {}))
+    pool = contextlib.ExitStack()
+    shared: list[dict] = []  # the scoring pool's env arguments, once the first env is made
+    lock = threading.Lock()
+
+    def make_env():
+        with lock:  # the pool starts with the first episode to run (none: no Chromium is started)
+            if not shared:
+                shared.append(pool.enter_context(scoring_pool(kind, semantics=semantics, similarity=similarity)))
+        return gym.make(env_id, tasks=tasks, simulator=sim, max_turns=max_turns, **shared[0])
+
     try:
-        with scoring_pool(kind, semantics=semantics, similarity=similarity) as shared:
-            records = run_to_file(lambda: gym.make(env_id, tasks=tasks, simulator=sim, max_turns=max_turns, **shared),
-                                  make_policy, specs, out, episodes_in_flight=episodes_in_flight, desc=desc,
-                                  max_turns=max_turns)
+        with pool:
+            records = run_to_file(make_env, make_policy, specs, out, episodes_in_flight=episodes_in_flight,
+                                  desc=desc, max_turns=max_turns)
     finally:
         sim.close()
         release_memory(stage_end=True)

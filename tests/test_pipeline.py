@@ -521,3 +521,32 @@ def test_an_invocation_with_some_methods_or_seeds_reports_the_whole_directory(tm
     # each invocation left a line saying which code ran (colbench.provenance)
     log = [json.loads(x) for x in (out / "invocations.jsonl").read_text().splitlines()]
     assert [x["command"] for x in log] == ["pipeline"] * 5 and all("git_commit" in x for x in log)
+
+
+def test_a_stage_whose_episodes_are_all_written_starts_no_scoring_pool(tmp_path, monkeypatch):
+    """run_policy_episodes starts its scoring pool (a frontend's Chromium drivers, a backend's
+    sandbox) with the first episode it runs: a resumed stage with nothing left starts none, and
+    returns the same records."""
+    import colbench.runs as runs
+    from colbench.agents.base import ScriptedAgent
+    from colbench_env.tasks import load_tasks
+
+    pools = []
+    real = runs.scoring_pool
+
+    def counted(*a, **k):
+        pools.append(a)
+        return real(*a, **k)
+
+    monkeypatch.setattr(runs, "scoring_pool", counted)
+    tasks, out = load_tasks("generated:2:1:rate"), tmp_path / "e.jsonl"
+
+    def stage(only=None):
+        return runs.run_policy_episodes("ColBench-Backend-v0", tasks, ScriptedAgent, out, max_turns=2,
+                                        episodes_in_flight=2, desc="eval", only=only)
+
+    first = stage(only={"0"})  # one of the two episodes
+    assert len(first) == 1 and len(pools) == 1
+    both = stage()  # the other one runs: a pool again
+    assert len(both) == 2 and len(pools) == 2 and both[0] == first[0]
+    assert stage() == both and len(pools) == 2  # nothing left: no pool
