@@ -344,19 +344,23 @@ def tok():
 
 @pytest.fixture(scope="session")
 def tiny_model_dir(tok, tmp_path_factory):
-    """``tiny_model_dir(seed=0, hidden_size=32)``: the path of a saved tiny random Llama with SmolLM2's
-    tokenizer (:func:`tiny_models.save_tiny_llama`), made once per session and settings: the one
-    model directory the trainers, the pipeline and the launches load. Read-only: a test that changes
-    a model copies it first."""
-    from tiny_models import save_tiny_llama
+    """``tiny_model_dir(seed=0, hidden_size=32, tokenizer="smollm2")``: the path of a saved tiny random
+    Llama (:func:`tiny_models.save_tiny_llama`) with SmolLM2's tokenizer, or with ``tokenizer="small"``
+    :func:`tiny_models.small_tokenizer` (2k ids, ChatML: a model whose logits cost ~25x less, for
+    tests whose property does not depend on SmolLM2's own tokenizer), made once per session and
+    settings: the one model directory the trainers, the pipeline and the launches load. Read-only:
+    a test that changes a model copies it first."""
+    from tiny_models import save_tiny_llama, small_tokenizer
 
-    made: dict[tuple[int, int], str] = {}
+    made: dict[tuple[int, int, str], str] = {}
 
-    def get(seed: int = 0, hidden_size: int = 32) -> str:
-        if (seed, hidden_size) not in made:
-            made[seed, hidden_size] = save_tiny_llama(tmp_path_factory.mktemp(f"tiny-{seed}-{hidden_size}"), tok,
-                                                      seed, hidden_size)
-        return made[seed, hidden_size]
+    def get(seed: int = 0, hidden_size: int = 32, tokenizer: str = "smollm2") -> str:
+        key = (seed, hidden_size, tokenizer)
+        if key not in made:
+            tokenizers = {"smollm2": lambda: tok, "small": small_tokenizer}
+            made[key] = save_tiny_llama(tmp_path_factory.mktemp(f"tiny-{seed}-{hidden_size}-{tokenizer}"),
+                                        tokenizers[tokenizer](), seed, hidden_size)
+        return made[key]
 
     return get
 

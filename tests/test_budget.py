@@ -135,6 +135,14 @@ def test_stats_md_prints_the_budget_table_and_flags_differences(tmp_path):
 
 
 # ---- trainers: budgets counted at the optimiser --------------------------------------------------
+@pytest.fixture(scope="module")
+def model_dir(tiny_model_dir):
+    """The suite's tiny Llama (hidden size 64) over the small tokenizer (:func:`tiny_models.small_tokenizer`):
+    budgets are counted the same over any tokenizer, and its logits cost ~25x less than
+    over SmolLM2's 49,152 ids."""
+    return tiny_model_dir(0, 64, "small")
+
+
 class StepCounter:
     """Counts the torch optimiser's steps with its own post-step hook (independent of the trainers'
     counters)."""
@@ -234,13 +242,12 @@ def test_matched_preference_methods_take_equal_pairs_and_steps(model_dir, tmp_pa
     assert m_again["loss"] == pytest.approx(m_mt["loss"], abs=1e-6)
 
 
-def test_pipeline_matched_budget_trains_every_method_for_the_same_steps(tmp_path, monkeypatch):
+def test_pipeline_matched_budget_trains_every_method_for_the_same_steps(tmp_path, monkeypatch, tiny_model_dir):
     """``colbench pipeline --matched-budget`` on a tiny model: the preference methods train on the
     same number of pairs (the smaller count), every method for the same number of optimiser steps,
     counted by a hook on each trainer's policy optimiser; stats.md's budget table is the one computed
     here from the metrics files; a rerun keeps the plan (budget_plan.json)."""
     import gymnasium as gym
-    from tiny_models import save_tiny_llama, smollm2_tokenizer
 
     from colbench.agents.trainer_base import LMTrainer
     from colbench.pipeline import PipelineConfig, run_pipeline, task_split
@@ -249,7 +256,7 @@ def test_pipeline_matched_budget_trains_every_method_for_the_same_steps(tmp_path
     from colbench_env.rollout import episode_specs
     from colbench_env.trajectories import append_jsonl
 
-    model = save_tiny_llama(tmp_path / "tiny", smollm2_tokenizer(), hidden_size=32)
+    model = tiny_model_dir(0, 32, "small")
     small = {"max_length": 512}
     cfg = PipelineConfig(out_dir=str(tmp_path / "m"), policy=model, n_train_tasks=2, n_test_tasks=1,
                          rollouts_per_task=3, max_turns=1, max_new_tokens=8, episodes_in_flight=4, matched_budget=True,

@@ -18,6 +18,14 @@ from test_sweet_rl_stages import _config, _lines
 DATA = [GOOD, BAD, MID]
 
 
+@pytest.fixture(scope="module")
+def model_dir(tiny_model_dir):
+    """The suite's tiny Llama (hidden size 64) over the small tokenizer (:func:`tiny_models.small_tokenizer`):
+    the candidates' requests and files do not depend on the tokenizer, and its logits
+    cost ~25x less than over SmolLM2's 49,152 ids."""
+    return tiny_model_dir(0, 64, "small")
+
+
 def _chat_requests(server):
     return [r for r in server.state.requests if "messages" in r]
 

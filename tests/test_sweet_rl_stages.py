@@ -10,6 +10,14 @@ from colbench.agents.sweet_rl import StageFiles, StageMismatch, SweetRL, SweetRL
 from samples import BAD, GOOD, MID
 
 
+@pytest.fixture(scope="module")
+def model_dir(tiny_model_dir):
+    """The suite's tiny Llama (hidden size 64) over the small tokenizer (:func:`tiny_models.small_tokenizer`):
+    what is checked here does not depend on the tokenizer, and its logits cost ~25x
+    less than over SmolLM2's 49,152 ids."""
+    return tiny_model_dir(0, 64, "small")
+
+
 def _config(model_dir, **kw):
     return SweetRLConfig(**{"policy": {"model_name_or_path": model_dir, "learning_rate": 1e-3},
                             "critic": {"learning_rate": 1e-3}, "n_candidates": 4, "pairs_per_state": 2,

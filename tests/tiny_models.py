@@ -34,6 +34,36 @@ def tiny_bpe_tokenizer(chat_template: str, vocab_size: int = 400, corpus=None):
     return tok
 
 
+#: ChatML (SmolLM2's and Qwen's turn format, without SmolLM2's default system prompt)
+CHATML = ("{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}"
+          "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
+
+
+def small_tokenizer(vocab_size: int = 2048, chat_template: str = CHATML):
+    """A :func:`tiny_bpe_tokenizer` of ``vocab_size`` ids (ChatML's special tokens, ``chat_template``)
+    trained on the texts the tests' policies see -- the agent instructions of both kinds and prompt
+    styles, generated backend and frontend tasks (requests, code, pages), :mod:`samples`'s
+    dialogues -- so it splits them into about as many tokens as SmolLM2's 49,152-id tokenizer does,
+    while a tiny model over it computes ~25x smaller logits (the bulk of a tiny model's cost). For
+    tests whose property does not depend on SmolLM2's own tokenizer. Deterministic; ~0.1 s."""
+    import json
+
+    import samples
+    from colbench_env.generator import generate_tasks
+    from colbench_env.generator.frontend import generate_frontend_tasks
+    from colbench_env.prompting import (BACKEND_AGENT_INSTRUCTIONS, COMPACT_BACKEND_AGENT_INSTRUCTIONS,
+                                        COMPACT_FRONTEND_AGENT_INSTRUCTIONS, FRONTEND_AGENT_INSTRUCTIONS)
+
+    corpus = [BACKEND_AGENT_INSTRUCTIONS, COMPACT_BACKEND_AGENT_INSTRUCTIONS, FRONTEND_AGENT_INSTRUCTIONS,
+              COMPACT_FRONTEND_AGENT_INSTRUCTIONS]
+    for t in generate_tasks(24, 1) + generate_tasks(12, 2):
+        corpus += [t.problem_description, t.ground_truth, json.dumps(t.extra.get("generator", {}))]
+    for t in generate_frontend_tasks(6, 1, family="mini") + generate_frontend_tasks(4, 1):
+        corpus += [t.problem_description, t.ground_truth, t.extra["generic_solution"]]
+    corpus += [json.dumps(v) for k, v in vars(samples).items() if k.isupper() and isinstance(v, (dict, list))]
+    return tiny_bpe_tokenizer(chat_template, vocab_size=vocab_size, corpus=corpus)
+
+
 def tiny_llama(tokenizer, seed: int = 0, hidden_size: int = 64, **config):
     """A 2-layer Llama over ``tokenizer``'s vocabulary, seeded (``config``: more LlamaConfig fields)."""
     from transformers import LlamaConfig, LlamaForCausalLM
