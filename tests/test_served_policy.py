@@ -182,14 +182,14 @@ def colbench(capsys, *args):
 
 @pytest.mark.skipif(not available(), reason="transformers serve needs the 'serve' extra (fastapi, uvicorn, openai)")
 def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_path, tiny_model_dir, capsys):
-    """A tiny random Llama with SmolLM2's tokenizer and chat template (the suite's
-    :func:`tiny_model_dir`) behind `transformers serve`, started in a run directory and asked for
+    """A tiny random Llama over the small tokenizer (ChatML; the suite's :func:`tiny_model_dir`)
+    behind `transformers serve`, started in a run directory and asked for
     `models/base` (loaded on first request, by path), plays `colbench run --agent openai` with 2
     episodes in flight; the same episodes with the same model local (``--agent hf``) one at a time.
     Greedy decoding: where the agent's texts match, the whole record (reward included) matches.
     (Which model does not matter here, only that both paths run the same one: a 135M model only
-    made each turn cost seconds.)"""
-    tiny = tiny_model_dir()
+    made each turn cost seconds, SmolLM2's 49,152-id tokenizer a third of the test.)"""
+    tiny = tiny_model_dir(0, 32, "small")
     run_dir = tmp_path / "out"
     (run_dir / "models").mkdir(parents=True)
     (run_dir / "models" / "base").symlink_to(tiny, target_is_directory=True)
@@ -246,7 +246,7 @@ def test_pipeline_with_seeds_loads_each_trained_adapter_and_asks_for_it_by_name(
     from colbench.pipeline.resume import seed_configs
     from colbench_env.rollout import episode_specs
 
-    tiny = tiny_model_dir()
+    tiny = tiny_model_dir(0, 32, "small")
     out = tmp_path / "out"
     with OpenAITestServer() as server:
         cfg = PipelineConfig(out_dir=str(out), policy=tiny, n_train_tasks=2, n_test_tasks=2, rollouts_per_task=1,
@@ -274,7 +274,7 @@ def test_pipeline_with_seeds_loads_each_trained_adapter_and_asks_for_it_by_name(
 @pytest.mark.skipif(not available(), reason="transformers serve needs the 'serve' extra (fastapi, uvicorn, openai)")
 def test_pipeline_through_transformers_serve_equals_the_local_policy(tmp_path, capsys, tiny_model_dir):
     """`colbench pipeline --policy-base-url`, --small-sized and tiny (2 train and 2 test tasks, one
-    method; the policy the suite's tiny random Llama with SmolLM2's tokenizer and chat template):
+    method; the policy the suite's tiny random Llama over the small tokenizer, ChatML):
     collection, zero-shot and the trained method's evaluation through `transformers serve` started
     in the out-dir (it loads the base by its path, then `models/rft` on the first request for it);
     training here (a strong rft step, so the trained policy's texts differ from the base's). The
@@ -285,7 +285,7 @@ def test_pipeline_through_transformers_serve_equals_the_local_policy(tmp_path, c
     from colbench_env.rollout import episode_specs
 
     out = tmp_path / "out"
-    tiny = tiny_model_dir()
+    tiny = tiny_model_dir(0, 32, "small")
     argv = ["--small", "--policy", tiny, "--out-dir", out, "--n-train-tasks", 2, "--n-test-tasks", 2,
             "--rollouts-per-task", 1, "--max-turns", 2, "--max-new-tokens", 32, "--rollout-temperature", 0,
             "--methods", "rft", "--episodes-in-flight", 2, "--bootstrap-resamples", 100,

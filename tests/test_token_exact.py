@@ -749,17 +749,19 @@ def _lora(trainer) -> dict[str, torch.Tensor]:
 
 
 @pytest.mark.parametrize("algorithm", ["ppo", "grpo"])
-def test_recorded_logprobs_are_the_old_logprobs_of_the_ratio(model_dir, monkeypatch, algorithm):
+def test_recorded_logprobs_are_the_old_logprobs_of_the_ratio(tiny_model_dir, monkeypatch, algorithm):
     """Turns carrying their policy's log-probs: equal to what the trainer would recompute, the first
     update is the one without them (LoRA weights to 1e-6); shifted by ``c``, the first step's ratio
     is ``exp(-c)`` on every trained token, and (one minibatch) CleanRL's ``approx_kl`` is
     ``exp(-c) - 1 + c``. A sampling temperature other than 1 (the log-probs are at 1) or a completion
-    cut to ``max_length`` recomputes them, counted."""
+    cut to ``max_length`` recomputes them, counted. (The policy's tokenizer is the small one: none of
+    this depends on which tokenizer, and its logits cost ~25x less than SmolLM2's.)"""
     from colbench.agents import grpo as grpo_module
     from colbench.agents import ppo as ppo_module
     from colbench.agents.grpo import GRPO, GRPOConfig
     from colbench.agents.ppo import PPO, PPOConfig
 
+    model_dir = tiny_model_dir(0, 64, "small")
     common = {"policy": {"model_name_or_path": model_dir, "learning_rate": 1e-3, "lora_dropout": 0.0},
               "update_epochs": 1}
     if algorithm == "ppo":
