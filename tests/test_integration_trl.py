@@ -1,7 +1,7 @@
 """ColBench in TRL's ``GRPOTrainer`` (:mod:`colbench.integrations.trl`).
 
-A tiny random Llama (SmolLM2's tokenizer, Qwen2.5's chat template so that TRL parses its tool calls)
-is warm-started on a few demonstrations of the two tools, then trained with LoRA for two GRPO steps
+A tiny random Llama (a small tokenizer, :func:`tiny_models.small_tokenizer`; Qwen2.5's chat template
+so that TRL parses its tool calls) is warm-started on a few demonstrations of the two tools, then trained with LoRA for two GRPO steps
 on two ColBench backend tasks with the scripted human. The dialogues are rebuilt from TRL's own
 completion logs (``completions/*.parquet``) and scored by ``colbench evaluate`` in a fresh process:
 the scores equal the rewards TRL logged. The human's logged replies equal a fresh scripted human's;
@@ -25,7 +25,7 @@ import time
 import pytest
 import torch
 from samples import FEE_TASK, SCALE_TASK, colbench_evaluate, scripted_replies_hold, secrets
-from tiny_models import fit_chats, smollm2_tokenizer, tiny_llama
+from tiny_models import fit_chats, small_tokenizer, tiny_llama
 
 from colbench.integrations._common import EpisodeParts
 from colbench.integrations.trl import ColBenchEnvironments, ColBenchServerEnvironments, tool_instructions
@@ -71,10 +71,12 @@ def policy_dir(tmp_path_factory):
     from trl.chat_template_utils import qwen2_5_chat_template
 
     torch.set_num_threads(1)
-    tok = smollm2_tokenizer()
-    tok.chat_template = qwen2_5_chat_template
     with ColBenchEnvironments("backend", TASKS, max_turns=MAX_TURNS, eval_workers=1) as envs:
         chats, tools = _demonstrations(envs)
+    # a small tokenizer that also learnt the demonstrations' tool calls as the template writes them
+    plain = small_tokenizer(chat_template=qwen2_5_chat_template)
+    tok = small_tokenizer(chat_template=qwen2_5_chat_template,
+                          extra=[plain.apply_chat_template(c, tools=tools, tokenize=False) for c in chats])
     model = tiny_llama(tok, 0)
     loss = fit_chats(model, tok, chats, tools, steps=150, lr=5e-3)
     assert loss < 0.2, loss
@@ -297,8 +299,7 @@ def test_guide_lines_train(docs_block, tmp_path):
     from trl import GRPOConfig
     from trl.chat_template_utils import qwen2_5_chat_template
 
-    tok = smollm2_tokenizer()
-    tok.chat_template = qwen2_5_chat_template
+    tok = small_tokenizer(chat_template=qwen2_5_chat_template)
     tiny_llama(tok, 1).save_pretrained(tmp_path / "model")
     tok.save_pretrained(tmp_path / "model")
     args = GRPOConfig(output_dir=str(tmp_path / "out"), max_steps=1, per_device_train_batch_size=2, num_generations=2,

@@ -1,6 +1,8 @@
 """Tiny randomly initialised Llama models with SmolLM2's tokenizer (or a tiny BPE one), shared by the trainer tests."""
 from __future__ import annotations
 
+from typing import Sequence
+
 import torch
 
 
@@ -39,13 +41,14 @@ CHATML = ("{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['con
           "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
 
 
-def small_tokenizer(vocab_size: int = 2048, chat_template: str = CHATML):
+def small_tokenizer(vocab_size: int = 2048, chat_template: str = CHATML, extra: Sequence[str] = ()):
     """A :func:`tiny_bpe_tokenizer` of ``vocab_size`` ids (ChatML's special tokens, ``chat_template``)
     trained on the texts the tests' policies see -- the agent instructions of both kinds and prompt
     styles, generated backend and frontend tasks (requests, code, pages), :mod:`samples`'s
-    dialogues -- so it splits them into about as many tokens as SmolLM2's 49,152-id tokenizer does,
-    while a tiny model over it computes ~25x smaller logits (the bulk of a tiny model's cost). For
-    tests whose property does not depend on SmolLM2's own tokenizer. Deterministic; ~0.1 s."""
+    dialogues, and ``extra`` -- so it splits them into about as many tokens as SmolLM2's 49,152-id
+    tokenizer does, while a tiny model over it computes ~25x smaller logits (the bulk of a tiny
+    model's cost). For tests whose property does not depend on SmolLM2's own tokenizer.
+    Deterministic; ~0.1 s."""
     import json
 
     import samples
@@ -61,6 +64,7 @@ def small_tokenizer(vocab_size: int = 2048, chat_template: str = CHATML):
     for t in generate_frontend_tasks(6, 1, family="mini") + generate_frontend_tasks(4, 1):
         corpus += [t.problem_description, t.ground_truth, t.extra["generic_solution"]]
     corpus += [json.dumps(v) for k, v in vars(samples).items() if k.isupper() and isinstance(v, (dict, list))]
+    corpus += list(extra)
     return tiny_bpe_tokenizer(chat_template, vocab_size=vocab_size, corpus=corpus)
 
 
@@ -119,8 +123,9 @@ def fit_chats(model, tokenizer, chats, tools=None, steps: int = 150, lr: float =
     tiny random model behaves like a policy that follows a protocol). Adam with a one-cycle schedule
     on everything but the input embeddings; the softmax is sampled (the demonstrations' tokens plus
     ``negatives`` other tokens drawn afresh each step, weighted to stand for the whole vocabulary),
-    which costs a fraction of the full one and still pushes the untrained tokens down. Returns the
-    final full-vocabulary cross-entropy per trained token."""
+    which costs a fraction of the full one and still pushes the untrained tokens down (a vocabulary
+    with no more than ``negatives`` other tokens: the whole softmax). Returns the final
+    full-vocabulary cross-entropy per trained token."""
     import math
 
     data = [chat_tokens(tokenizer, c, tools) for c in chats]
@@ -136,14 +141,15 @@ def fit_chats(model, tokenizer, chats, tools=None, steps: int = 150, lr: float =
     rest = torch.ones(model.lm_head.weight.shape[0], dtype=torch.bool)
     rest[vocab] = False
     rest = rest.nonzero().squeeze(1)
-    weight = math.log(len(rest) / negatives)
+    exact = len(rest) <= negatives
+    weight = 0.0 if exact else math.log(len(rest) / negatives)
     gen = torch.Generator().manual_seed(seed)
     params = [p for n, p in model.named_parameters() if "embed_tokens" not in n]
     opt = torch.optim.Adam(params, lr=lr)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     model.train()
     for _ in range(steps):
-        neg = rest[torch.randint(len(rest), (negatives,), generator=gen)]
+        neg = rest if exact else rest[torch.randint(len(rest), (negatives,), generator=gen)]
         h = model.model(input_ids=ids, attention_mask=mask).last_hidden_state[:, :-1][at]
         w = model.lm_head.weight
         logits = torch.cat([h @ w[vocab].T, h @ w[neg].T + weight], dim=1)
