@@ -259,7 +259,7 @@ class _Browser:
         try:
             self.driver = webdriver.Chrome(options=options, service=self.service)
             if self.driver_pid is not None:  # chromedriver and its Chromium die with this process
-                orphan_guard.register(self.driver_pid)
+                orphan_guard.register(self.driver_pid, remove=[self.user_data_dir])
             self._finalizer.detach()
             self._finalizer = weakref.finalize(self, _shutdown_browser, self.driver, self.service,
                                                self.user_data_dir)
