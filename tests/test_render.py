@@ -400,6 +400,10 @@ def test_sigkilled_process_takes_its_drivers_with_it(tmp_path):
         guard = psutil.Process(int(guard))
         assert sum(n == "chromedriver" for n in (p.name() for p in procs)) == 2 and len(procs) > 4
         assert len(profiles) == 2 and all(os.path.isdir(d) for d in profiles)
+        # Chromium's own temporary folders are inside the profiles, not in the system's
+        for d in profiles:
+            assert [f for f in os.listdir(os.path.join(d, "tmp")) if f.startswith("org.chromium.Chromium.")]
+            assert os.readlink(os.path.join(d, "SingletonSocket")).startswith(os.path.join(d, "tmp") + os.sep)
     finally:
         proc.kill()
         proc.wait()
