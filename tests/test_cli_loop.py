@@ -537,14 +537,15 @@ def test_a_local_model_on_the_paper_prompt_is_told_its_cost_only_there():
 
 
 @pytest.mark.slow
-def test_a_first_run_says_what_an_episode_costs_and_shows_progress_by_turn(tmp_path):
+def test_a_first_run_says_what_an_episode_costs_and_shows_progress_by_turn(tmp_path, capfd):
     """SmolLM2 on the paper's prompt (colbench run's defaults), 1 task, 2 turns: before the first
     episode one note says what an episode can cost (turns x new tokens, at the rate measured then)
     and one the settings the embedded model is made for; the progress goes by turn, with episodes
-    and tokens per second, and ends at the turns the records hold."""
+    and tokens per second, and ends at the turns the records hold. (In this process: its stderr is the
+    command's own from its start.)"""
     out = tmp_path / "first.jsonl"
-    p = colbench("run", "--agent", "smollm2", "--tasks", "generated:1:1:rate", "--max-turns", 2, "--max-new-tokens",
-                 24, "--out", out, env_extra=OFFLINE, timeout=600)
+    p = colbench_here(capfd, "run", "--agent", "smollm2", "--tasks", "generated:1:1:rate", "--max-turns", 2,
+                      "--max-new-tokens", 24, "--out", out)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr[-3000:]
     lines = p.stderr.replace("\r", "\n").splitlines()
     cost = [ln for ln in lines if ln.startswith("colbench run: note: on the paper's prompt")]
