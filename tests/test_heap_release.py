@@ -104,27 +104,3 @@ def test_nested_blocks_freeze_once_and_a_freeze_made_elsewhere_is_left_alone():
         release_memory()
         assert stays_ref() is None
     assert gc.get_freeze_count() == theirs
-
-
-def test_a_trainable_lm_unwraps_its_model_once_and_its_release_frees_it():
-    """TrainableLM remembers the module accelerate unwrapped (one unwrap for every forward), and its
-    release forgets it: the model is freed."""
-    import torch
-    from tiny_models import tiny_bpe_tokenizer, tiny_llama
-
-    from colbench.agents import sharding
-    from colbench.agents.trainer_base import TrainableLM
-
-    tok = tiny_bpe_tokenizer("{{ messages }}")
-    lm = TrainableLM(sharding.make_accelerator(), tiny_llama(tok, hidden_size=16), tok, lora_r=2)
-    real = lm.accelerator.unwrap_model
-    unwrapped = []
-    lm.accelerator.unwrap_model = lambda m, *a, **k: unwrapped.append(1) or real(m, *a, **k)  # (holds no module)
-    ids = torch.tensor([tok("def f(x): return x")["input_ids"]])
-    batch = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "loss_mask": torch.ones_like(ids[:, 1:])}
-    logps = [lm.logps_and_hidden(batch)[0] for _ in range(3)]
-    assert lm.peft_model is real(lm.model) and len(unwrapped) == 1
-    assert all(torch.equal(x, logps[0]) for x in logps) and logps[0].shape == (1, ids.shape[1] - 1)
-    model = weakref.ref(lm.peft_model)
-    lm.release()
-    assert model() is None
