@@ -114,20 +114,25 @@ class PPO(LMTrainer):
     def prepare_batch(self, trajectories) -> list[dict]:
         """Tokenise trajectories and compute collection-time log-probs (recorded ones where usable,
         :class:`~colbench.agents.trainer_base.RecordedLogprobs`, counted in :attr:`old_logprob_counts`),
-        reference log-probs, values, GAE advantages and returns (one entry per trajectory)."""
+        reference log-probs, values, GAE advantages and returns (one entry per trajectory). While the
+        adapter is fresh (:meth:`~colbench.agents.trainer_base.TrainableLM.is_reference`: a new
+        training's first update) the reference log-probs are the policy pass's own, which they equal
+        exactly, and the reference pass is skipped."""
         c = self.config
         items = []
         recorded = RecordedLogprobs(self.sampling_temperature)
         #: turns whose old log-probs were recorded or recomputed, in the last :meth:`prepare_batch`
         self.old_logprob_counts = recorded.counts
         self.policy.eval()
+        # a fresh adapter adds nothing: the reference's log-probs are the policy's, bit for bit
+        fresh = self.policy.is_reference()
         for i, rec in enumerate(load_trajectories(trajectories)):
             seqs = self.trajectory_sequences(rec, source=f"<trajectory {i}>")
             if not seqs:
                 continue
             with torch.no_grad():
                 logps, batch, values = self._forward(seqs, with_values=True)
-                ref, _, _ = self._forward(seqs, with_values=False, reference=True)
+                ref = logps if fresh else self._forward(seqs, with_values=False, reference=True)[0]
             n_turns = values.shape[0]
             rewards = torch.zeros(n_turns, device=values.device)
             rewards[-1] = trajectory_reward(rec)

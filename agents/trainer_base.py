@@ -278,6 +278,25 @@ class TrainableLM:
     def device(self) -> torch.device:
         return self.accelerator.device
 
+    def is_reference(self) -> bool:
+        """Whether the network is, bit for bit, its reference now: every trained weight is a LoRA
+        ``A`` or ``B`` matrix and every ``B`` is 0 (peft's initialisation, until the first optimiser
+        step), so each adapted layer's ``base(x) + B(A(x)) * scale`` is ``base(x)`` exactly and a pass
+        with the adapter disabled would only repeat the policy's. ``False`` for a full fine-tune, a
+        sharded model (its shards are not gathered to look), or any other trained weight (DoRA's
+        magnitudes, ``modules_to_save`` copies)."""
+        if self.full_finetune or self.sharding:
+            return False
+        zero_b = False
+        for name, p in self.peft_model.named_parameters():
+            if not p.requires_grad or ".lora_A." in name or ".lora_embedding_A." in name:
+                continue
+            if (".lora_B." in name or ".lora_embedding_B." in name) and not p.detach().any():
+                zero_b = True
+                continue
+            return False
+        return zero_b
+
     def reference(self):
         """Context manager: inside it the network is the frozen base (adapter disabled). With
         ``full_finetune`` the reference is a separate frozen copy: use :meth:`forward_logits` /

@@ -31,6 +31,25 @@ def colbench(*args, cwd=None, env_extra=None, timeout=300):
                           timeout=timeout)
 
 
+def colbench_here(capfd, *args) -> subprocess.CompletedProcess:
+    """``colbench ARGS`` through the console script's entry point (:func:`colbench.cli.main`) in this
+    process, its output taken from ``capfd`` (pytest's fixture: Python's and the C level's); the same
+    ``CompletedProcess`` as :func:`colbench`, without starting an interpreter and importing torch
+    again for each command. For commands whose outcome does not depend on a fresh process (the
+    environment is this one's, read when its libraries were imported: ``HF_HUB_OFFLINE`` needs
+    :func:`colbench`)."""
+    from colbench.cli import main
+
+    argv = [str(a) for a in args]
+    capfd.readouterr()  # what came before is not this command's
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse: --help (0), a malformed command line (2)
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    out, err = capfd.readouterr()
+    return subprocess.CompletedProcess(["colbench", *argv], code, out, err)
+
+
 def assert_user_error(p, command: str, *needles: str) -> str:
     """Exit 2, no traceback, one line ``colbench <command>: error: ...`` containing every needle."""
     assert p.returncode == 2, (p.returncode, p.stderr[-2000:])

@@ -1,6 +1,9 @@
 """PPO is on-policy: behaviour log-probs at the sampling temperature, fresh minibatch order every
-epoch, the value head inside the global gradient clipping."""
+epoch, the value head inside the global gradient clipping; its reference is the base (the adapter
+disabled), whose pass is skipped only while the adapter adds nothing."""
 from __future__ import annotations
+
+import contextlib
 
 import pytest
 import torch
@@ -30,13 +33,14 @@ def sampled_records(trainer: PPO, n: int = 4) -> list[dict]:
     return recs
 
 
-def behaviour_logps(trainer: PPO, rec: dict) -> list[torch.Tensor]:
-    """Independently: log softmax(logits / T) of each action token, with the adapter as it sampled."""
+def behaviour_logps(trainer: PPO, rec: dict, *, reference: bool = False) -> list[torch.Tensor]:
+    """Independently: log softmax(logits / T) of each action token, with the adapter as it sampled
+    (``reference``: disabled, the base)."""
     out = []
     net = trainer.policy.peft_model
     for s in tokenize_trajectory(trainer.tokenizer, rec, formatter=trainer.formatter):
         ids = torch.tensor([s.input_ids])
-        with torch.no_grad():
+        with torch.no_grad(), net.disable_adapter() if reference else contextlib.nullcontext():
             logits = net(input_ids=ids).logits[0].float()
         lp = torch.log_softmax(logits[:-1] / T, -1).gather(1, ids[0, 1:, None])[:, 0]
         for start, end in s.turn_spans:
@@ -129,3 +133,46 @@ def test_value_head_is_clipped_with_the_lora_weights(model_dir):
     total, head = norms[0]
     assert head > 0
     assert total == pytest.approx(1e-3, rel=1e-4)
+
+
+def _spans(item: dict, key: str) -> list[torch.Tensor]:
+    """``item[key]`` (a prepared trajectory's per-token log-probs) cut into its agent turns."""
+    return [item[key][b, start - 1:end - 1] for b, s in enumerate(item["sequences"]) for start, end in s.turn_spans]
+
+
+def test_the_reference_pass_runs_only_once_the_adapter_moved(model_dir, monkeypatch):
+    """A fresh adapter adds nothing (every LoRA ``B`` is 0), so the reference log-probs are the policy
+    pass's own and the reference pass is skipped; once an update moved the adapter it runs again. Both
+    times they are the base's, computed here independently."""
+    trainer = PPO(PPOConfig(policy={"model_name_or_path": model_dir, "learning_rate": 1e-2, "lora_dropout": 0.0},
+                            temperature=T, update_epochs=1, trajectories_per_batch=8))
+    recs = sampled_records(trainer, n=2)
+    passes = []
+    forward = trainer._forward
+    monkeypatch.setattr(trainer, "_forward", lambda seqs, **kw: passes.append(kw.get("reference", False))
+                        or forward(seqs, **kw))
+
+    assert trainer.policy.is_reference()  # peft's initialisation
+    items = trainer.prepare_batch(recs)
+    assert passes == [False, False]  # one policy pass per trajectory, no reference pass
+    for item, rec in zip(items, recs):
+        for got, want in zip(_spans(item, "ref_logps"), behaviour_logps(trainer, rec, reference=True), strict=True):
+            assert torch.allclose(got, want, atol=1e-5), (got, want)
+
+    trainer.update(recs)  # one optimiser step: the adapter is no longer 0
+    assert not trainer.policy.is_reference()
+    passes.clear()
+    items = trainer.prepare_batch(recs)
+    assert passes.count(True) == len(recs)  # the reference pass is back, one per trajectory
+    moved = False
+    for item, rec in zip(items, recs):
+        for got, want, policy in zip(_spans(item, "ref_logps"), behaviour_logps(trainer, rec, reference=True),
+                                     _spans(item, "old_logps"), strict=True):
+            assert torch.allclose(got, want, atol=1e-5), (got, want)
+            moved |= not torch.allclose(policy, want, atol=1e-4)
+    assert moved  # the policy's log-probs are not the reference's any more
+
+
+def test_a_full_fine_tune_always_runs_its_reference(model_dir):
+    trainer = PPO(PPOConfig(policy={"model_name_or_path": model_dir, "full_finetune": True}, temperature=T))
+    assert not trainer.policy.is_reference()  # its reference is a frozen copy, not an adapter switched off
