@@ -27,6 +27,7 @@ __all__ = [
     "kl_penalty",
     "value_loss",
     "explained_variance",
+    "nanstd",
     "group_relative_advantages",
     "grpo_loss",
 ]
@@ -246,20 +247,32 @@ def explained_variance(predicted: torch.Tensor, target: torch.Tensor) -> float |
     return float(1.0 - torch.var((target - predicted).float(), unbiased=False) / var_y)
 
 
+def nanstd(x: torch.Tensor) -> torch.Tensor:
+    """The Bessel-corrected standard deviation of all of ``x`` ignoring NaNs (NaN with fewer than two
+    values): TRL's ``trl.trainer.utils.nanstd`` with ``dim=None``, the same operations in the same
+    order (tests/test_losses.py compares them). Not imported from TRL: importing ``trl`` costs
+    seconds of CPU in a process that needs nothing else of it."""
+    mean = torch.nanmean(x, dim=None, keepdim=True)
+    variance = torch.nanmean((x - mean) ** 2, dim=None, keepdim=True)
+    count = torch.sum(~torch.isnan(x), dim=None, keepdim=True)
+    correction = count / (count - 1)
+    correction = torch.where(count > 1, correction, torch.full_like(correction, float("nan")))
+    variance *= correction
+    return torch.sqrt(variance).squeeze()
+
+
 def group_relative_advantages(rewards: torch.Tensor, groups, *, scale: str = "group", eps: float = 1e-4) -> torch.Tensor:
     """GRPO's advantages (Shao et al. 2024): each reward minus the mean reward of its group.
 
     ``A_i = r_i - mean_{j in g(i)} r_j``, divided by ``std_{g(i)} + eps`` (``scale="group"``), by the
     std over the whole batch plus ``eps`` (``"batch"``) or by nothing (``"none"``, Dr. GRPO). The std
-    is Bessel-corrected (:func:`trl.trainer.utils.nanstd`, as TRL's ``GRPOTrainer``). A group of one
-    member has advantage 0 (no baseline to compare with), never NaN.
+    is Bessel-corrected (:func:`nanstd`, TRL's ``trl.trainer.utils.nanstd``, as TRL's ``GRPOTrainer``).
+    A group of one member has advantage 0 (no baseline to compare with), never NaN.
 
     Args:
         rewards: ``(N,)`` final reward of each trajectory.
         groups: ``N`` hashable group keys (the task of each rollout); groups may differ in size.
     """
-    from trl.trainer.utils import nanstd
-
     if scale not in ("group", "batch", "none"):
         raise ValueError(f"group_relative_advantages: scale must be 'group', 'batch' or 'none', got {scale!r}")
     groups = list(groups)

@@ -562,10 +562,12 @@ def token_report(tokenizer, records: Sequence[dict], formatter: Formatter | None
     return report
 
 
-def policy_token_report(records: Sequence[dict], config, *, sources: Sequence[str] | None = None) -> TokenReport:
+def policy_token_report(records: Sequence[dict], config, *, sources: Sequence[str] | None = None,
+                        tokenizer: Any = None) -> TokenReport:
     """:func:`token_report` of ``records`` as a trainer with ``config`` (a
     :class:`~colbench.agents.config.TrainerConfig`) trains them: its policy's tokenizer (loaded alone,
-    no model: :func:`colbench_env.lm.models.resolve_model`), its default contexts
+    no model: :func:`colbench_env.lm.models.resolve_model`; or ``tokenizer``, that tokenizer already
+    loaded, e.g. for several configs of one policy), its default contexts
     (:func:`~colbench.agents.config.config_formatter`), recorded ids used unless
     ``config.recorded_tokens`` is off."""
     from colbench_env.lm.models import load_tokenizer, resolve_model
@@ -573,7 +575,8 @@ def policy_token_report(records: Sequence[dict], config, *, sources: Sequence[st
 
     from .config import config_formatter
 
-    tokenizer = load_tokenizer(resolve_model(config.policy.model_name_or_path, option="policy.model_name_or_path"))
+    if tokenizer is None:
+        tokenizer = load_tokenizer(resolve_model(config.policy.model_name_or_path, option="policy.model_name_or_path"))
     return token_report(tokenizer, records, config_formatter(config), sources=sources,
                         token_fingerprint=tokenizer_fingerprint(tokenizer) if config.recorded_tokens else None)
 

@@ -125,6 +125,7 @@ class TrainableLM:
         self.scheduler = None
         self._frozen_reference = None
         self._alone = None  # the module called inside alone()
+        self._unwrapped = None  # (module, accelerator.unwrap_model(module)): _unwrap
         #: trained parameters outside the prepared model (e.g. PPO's value head, :meth:`add_parameters`)
         #: whose gradients :meth:`flush` averages over processes itself (DDP only averages the model's own)
         self.sync_params: list[torch.nn.Parameter] = []
@@ -252,7 +253,16 @@ class TrainableLM:
     @property
     def peft_model(self):
         """The unwrapped ``PeftModel`` (the plain model when ``full_finetune``)."""
-        return self.accelerator.unwrap_model(self.model)
+        return self._unwrap(self.model)
+
+    def _unwrap(self, net):
+        """``accelerator.unwrap_model(net)``, remembered for the module last unwrapped (accelerate asks
+        on every call which libraries are installed and walks every submodule for compiled regions:
+        ~10 ms, paid by every forward otherwise). :meth:`release` forgets it."""
+        seen = self._unwrapped
+        if seen is None or seen[0] is not net:
+            seen = self._unwrapped = (net, self.accelerator.unwrap_model(net))
+        return seen[1]
 
     def merged_model(self):
         """The trained network as a plain transformers model (LoRA merged into the base; with
@@ -336,6 +346,7 @@ class TrainableLM:
             if hasattr(engine, "destroy"):  # a DeepSpeed engine: its hooks and partitions
                 engine.destroy()
         self.model = self.optimizer = self._frozen_reference = self.scheduler = None
+        self._unwrapped = None
         self.extra_optimizer, self._extra_scheduler, self.sync_params = None, None, []
         del gone
         release_memory()
@@ -538,7 +549,7 @@ class TrainableLM:
         net = self._net(reference)
         if self.sharding and self._alone is None:  # the model, or a full fine-tune's frozen reference, sharded
             return self._sharded_logps_and_hidden(net, batch, reference=reference, temperature=temperature)
-        unwrapped = self.accelerator.unwrap_model(net) if net is self.model else net
+        unwrapped = self._unwrap(net) if net is self.model else net
         cfg = unwrapped.config.get_text_config() if hasattr(unwrapped.config, "get_text_config") else unwrapped.config
         plain_head = not any(getattr(cfg, k, None) for k in ("final_logit_softcapping", "logit_scale", "logits_scaling"))
         ctx = self.reference() if reference else contextlib.nullcontext()
@@ -586,7 +597,7 @@ class TrainableLM:
         keep[:, :-1] = mask.bool()
         rows, cols = keep.nonzero(as_tuple=True)
         ctx = self.reference() if reference else contextlib.nullcontext()
-        unwrapped = self.accelerator.unwrap_model(net)
+        unwrapped = self._unwrap(net)
         with self._decoder_output(unwrapped) as seen, ctx:
             kwargs = dict(input_ids=ids, attention_mask=batch["attention_mask"], use_cache=False,
                           output_hidden_states=seen is None)

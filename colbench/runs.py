@@ -694,7 +694,7 @@ def run_policy_episodes(env_id: str, tasks: list, make_policy: Callable[[], Any]
     ``simulator`` and appended to ``out`` (:func:`run_to_file`: resumes, and builds nothing when
     every episode is already there); returns their records. Answers are scored in a 2-worker sandbox
     pool, pages rendered by 2 Chromium drivers (:func:`scoring_pool`). The memory the episodes used
-    is handed back afterwards (:func:`colbench_env.lm.heap.release_memory`). A stage of the pipeline
+    is handed back afterwards (:func:`colbench_env.lm.heap.release_memory`, a stage's end). A stage of the pipeline
     (:func:`colbench.pipeline.run_stage_episodes`) or of critic-ranking.
 
     Raises:
@@ -718,7 +718,7 @@ def run_policy_episodes(env_id: str, tasks: list, make_policy: Callable[[], Any]
                                   max_turns=max_turns)
     finally:
         sim.close()
-        release_memory()
+        release_memory(stage_end=True)
     check_episode_errors(records, out)
     return records
 

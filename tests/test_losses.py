@@ -143,6 +143,20 @@ def test_group_relative_advantages_hand_computed():
         L.group_relative_advantages(r, groups[:3])
 
 
+def test_nanstd_is_trls():
+    """The advantages' std (written in agents/losses.py so that GRPO does not import trl) equals TRL's
+    ``nanstd`` bit for bit, NaNs and lone values included."""
+    from trl.trainer.utils import nanstd
+
+    gen = torch.Generator().manual_seed(0)
+    cases = [torch.rand(n, generator=gen) for n in (2, 3, 7, 64)] + [
+        t([1.0, 0.0, 0.0, 1.0]), t([0.5, 0.5]), t([0.3]), t([1.0, float("nan"), 0.0]), t([float("nan")] * 2)]
+    for x in cases:
+        got, want = L.nanstd(x), nanstd(x)
+        assert got.shape == want.shape and (torch.equal(got, want) or bool(got.isnan() & want.isnan())), (x, got, want)
+    assert L.nanstd(t([1.0, 0.0, 0.0, 1.0])).item() == pytest.approx(math.sqrt(4 * 0.25 / 3))
+
+
 def test_grpo_loss_hand_computed():
     new = torch.log(t([[1.5, 0.9, 7.0], [0.5, 1.0, 1.1]]))  # old = 0: these are the ratios
     old = t([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])

@@ -380,24 +380,36 @@ def test_close_not_graceful_kills_every_process_at_once():
 
 def test_sigkilled_process_takes_its_drivers_with_it(tmp_path):
     """A process killed with SIGKILL runs no clean-up; its chromedrivers and Chromium processes die
-    anyway (the orphan guard), instead of being re-parented to init and left running."""
+    anyway (the orphan guard), instead of being re-parented to init and left running, and the
+    guard then deletes their profile folders (they were left in the temporary folder)."""
     script = tmp_path / "killed.py"
     script.write_text(textwrap.dedent("""\
         import sys, time
+        from colbench_env.evaluation import orphan_guard
         from colbench_env.evaluation.render import Renderer
         r = Renderer(pool_size=2)
         r.render("<p>x</p>")
         print(" ".join(map(str, r.process_ids())), flush=True)
+        print(" ".join(b.user_data_dir for b in r._state.browsers), orphan_guard.guard_pid(), flush=True)
         time.sleep(300)
         """))
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=REPO)
     try:
         procs = list(_live([int(p) for p in proc.stdout.readline().split()]))
+        *profiles, guard = proc.stdout.readline().split()
+        guard = psutil.Process(int(guard))
         assert sum(n == "chromedriver" for n in (p.name() for p in procs)) == 2 and len(procs) > 4
+        assert len(profiles) == 2 and all(os.path.isdir(d) for d in profiles)
+        # Chromium's own temporary folders are inside the profiles, not in the system's
+        for d in profiles:
+            assert [f for f in os.listdir(os.path.join(d, "tmp")) if f.startswith("org.chromium.Chromium.")]
+            assert os.readlink(os.path.join(d, "SingletonSocket")).startswith(os.path.join(d, "tmp") + os.sep)
     finally:
         proc.kill()
         proc.wait()
     assert _dead(procs, wait_s=15) == []
+    assert _dead([guard], wait_s=15) == []  # the guard deletes the folders, then exits
+    assert not [d for d in profiles if os.path.exists(d)]
 
 
 def test_orphan_guard_kills_registered_trees_only_when_its_owner_dies(tmp_path):

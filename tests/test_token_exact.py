@@ -144,6 +144,56 @@ def test_fingerprint_tells_tokenizers_and_templates_apart_and_survives_a_reload(
     assert len(fps) == 4
 
 
+def _fingerprint_by_hand(tok) -> str:
+    """The fingerprint as tokenizer_fingerprint's docstring defines it, computed afresh (no cache)."""
+    import hashlib
+
+    state = json.loads(tok.backend_tokenizer.to_str())
+    state.pop("padding", None)
+    state.pop("truncation", None)
+    special = {k: str(getattr(tok, k, None)) for k in ("bos_token", "eos_token", "unk_token")}
+    blob = json.dumps({"tokenizer": state, "chat_template": tok.chat_template, "special": special},
+                      sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def test_a_remembered_fingerprint_follows_every_change_of_the_tokenizer(tmp_path, monkeypatch):
+    """tokenizer_fingerprint remembers its value per tokenizer state: the same object again or the same
+    files loaded again are not hashed again, and each change made to the object in place (an added
+    token, an added special token, another template, normalizer, pre-tokenizer or eos token) gives
+    the value computed afresh from the changed tokenizer, different from the one before."""
+    from tokenizers import normalizers, pre_tokenizers
+    from transformers import AutoTokenizer
+
+    import colbench_env.lm.tokens as tokens
+
+    tok = smol()
+    hashed = []
+    _fingerprint_of = tokens._fingerprint_of
+    monkeypatch.setattr(tokens, "_fingerprint_of", lambda *a: hashed.append(1) or _fingerprint_of(*a))
+    monkeypatch.setattr(tokens, "_FINGERPRINTS", {})
+    fp = tokenizer_fingerprint(tok)
+    assert fp == _fingerprint_by_hand(tok) and len(hashed) == 1
+    tok.save_pretrained(tmp_path / "tok")
+    reloaded = AutoTokenizer.from_pretrained(tmp_path / "tok")
+    assert tokenizer_fingerprint(tok) == tokenizer_fingerprint(reloaded) == fp and len(hashed) == 1  # remembered
+    seen = [fp]
+    changes = [lambda t: t.add_tokens(["<think>"]),
+               lambda t: t.add_special_tokens({"additional_special_tokens": ["<tool>"]}),
+               lambda t: setattr(t, "chat_template", QWEN3_LIKE),
+               lambda t: setattr(t.backend_tokenizer, "normalizer", normalizers.Lowercase()),
+               lambda t: setattr(t.backend_tokenizer, "pre_tokenizer", pre_tokenizers.Whitespace()),
+               lambda t: setattr(t, "eos_token", "<think>")]
+    for k, change in enumerate(changes):
+        change(tok)
+        now = tokenizer_fingerprint(tok)
+        assert now == _fingerprint_by_hand(tok) and now not in seen, k
+        assert len(hashed) == 2 + k  # computed afresh, once
+        assert tokenizer_fingerprint(tok) == now and len(hashed) == 2 + k
+        seen.append(now)
+    assert tokenizer_fingerprint(reloaded) == fp and len(hashed) == 1 + len(changes)  # the unchanged one: remembered
+
+
 def test_token_field_stores_each_prompt_after_what_it_shares_and_names_malformed_fields():
     a = TurnTokens(prompt_ids=[1, 2, 3], completion_ids=[4, 5], fingerprint="f", logprobs=[-0.5, -1.0])
     b = TurnTokens(prompt_ids=[1, 2, 3, 4, 5, 6, 7], completion_ids=[8], fingerprint="f")
@@ -604,6 +654,29 @@ def test_pipeline_prints_and_keeps_each_methods_token_counts_and_strict_tokens_r
     for m in ("rft", "grpo"):
         row = " | ".join(str(expected[k]) for k in ("turns", "recorded", "retokenized", "differ", "unchecked"))
         assert f"| {m} | {row} |" in stats.splitlines(), stats
+
+
+def test_the_pipeline_loads_a_policys_tokenizer_once_for_every_methods_token_counts(tmp_path, evaluator,
+                                                                                    tiny_model_dir, monkeypatch):
+    """training_tokens: one tokenizer load for the methods of one policy, each method's report the one
+    policy_token_report gives it with a tokenizer of its own."""
+    import colbench_env.lm.models as models
+    from colbench.agents.tokenize import policy_token_report
+    from colbench.pipeline import PipelineConfig, trainer_config
+    from colbench.pipeline.stages import training_tokens
+
+    methods = ("rft", "mt-dpo", "grpo")
+    cfg = PipelineConfig(out_dir=str(tmp_path / "p"), policy=tiny_model_dir(), n_train_tasks=2, n_test_tasks=1,
+                         rollouts_per_task=2, max_turns=1, methods=methods)
+    records = _pipeline_rollouts(cfg, smol(), evaluator)
+    sources = [f"{tmp_path / 'p' / 'rollouts.jsonl'}:?"] * len(records)
+    alone = {m: vars(policy_token_report(records, trainer_config(cfg, m, cfg.policy), sources=sources)) for m in methods}
+    assert alone["rft"]["recorded"] == 2  # the records' own ids are used
+    loads = []
+    real = models.load_tokenizer
+    monkeypatch.setattr(models, "load_tokenizer", lambda *a, **k: loads.append(a) or real(*a, **k))
+    reports = training_tokens(cfg, list(methods), cfg.policy, records, tmp_path / "p")
+    assert len(loads) == 1 and {m: vars(r) for m, r in reports.items()} == alone
 
 
 # --------------------------------------------------------------------------- recorded log-probs (PPO, GRPO)

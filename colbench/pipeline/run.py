@@ -37,7 +37,7 @@ import os
 import time
 from pathlib import Path
 
-from colbench_env.lm.heap import limit_heap_retention
+from colbench_env.lm.heap import frozen_between_stages, limit_heap_retention
 
 from .analysis import analyse_runs
 from .config import METHODS, PipelineConfig
@@ -77,7 +77,15 @@ def run_pipeline(cfg: PipelineConfig, *, preset: str = "custom") -> dict:
 
     Under ``accelerate launch`` every process runs it (:mod:`colbench.pipeline.stages`: episodes
     split over the processes, training on all of them); the main process writes the run's
-    configuration, reports and view and returns the statistics (the others: ``None``)."""
+    configuration, reports and view and returns the statistics (the others: ``None``).
+
+    The stages run inside :func:`~colbench_env.lm.heap.frozen_between_stages` (each stage's end
+    freezes what survives it, so that the next stage's collections walk only its own objects)."""
+    with frozen_between_stages():
+        return _run_pipeline(cfg, preset=preset)
+
+
+def _run_pipeline(cfg: PipelineConfig, *, preset: str) -> dict:
     procs = processes()
     check_sampled_files(cfg)  # every seed's, before any stage runs
     check_resume(cfg)

@@ -263,6 +263,7 @@ def training_tokens(cfg: PipelineConfig, methods: list[str], base: str, rollouts
             ``tokens`` field, naming the rollout file's line and the field.
     """
     from colbench.agents.tokenize import TokenizationError, policy_token_report
+    from colbench_env.lm.models import load_tokenizer, resolve_model
     from colbench_env.trajectories import read_jsonl
 
     todo = [m for m in methods if training_outcome(out, m) is None]
@@ -273,9 +274,14 @@ def training_tokens(cfg: PipelineConfig, methods: list[str], base: str, rollouts
         if path.exists() else {}  # each episode's latest line
     sources = [f"{path}:{lines.get(r.get('episode_id'), '?')}" for r in rollouts]
     reports = {}
+    tokenizers: dict[str, Any] = {}  # one load per policy (every method's is the base policy's)
     for m in todo:
+        conf = trainer_config(cfg, m, base)
+        name = str(conf.policy.model_name_or_path)
+        if name not in tokenizers:
+            tokenizers[name] = load_tokenizer(resolve_model(name, option="policy.model_name_or_path"))
         try:
-            reports[m] = policy_token_report(rollouts, trainer_config(cfg, m, base), sources=sources)
+            reports[m] = policy_token_report(rollouts, conf, sources=sources, tokenizer=tokenizers[name])
         except TokenizationError as e:
             raise UsageError(str(e)) from None
         log(f"train {m}: tokens: {reports[m].summary()}")
@@ -333,7 +339,7 @@ def train_method(cfg: PipelineConfig, method: str, base: str, rollouts: list[dic
         trained = True
     finally:
         del trainer
-        release_memory()
+        release_memory(stage_end=True)
     if trained:
         if procs.main:
             export_merged(ckpt, model_dir)
@@ -366,4 +372,4 @@ def export_merged(ckpt: Path, model_dir: Path) -> None:
 
     with loaded_whole():
         export_model(ckpt, model_dir)
-    release_memory()
+    release_memory(stage_end=True)

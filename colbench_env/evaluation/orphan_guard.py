@@ -3,7 +3,8 @@
 ::
 
     from colbench_env.evaluation import orphan_guard
-    orphan_guard.register(driver_pid)      # chromedriver: it and everything under it die with us
+    orphan_guard.register(driver_pid, remove=[profile_dir])  # chromedriver: it and everything under it
+                                                             # die with us, then its profile is deleted
     ...
     orphan_guard.unregister(driver_pid)    # closed normally: forget it
 
@@ -21,7 +22,9 @@ Semantics:
   closes, which the kernel does when this process exits, by any means.
 * Then it SIGKILLs every registered process that is still the one registered (same pid and same
   creation time, so a recycled pid is never hit) together with all its descendants at that moment,
-  waits up to 5 s for them to die, and exits. A process unregistered before is left alone.
+  waits up to 5 s for them to die, deletes the folders registered with each killed process (a
+  browser's profile: a killed ``colbench serve`` left one per browser in the temporary folder), and
+  exits. A process unregistered before is left alone, and so are its folders.
 * A child made by ``fork`` without ``exec`` closes its copy of the pipe (it does not inherit the
   guard); one made by ``exec`` never sees the pipe (it is close-on-exec). At a normal interpreter
   exit the pipe is closed and the guard waited for (it finds nothing registered and exits).
@@ -31,6 +34,7 @@ Semantics:
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import subprocess
 import sys
@@ -66,17 +70,19 @@ def _send(line: str) -> bool:
         return False
 
 
-def register(pid: int) -> bool:
-    """Kill ``pid`` and its descendants if this process ends before :func:`unregister` (pid);
-    ``False`` when no guard could take it (or the process is already gone)."""
+def register(pid: int, remove: list[str] | tuple[str, ...] = ()) -> bool:
+    """Kill ``pid`` and its descendants if this process ends before :func:`unregister` (pid), then
+    delete the folders ``remove``; ``False`` when no guard could take it (or the process is already
+    gone)."""
     import psutil
 
     try:
         created = psutil.Process(pid).create_time()
     except psutil.Error:
         return False
+    folders = json.dumps([os.path.abspath(os.fspath(f)) for f in remove])
     with _lock:
-        return _start() is not None and _send(f"+ {pid} {created!r}\n")
+        return _start() is not None and _send(f"+ {pid} {created!r} {folders}\n")
 
 
 def unregister(pid: int) -> None:
@@ -121,25 +127,28 @@ if hasattr(os, "register_at_fork"):
 
 
 def _main() -> None:  # the guard process
+    import shutil
     import signal
 
     import psutil
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
-    watched: dict[int, float] = {}
+    watched: dict[int, tuple[float, list[str]]] = {}
     for line in sys.stdin.buffer:  # until EOF: the owner is gone
-        fields = line.split()
-        if len(fields) == 3 and fields[0] == b"+":
-            watched[int(fields[1])] = float(fields[2])
+        fields = line.split(maxsplit=3)
+        if len(fields) == 4 and fields[0] == b"+":
+            watched[int(fields[1])] = (float(fields[2]), json.loads(fields[3]))
         elif len(fields) == 2 and fields[0] == b"-":
             watched.pop(int(fields[1]), None)
     procs: list = []
-    for pid, created in watched.items():
+    folders: list[str] = []
+    for pid, (created, remove) in watched.items():
         try:
             root = psutil.Process(pid)
             if root.create_time() == created:
                 procs += [root, *root.children(recursive=True)]
+                folders += remove
         except psutil.Error:
             pass
     for p in procs:
@@ -148,6 +157,8 @@ def _main() -> None:  # the guard process
         except psutil.Error:
             pass
     psutil.wait_procs(procs, timeout=5)
+    for folder in folders:  # after the processes that write into them are gone
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

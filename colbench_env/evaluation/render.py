@@ -252,14 +252,18 @@ class _Browser:
             options.add_argument(arg)
         options.page_load_strategy = "normal"
         options.unhandled_prompt_behavior = "dismiss"  # e.g. a beforeunload prompt
-        self.service = Service(executable_path=chromedriver)
+        # Chromium's own temporary folders (org.chromium.Chromium.*, its singleton socket) go inside
+        # the profile, so that removing the profile removes them too, also after a kill
+        tmp = os.path.join(self.user_data_dir, "tmp")
+        os.mkdir(tmp)
+        self.service = Service(executable_path=chromedriver, env={**os.environ, "TMPDIR": tmp})
         self.driver = None
         # Until the driver exists, the finalizer cleans up the service and the profile.
         self._finalizer = weakref.finalize(self, _shutdown_browser, None, self.service, self.user_data_dir)
         try:
             self.driver = webdriver.Chrome(options=options, service=self.service)
             if self.driver_pid is not None:  # chromedriver and its Chromium die with this process
-                orphan_guard.register(self.driver_pid)
+                orphan_guard.register(self.driver_pid, remove=[self.user_data_dir])
             self._finalizer.detach()
             self._finalizer = weakref.finalize(self, _shutdown_browser, self.driver, self.service,
                                                self.user_data_dir)

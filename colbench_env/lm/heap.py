@@ -26,13 +26,27 @@ leaves the settings alone when the user chose them (``MALLOC_MMAP_THRESHOLD_`` /
 :func:`release_memory` frees what a finished stage left (its models, its episodes' buffers) now and
 hands the freed heap back (``malloc_trim``), so that stages run one after the other in a process do
 not stack up in its resident set.
+
+:func:`frozen_between_stages` makes those collections cheap in a process that runs stages one after
+the other (a pipeline). Python's collector walks every container object it tracks on each full
+collection: a process that has imported torch, transformers, peft and TRL tracks ~0.6 million
+(functions, classes, module dicts), ~0.4 s of CPU per walk here, paid by every
+:func:`release_memory` (25 in one small pipeline run) and by every full collection Python starts on
+its own. Inside the block, what survives a stage's end (the imported modules, the pipeline's own
+records) is frozen (:func:`gc.freeze`): later collections walk only what was made since, which is
+where the next stage's garbage is.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import gc
 import os
+import sys
+import threading
+from typing import Iterator
 
-__all__ = ["limit_heap_retention", "release_memory", "DEFAULT_MMAP_THRESHOLD"]
+__all__ = ["limit_heap_retention", "release_memory", "frozen_between_stages", "DEFAULT_MMAP_THRESHOLD"]
 
 #: blocks of at least this many bytes are mmapped (and returned to the OS when freed): 1 MiB, e.g.
 #: one 576-wide float32 hidden state of ~450 tokens; smaller blocks stay on the heap
@@ -71,13 +85,65 @@ def limit_heap_retention(threshold: int = DEFAULT_MMAP_THRESHOLD) -> bool:
     return True
 
 
-def release_memory() -> None:
+def release_memory(*, stage_end: bool = False) -> None:
     """Free a finished stage's objects now (not at the next garbage collection) and hand the freed
-    heap back to the OS (glibc ``malloc_trim``; nothing on other C libraries)."""
-    import gc
+    heap back to the OS (glibc ``malloc_trim``; nothing on other C libraries).
 
+    Args:
+        stage_end: the caller is between two stages and holds nothing of the finished one (only what
+            lives through the whole run: its configuration, its records). Inside a
+            :func:`frozen_between_stages` block, what survives this collection is then frozen, left
+            out of the collections that follow until the block ends; outside one it changes nothing.
+            Nothing is frozen while an exception is being handled (its traceback holds the stage's
+            frames).
+    """
     gc.collect()
+    if stage_end and sys.exc_info()[1] is None:
+        with _FREEZE_LOCK:
+            if _freezing:
+                gc.freeze()
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc
         pass
+
+
+_FREEZE_LOCK = threading.Lock()
+_freezing = 0  # depth of the frozen_between_stages blocks that froze (0: none is open, or they found a freeze)
+_open = 0  # depth of the open blocks
+
+
+@contextlib.contextmanager
+def frozen_between_stages() -> Iterator[None]:
+    """A block in which stages run one after the other, each ending with
+    ``release_memory(stage_end=True)``: the garbage is collected on entry and what survives is frozen
+    (:func:`gc.freeze`), as is what survives each stage's end; on exit everything frozen goes back to
+    the collector (:func:`gc.unfreeze`). Blocks nest (the outermost one freezes and unfreezes).
+
+    What it changes: the collections inside the block (:func:`release_memory`'s and Python's own)
+    walk only the objects made since the last stage end, so a stage's garbage is freed as before --
+    models, optimisers, episodes' buffers, whatever the stage made and dropped -- at a fraction of
+    the cost. An object frozen at a stage end (alive then) that becomes unreachable later only
+    through a reference cycle is freed after the block rather than at the next collection (objects
+    freed by reference counting go at once, frozen or not). When something else froze objects
+    before the block (:func:`gc.get_freeze_count` is not 0 on entry, e.g. a server that freezes
+    before it forks), the block freezes and unfreezes nothing.
+    """
+    global _freezing, _open
+    with _FREEZE_LOCK:
+        own = _freezing > 0 or (_open == 0 and gc.get_freeze_count() == 0)
+        _open += 1
+        if own:
+            if _freezing == 0:
+                gc.collect()
+                gc.freeze()
+            _freezing += 1
+    try:
+        yield
+    finally:
+        with _FREEZE_LOCK:
+            _open -= 1
+            if own:
+                _freezing -= 1
+                if _freezing == 0:
+                    gc.unfreeze()

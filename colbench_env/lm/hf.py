@@ -123,7 +123,6 @@ class HFBackend(LMBackend):
         trust_remote_code: bool = False,
     ) -> None:
         import torch
-        from transformers import AutoTokenizer
 
         if not isinstance(max_batch_size, int) or max_batch_size < 1:
             raise ValueError(f"max_batch_size must be a positive int, got {max_batch_size!r}")
@@ -163,7 +162,9 @@ class HFBackend(LMBackend):
             if tokenizer is None:
                 tokenizer = source.tokenizer  # a checkpoint's or adapter's: its base's
         if isinstance(tokenizer, (str, os.PathLike)):
-            tokenizer = AutoTokenizer.from_pretrained(os.fspath(tokenizer), trust_remote_code=trust_remote_code)
+            from .models import tokenizer_from_pretrained
+
+            tokenizer = tokenizer_from_pretrained(os.fspath(tokenizer), trust_remote_code=trust_remote_code)
         self.tokenizer = tokenizer
         if not getattr(self.tokenizer, "chat_template", None):
             raise ValueError(f"the tokenizer of {self.model_name!r} has no chat template; HFBackend needs a chat model")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -32,7 +33,7 @@ from typing import Any, Callable
 from colbench_env.errors import UsageError
 
 __all__ = ["LOCAL_MODELS", "ModelNotFoundError", "ModelSource", "resolve_model", "load_causal_lm", "load_tokenizer",
-           "export_model"]
+           "tokenizer_from_pretrained", "export_model"]
 
 
 def _smollm2() -> str:
@@ -222,10 +223,76 @@ def _adapter(name: str, p: Path, adapter: Path, option: str, seen: tuple) -> Mod
 
 
 def load_tokenizer(source: ModelSource, **kwargs: Any):
-    """The tokenizer of a resolved model (the base's, for a checkpoint or adapter)."""
+    """The tokenizer of a resolved model (the base's, for a checkpoint or adapter):
+    :func:`tokenizer_from_pretrained` of its directory."""
+    return tokenizer_from_pretrained(source.tokenizer, **kwargs)
+
+
+#: endings of the files a tokenizer load never reads (weights, optimiser state), left out of the
+#: files :func:`tokenizer_from_pretrained` compares
+_NOT_TOKENIZER_FILES = (".safetensors", ".bin", ".pt", ".pth", ".gguf", ".h5", ".msgpack", ".ckpt", ".onnx", ".npz",
+                        ".pkl")
+#: a directory whose other files are more (or larger) than this is loaded every time
+_TOKENIZER_DIR_LIMITS = (256, 256 << 20)  # files, bytes
+_TOKENIZERS: dict[tuple, Any] = {}  # key -> the loaded tokenizer (None: loaded once, not kept yet)
+_TOKENIZERS_KEPT = 8
+_TOKENIZERS_LOCK = threading.Lock()
+
+
+def tokenizer_from_pretrained(path: str | os.PathLike, **kwargs: Any):
+    """``AutoTokenizer.from_pretrained(path, **kwargs)``: a new tokenizer object on every call (the
+    caller may change it: pad token, padding side, added tokens, template).
+
+    A local directory loaded a second time in a process with the same options is kept, and every
+    later call gets a copy of it (:func:`copy.deepcopy`, about half the CPU of a load, which reads
+    and converts the files again), as long as the directory's files are the same: their names and
+    contents (sha256) are compared on every call, every file but weights and optimiser state
+    (:data:`_NOT_TOKENIZER_FILES`), subfolders included. Loaded afresh every time: a hub id, a
+    directory with more than 256 such files or 256 MiB, ``trust_remote_code`` or ``subfolder``
+    loads, options other than plain values, a tokenizer that cannot be copied."""
+    import copy
+
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(source.tokenizer, **kwargs)
+    key = _tokenizer_key(path, kwargs)
+    if key is None:
+        return AutoTokenizer.from_pretrained(path, **kwargs)
+    with _TOKENIZERS_LOCK:
+        seen = key in _TOKENIZERS
+        kept = _TOKENIZERS.pop(key, None)
+        if seen:
+            _TOKENIZERS[key] = kept  # the most recent last
+    if kept is not None:
+        return copy.deepcopy(kept)
+    tokenizer = AutoTokenizer.from_pretrained(path, **kwargs)
+    if seen:  # the second load: keep a copy for the next ones
+        try:
+            kept = copy.deepcopy(tokenizer)
+        except Exception:  # noqa: BLE001 -- a tokenizer that cannot be copied is loaded each time
+            return tokenizer
+    with _TOKENIZERS_LOCK:
+        _TOKENIZERS[key] = kept
+        while len(_TOKENIZERS) > _TOKENIZERS_KEPT:
+            _TOKENIZERS.pop(next(iter(_TOKENIZERS)))
+    return tokenizer
+
+
+def _tokenizer_key(path: str | os.PathLike, kwargs: dict) -> tuple | None:
+    """What a load of ``path`` with ``kwargs`` depends on (:func:`tokenizer_from_pretrained`), or
+    ``None`` when it is not a local directory kept."""
+    import hashlib
+
+    if kwargs.get("trust_remote_code") or "subfolder" in kwargs or \
+            not all(isinstance(v, (str, int, float, bool, type(None))) for v in kwargs.values()):
+        return None
+    root = Path(path)
+    if not root.is_dir():
+        return None
+    files = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.endswith(_NOT_TOKENIZER_FILES))
+    if len(files) > _TOKENIZER_DIR_LIMITS[0] or sum(p.stat().st_size for p in files) > _TOKENIZER_DIR_LIMITS[1]:
+        return None
+    digests = tuple((str(p.relative_to(root)), hashlib.sha256(p.read_bytes()).hexdigest()) for p in files)
+    return str(root.resolve()), tuple(sorted(kwargs.items())), digests
 
 
 def load_causal_lm(source: ModelSource, *, merge: bool = True, **kwargs: Any):

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -98,19 +99,51 @@ def tokenizer_fingerprint(tokenizer: Any) -> str:
     pad token (set at run time by :class:`~colbench_env.lm.hf.HFBackend` and the trainers), the
     padding side, ``model_max_length``. The same tokenizer files give the same fingerprint in any
     process; a changed chat template or vocabulary gives another.
+
+    Computed as: sha256 of the JSON (sorted keys, ``ensure_ascii=False``) of ``{"tokenizer": the
+    serialized state without its ``padding`` and ``truncation``, "chat_template": ...,
+    "special": {name: str(token)}}``. A fast tokenizer's value is remembered per process under the
+    sha256 of its current serialization (``backend_tokenizer.to_str()``), chat template and special
+    tokens -- everything the value is computed from, read afresh on every call --, so an unchanged
+    tokenizer (the same object again, or the same files loaded again) costs one serialization (a
+    few hundredths of a second for a 49k-token BPE) instead of re-encoding its whole state as sorted
+    JSON, and any change to it (an added token, another template or normalizer) is another key.
     """
     backend = getattr(tokenizer, "backend_tokenizer", None)
-    if backend is not None and hasattr(backend, "to_str"):
-        state = json.loads(backend.to_str())
+    template = getattr(tokenizer, "chat_template", None)
+    special = {k: str(getattr(tokenizer, k, None)) for k in ("bos_token", "eos_token", "unk_token")}
+    if backend is None or not hasattr(backend, "to_str"):
+        pipeline = {"class": type(tokenizer).__name__, "vocab": sorted(tokenizer.get_vocab().items())}
+        return _fingerprint_of(pipeline, template, special)
+    raw = backend.to_str()
+    key = hashlib.sha256(raw.encode("utf-8"))
+    key.update(b"\0" + json.dumps([template, special], sort_keys=True, ensure_ascii=False, default=str).encode("utf-8"))
+    key = key.hexdigest()
+    fp = _FINGERPRINTS.get(key)
+    if fp is None:
+        state = json.loads(raw)
         state.pop("padding", None)
         state.pop("truncation", None)
-        pipeline: Any = state
-    else:
-        pipeline = {"class": type(tokenizer).__name__, "vocab": sorted(tokenizer.get_vocab().items())}
-    special = {k: str(getattr(tokenizer, k, None)) for k in ("bos_token", "eos_token", "unk_token")}
-    blob = json.dumps({"tokenizer": pipeline, "chat_template": getattr(tokenizer, "chat_template", None),
-                       "special": special}, sort_keys=True, ensure_ascii=False, default=str)
+        fp = _fingerprint_of(state, template, special)
+        with _FINGERPRINTS_LOCK:
+            _FINGERPRINTS[key] = fp
+            while len(_FINGERPRINTS) > _FINGERPRINTS_KEPT:
+                _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
+    return fp
+
+
+def _fingerprint_of(pipeline: Any, template: Any, special: dict) -> str:
+    """:func:`tokenizer_fingerprint`'s hash of a tokenization pipeline, chat template and special tokens."""
+    blob = json.dumps({"tokenizer": pipeline, "chat_template": template, "special": special},
+                      sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:_FINGERPRINT_HEX]
+
+
+#: :func:`tokenizer_fingerprint`'s remembered values: sha256 of (serialization, template, special
+#: tokens) -> fingerprint, the oldest dropped beyond :data:`_FINGERPRINTS_KEPT`
+_FINGERPRINTS: dict[str, str] = {}
+_FINGERPRINTS_KEPT = 64
+_FINGERPRINTS_LOCK = threading.Lock()
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
