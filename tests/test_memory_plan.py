@@ -150,8 +150,8 @@ def test_peak_meter_reads_rssanon_and_sees_a_transient_allocation():
 
 @pytest.mark.slow
 def test_estimate_is_within_25_percent_of_measured_cpu_peaks():
-    """Real trainers on a 29M-parameter random Llama, one process, float32, each in a fresh process
-    (:mod:`colbench.benchmarks.bench_memory_plan`): a full fine-tune's multi-turn DPO, a LoRA RFT, and
+    """Real trainers on a 29M-parameter random Llama, one process, float32, each in a process of its
+    own (:mod:`colbench.benchmarks.bench_memory_plan`): a full fine-tune's multi-turn DPO, a LoRA RFT, and
     a LoRA multi-turn DPO with its four sequences in one forward and one per forward (the two-pass
     gradient of ``rows_per_forward``)."""
     from colbench.benchmarks.bench_memory_plan import run
