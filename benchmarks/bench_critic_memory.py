@@ -6,7 +6,7 @@ SmolLM2-135M-Instruct (:func:`colbench_env.lm.smollm2.smollm2_path`): load the c
 two-turn trajectories whose critic context holds the training-time information.
 
 Measured: on CUDA, ``torch.cuda.max_memory_allocated``; on CPU, the peak *anonymous* resident
-memory (``RssAnon`` of ``/proc/self/status``, polled every millisecond) during the step, minus its
+memory (``RssAnon``, read from ``/proc/self/statm`` every millisecond) during the step, minus its
 value after the imports and before the model is loaded -- the memory the critic and its step add.
 Anonymous memory, because a checkpoint loaded by transformers stays memory-mapped: its file pages
 (the float32 weights the 4-bit load read once to quantise) are droppable page cache, not the
@@ -42,22 +42,36 @@ import time
 __all__ = ["run", "main"]
 
 
+def _statm_pages(fd: int | None = None) -> tuple[int, int]:
+    """``(resident, shared)`` pages of this process (``/proc/self/statm``; ``shared`` = file-backed +
+    shmem, so ``resident - shared`` is ``RssAnon`` of ``/proc/self/status``), read from the open
+    ``fd`` when given (a poll then costs a few microseconds: no open, no ``status`` text)."""
+    if fd is None:
+        with open("/proc/self/statm", "rb") as f:
+            fields = f.read().split()
+    else:
+        fields = os.pread(fd, 256, 0).split()
+    return int(fields[1]), int(fields[2])
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
 def _rss_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    return _statm_pages()[0] * _PAGE
 
 
 def _anon_bytes() -> int:
     """Anonymous resident memory (heap, tensors); excludes file-backed page cache of mmapped files."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("RssAnon:"):
-                return int(line.split()[1]) * 1024
-    return _rss_bytes()
+    resident, shared = _statm_pages()
+    return (resident - shared) * _PAGE
 
 
 class _PeakRSS:
-    """Polls the RSS in a thread; ``peak`` is the highest value seen while running."""
+    """Polls the RSS in a thread; ``peak`` is the highest anonymous RSS seen while running
+    (:func:`_anon_bytes`), ``peak_rss`` the highest total RSS. One poll reads ``/proc/self/statm``
+    from a descriptor kept open (a few microseconds of CPU, so a millisecond's polling costs the
+    measured process ~2 % instead of ~8 % with ``/proc/self/status``)."""
 
     def __init__(self, interval: float = 0.001):
         self.interval, self.peak, self._stop = interval, _anon_bytes(), threading.Event()
@@ -65,10 +79,17 @@ class _PeakRSS:
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
     def _poll(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, _anon_bytes())
-            self.peak_rss = max(self.peak_rss, _rss_bytes())
-            time.sleep(self.interval)
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            top_anon, top_rss = 0, 0
+            while not self._stop.is_set():
+                resident, shared = _statm_pages(fd)
+                top_anon, top_rss = max(top_anon, resident - shared), max(top_rss, resident)
+                time.sleep(self.interval)
+        finally:
+            os.close(fd)
+        self.peak = max(self.peak, top_anon * _PAGE)
+        self.peak_rss = max(self.peak_rss, top_rss * _PAGE)
 
     def __enter__(self):
         self._thread.start()

@@ -2,10 +2,13 @@
 process, on a random Llama small enough for a CPU (hidden 256, 4 layers, MLP 1024, SmolLM2's
 49,152-token vocabulary, untied: 29.2M parameters, 117 MB in float32).
 
-Each setting runs in a fresh subprocess, as ``bench_critic_memory`` measures: the peak *anonymous*
-resident memory (``RssAnon``, polled every millisecond) from building the trainer to the end of its
+Each setting runs in a process of its own, as ``bench_critic_memory`` measures: the peak *anonymous*
+resident memory (``RssAnon``, read every millisecond) from building the trainer to the end of its
 update, minus its value after the imports, the tokenizer and the data (the model is made in the
-process, so its weights are heap, not a mapped checkpoint). The update takes two optimiser steps, so
+process, so its weights are heap, not a mapped checkpoint). The processes are forked, one after the
+other, from one fresh interpreter that has imported the libraries and loaded the tokenizer and done
+nothing else: each starts where a fresh process would be after its imports, without paying ~10 s of
+CPU for them. The update takes two optimiser steps, so
 that AdamW's moments exist during the second step's backward, as in every later step. The estimate
 is :func:`~colbench.pipeline.memory.training_step` for the same model, precision and micro-batch
 (rows, padded length, trained positions of the batches the trainer built). Settings:
@@ -69,20 +72,37 @@ def _records(action_words: int = 120) -> list[dict]:
     return out
 
 
-def measure(setting: str) -> dict:
-    """One setting in this process: the measured peak and the plan's estimate (bytes)."""
+def _libraries():
+    """Import the libraries a measurement's baseline comes after and load SmolLM2's tokenizer;
+    returns it. (The trainer's own module is imported inside the measured window, by
+    ``trainer_class``.)"""
     import torch
 
     torch.set_num_threads(1)
+    import peft  # noqa: F401  (libraries before the baseline)
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM  # noqa: F401
+
+    import colbench.agents.registry  # noqa: F401
+    import colbench.benchmarks.bench_critic_memory  # noqa: F401
+    import colbench.pipeline.memory  # noqa: F401
+    from colbench_env.lm.smollm2 import smollm2_path
+
+    return AutoTokenizer.from_pretrained(smollm2_path())
+
+
+def measure(setting: str, tok=None) -> dict:
+    """One setting in this process: the measured peak and the plan's estimate (bytes). ``tok``:
+    SmolLM2's tokenizer, loaded here when not given."""
+    import torch
+
     from colbench.agents.registry import trainer_class
     from colbench.benchmarks.bench_critic_memory import _PeakRSS, _anon_bytes, _release_free_heap
     from colbench.pipeline.memory import ModelShape, model_states, training_step
-    from colbench_env.lm.smollm2 import smollm2_path
-    import peft  # noqa: F401  (libraries before the baseline)
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM
 
     algorithm, overrides = SETTINGS[setting]
-    tok = AutoTokenizer.from_pretrained(smollm2_path())
+    tok = tok if tok is not None else _libraries()
+    torch.set_num_threads(1)
     records = _records(ACTION_WORDS.get(setting, 120))
     config = dict(dict(max_length=4096, gradient_accumulation_steps=1, epochs=1, gradient_checkpointing=True,
                        seed=0, max_turns=2, prompt_style="compact"), **overrides)
@@ -117,20 +137,57 @@ def measure(setting: str) -> dict:
             "forwards": len(batches), "metrics": {k: v for k, v in metrics.items() if isinstance(v, (int, float))}}
 
 
-def _spawn(setting: str) -> dict:
+def _forked(settings: list[str]) -> None:
+    """Each setting in a process of its own, forked from this one after the libraries and the
+    tokenizer are loaded (:func:`_libraries`; nothing else ran here, no thread was started): each
+    child measures from its own baseline, as a fresh process would, without paying ~10 s of imports
+    again. Prints one JSON line per setting."""
+    import traceback
+
+    tok = _libraries()
+    for setting in settings:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: one measurement, its JSON through the pipe
+            os.close(read)
+            code = 1
+            try:
+                with os.fdopen(write, "w") as f:
+                    f.write(json.dumps(measure(setting, tok), allow_nan=False))
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        os.close(write)
+        with os.fdopen(read) as f:
+            line = f.read()
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            raise RuntimeError(f"memory plan child ({setting}) failed (wait status {status})")
+        print(line, flush=True)
+
+
+def _spawn(settings: list[str]) -> dict[str, dict]:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    p = subprocess.run([sys.executable, "-m", "colbench.benchmarks.bench_memory_plan", "--child", setting],
-                       capture_output=True, text=True, env=env, cwd=root, timeout=1200)
+    p = subprocess.run([sys.executable, "-m", "colbench.benchmarks.bench_memory_plan", "--children", *settings],
+                       capture_output=True, text=True, env=env, cwd=root, timeout=2400)
     if p.returncode != 0:
-        raise RuntimeError(f"memory plan child ({setting}) failed with code {p.returncode}:\n{p.stderr[-3000:]}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
+        raise RuntimeError(f"memory plan children ({settings}) failed with code {p.returncode}:\n{p.stderr[-3000:]}")
+    rows = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+    return {r["setting"]: r for r in rows}
 
 
 def run(settings: list[str] | None = None) -> dict:
-    """Each setting in a fresh process; ``memory_plan_worst_error``: the largest
-    ``|estimate / measured - 1|`` (goal <= 0.25)."""
-    rows = {s: _spawn(s) for s in (settings or list(SETTINGS))}
+    """Each setting in a process of its own (:func:`_forked`, in one fresh interpreter);
+    ``memory_plan_worst_error``: the largest ``|estimate / measured - 1|`` (goal <= 0.25)."""
+    settings = settings or list(SETTINGS)
+    measured = _spawn(settings)
+    rows = {s: measured[s] for s in settings}
     for r in rows.values():
         r["ratio"] = r["estimate_bytes"] / r["measured_bytes"]
     return {"memory_plan": rows, "memory_plan_worst_error": max(abs(r["ratio"] - 1) for r in rows.values())}
@@ -138,8 +195,8 @@ def run(settings: list[str] | None = None) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["--child"]:
-        print(json.dumps(measure(argv[1]), allow_nan=False))
+    if argv[:1] == ["--children"]:
+        _forked(argv[1:])
         return 0
     import argparse
 

