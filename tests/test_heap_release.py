@@ -95,15 +95,17 @@ def test_nested_blocks_freeze_once_and_a_freeze_made_elsewhere_is_left_alone():
     assert gc.get_freeze_count() == 0
     gc.freeze()  # a server that froze before forking
     theirs = gc.get_freeze_count()
+    # a frozen object can still be freed by its reference count (another thread's, xdist's among them),
+    # so the count may drop by a few; freezing anything new would raise it, unfreezing drop it to 0
     with frozen_between_stages():
         stays = Stage()
         stays_ref = weakref.ref(stays)
         release_memory(stage_end=True)
-        assert gc.get_freeze_count() == theirs  # nothing more frozen
+        assert theirs - 50 <= gc.get_freeze_count() <= theirs  # nothing more frozen
         del stays
         release_memory()
         assert stays_ref() is None
-    assert gc.get_freeze_count() == theirs
+    assert theirs - 50 <= gc.get_freeze_count() <= theirs
 
 
 def test_a_trainable_lm_unwraps_its_model_once_and_its_release_frees_it():
