@@ -343,21 +343,35 @@ def tok():
 
 
 @pytest.fixture(scope="session")
+def small_tok(tok):
+    """:func:`tiny_models.small_vocab_tokenizer` with SmolLM2's chat template (under 1,000 ids): a
+    tiny model over it costs a fraction of one over SmolLM2's 49,152 ids, for the critic tests, whose
+    property does not hang on the vocabulary (``tiny_model_dir(..., tokenizer="small-smollm2-template")``
+    saves a model over it)."""
+    from tiny_models import small_vocab_tokenizer
+
+    return small_vocab_tokenizer(tok.chat_template)
+
+
+@pytest.fixture(scope="session")
 def tiny_model_dir(tok, tmp_path_factory):
     """``tiny_model_dir(seed=0, hidden_size=32, tokenizer="smollm2")``: the path of a saved tiny random
     Llama (:func:`tiny_models.save_tiny_llama`) with SmolLM2's tokenizer, or with ``tokenizer="small"``
     :func:`tiny_models.small_tokenizer` (2k ids, ChatML: a model whose logits cost ~25x less, for
-    tests whose property does not depend on SmolLM2's own tokenizer), made once per session and
+    tests whose property does not depend on SmolLM2's own tokenizer), or with
+    ``tokenizer="small-smollm2-template"`` :func:`tiny_models.small_vocab_tokenizer` (under 1k ids,
+    SmolLM2's chat template: the critic tests'), made once per session and
     settings: the one model directory the trainers, the pipeline and the launches load. Read-only:
     a test that changes a model copies it first."""
-    from tiny_models import save_tiny_llama, small_tokenizer
+    from tiny_models import save_tiny_llama, small_tokenizer, small_vocab_tokenizer
 
     made: dict[tuple[int, int, str], str] = {}
 
     def get(seed: int = 0, hidden_size: int = 32, tokenizer: str = "smollm2") -> str:
         key = (seed, hidden_size, tokenizer)
         if key not in made:
-            tokenizers = {"smollm2": lambda: tok, "small": small_tokenizer}
+            tokenizers = {"smollm2": lambda: tok, "small": small_tokenizer,
+                          "small-smollm2-template": lambda: small_vocab_tokenizer(tok.chat_template)}
             made[key] = save_tiny_llama(tmp_path_factory.mktemp(f"tiny-{seed}-{hidden_size}-{tokenizer}"),
                                         tokenizers[tokenizer](), seed, hidden_size)
         return made[key]

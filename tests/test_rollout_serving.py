@@ -285,8 +285,9 @@ def test_ctrl_c_with_episodes_in_flight_then_resume(tmp_path):
 @pytest.mark.slow
 def test_smollm2_batching_queue_keeps_greedy_texts(evaluator):
     """The embedded SmolLM2 as a batched policy (its calls logged): with 3 episodes in flight the
-    first generation batches all three and later ones batch what is pending; every trajectory (its
-    greedy texts included) equals the one-at-a-time run's."""
+    first generation batches all three and later ones batch what is pending (the fourth episode's
+    first turn beside the others' second); every trajectory (its greedy texts included) equals the
+    one-at-a-time run's."""
     import torch
 
     torch.set_num_threads(1)
@@ -301,8 +302,8 @@ def test_smollm2_batching_queue_keeps_greedy_texts(evaluator):
             sizes.append(len(observations))
             return agent.act_batch(observations)
 
-    tasks = colbench_env.load_tasks("generated:5:1:rate", kind="backend")
-    specs = episode_specs(5, n_tasks=len(tasks))
+    tasks = colbench_env.load_tasks("generated:4:1:rate", kind="backend")
+    specs = episode_specs(4, n_tasks=len(tasks))
 
     def env_fn():
         return gym.make("ColBench-Backend-v0", tasks=tasks, max_turns=2, evaluator=evaluator)
@@ -323,7 +324,7 @@ def test_ctrl_c_while_a_local_model_generates_for_episodes_in_flight(tmp_path):
     out = tmp_path / "run.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "colbench", "run", "--agent", "smollm2", "--tasks",
                              "generated:12:1:rate", "--prompt-style", "compact", "--max-turns", "2",
-                             "--max-new-tokens", "16", "--episodes-in-flight", "4", "--out", str(out)],
+                             "--max-new-tokens", "8", "--episodes-in-flight", "4", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=terminal_like,
                             env=dict(os.environ, OMP_NUM_THREADS="1"))
     err = interrupt_after_lines(proc, out, 1, stop_s=120)

@@ -1,7 +1,10 @@
 """SWEET-RL's critic: training-time information decides the winner. (A 4-bit critic's training on
 CPU, against its dequantized fp32 twin: tests/test_4bit_gradients.py.)
 
-Tiny random Llamas with SmolLM2's tokenizer come from ``tests/tiny_models.py``.
+Tiny random Llamas (``tests/tiny_models.py``, hidden size 128) over the small-vocabulary tokenizer with
+SmolLM2's chat template (the ``small_tok`` fixture): the vocabulary projection costs a fiftieth of
+SmolLM2's 49,152 ids. With 12 critic epochs the critic with the information ranks all 12 held-out
+pairs right on each of 4 critic seeds tried (1, 11, 21, 31), the one without at most half.
 """
 from __future__ import annotations
 
@@ -82,16 +85,17 @@ def short_formatter(task: dict, history: list) -> list[dict]:
     return msgs
 
 
-def _critic(tok, use_info: bool, epochs: int = 8) -> SweetRL:
+def _critic(tok, use_info: bool, epochs: int = 12) -> SweetRL:
     cfg = SweetRLConfig(use_training_info=use_info, beta=1.0, seed=0, train_policy=False, pairs_per_batch=8,
                         critic=CriticConfig(learning_rate=3e-3, lora_r=8, lora_alpha=16, pairs_per_batch=4,
                                             epochs=epochs),
                         policy=ModelConfig(lora_r=4, lora_alpha=8))
-    return SweetRL(cfg, model=tiny_llama(tok, 0), tokenizer=tok, critic=tiny_llama(tok, 1),
+    return SweetRL(cfg, model=tiny_llama(tok, 0, 128), tokenizer=tok, critic=tiny_llama(tok, 1, 128),
                    formatter=short_formatter)
 
 
-def test_training_info_decides_the_winner(tok):
+def test_training_info_decides_the_winner(small_tok):
+    tok = small_tok
     train_tasks, train = colour_data(range(12), seed=0)
     held_out, _ = colour_data(range(12, 18), seed=1)
     accs, losses = {}, {}

@@ -200,8 +200,11 @@ def test_mt_dpo_moves_chosen_up_relative_to_rejected(model_dir):
         trainer.update([BAD, MID])
 
 
-def test_sweet_rl_step_dpo_moves_critic_preferred_action_up(tok, model_dir):
-    cfg = SweetRLConfig(policy={"model_name_or_path": model_dir, "learning_rate": 5e-3},
+def test_sweet_rl_step_dpo_moves_critic_preferred_action_up(tiny_model_dir):
+    # the small-vocabulary tiny Llama: what is checked does not hang on the vocabulary, which costs a
+    # fiftieth of SmolLM2's here
+    model = tiny_model_dir(0, 64, tokenizer="small-smollm2-template")
+    cfg = SweetRLConfig(policy={"model_name_or_path": model, "learning_rate": 5e-3},
                         critic={"learning_rate": 5e-3, "epochs": 2}, epochs=3, state_fraction=1.0, n_candidates=4,
                         pairs_per_state=4, nll_coef=0.05, beta=1.0, seed=0,
                         critic_pairs="all_ordered")  # every ordered pair: MID vs BAD too

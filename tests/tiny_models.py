@@ -53,6 +53,29 @@ def tiny_bpe_tokenizer(chat_template: str, vocab_size: int = 400, corpus=None, s
     return tok
 
 
+def small_vocab_tokenizer(chat_template: str):
+    """A :func:`tiny_bpe_tokenizer` of under 1,000 ids (every merge its corpus has) with ``chat_template``
+    (the critic tests: SmolLM2's), trained on what the critic tests feed a model: the agent
+    instructions of both kinds and prompt styles, the critic's header of training-time information,
+    the sample trajectories of :mod:`samples` and the favourite-colour tasks
+    (:func:`colbench.critics.analysis.colour_data`). Their texts take about as many of its ids as of
+    SmolLM2's 49,152 (a word such as " red" is one id in both), so a tiny model over it sees contexts
+    as long as over SmolLM2's, at about 1/50 of the cost of the vocabulary projection."""
+    import json
+
+    from samples import BAD, GOOD, MID
+
+    from colbench.agents.sweet_rl import INFO_HEADER
+    from colbench.critics.analysis import colour_data
+    from colbench_env import prompting
+
+    corpus = [prompting.BACKEND_AGENT_INSTRUCTIONS, prompting.COMPACT_BACKEND_AGENT_INSTRUCTIONS,
+              prompting.FRONTEND_AGENT_INSTRUCTIONS, prompting.COMPACT_FRONTEND_AGENT_INSTRUCTIONS, INFO_HEADER,
+              *(json.dumps(r) for r in (GOOD, BAD, MID)),
+              *(json.dumps(r) for group in colour_data(range(18), 0) for r in group)]
+    return tiny_bpe_tokenizer(chat_template, vocab_size=1000, corpus=corpus)
+
+
 #: ChatML (SmolLM2's and Qwen's turn format, without SmolLM2's default system prompt)
 CHATML = ("{% for m in messages %}{{ '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{% endfor %}"
           "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
