@@ -52,7 +52,7 @@ def _saved(d: Path) -> dict[str, torch.Tensor]:
 @pytest.mark.skipif(not __import__("importlib").util.find_spec("deepspeed"), reason="deepspeed is not installed")
 def test_rows_per_forward_under_zero3_equals_one_process(tmp_path, tiny_model_dir):
     torch.set_num_threads(1)
-    model = tiny_model_dir()
+    model = tiny_model_dir(0, 32, "small")
     data = tmp_path / "trajs.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in DATA))
     algorithms = ("mt-dpo", "ppo")

@@ -52,7 +52,7 @@ def test_two_processes_write_the_same_candidates_and_pairs_as_one(tmp_path, tiny
     from sweet_rl_ranks import run
 
     torch.set_num_threads(1)
-    model = tiny_model_dir()
+    model = tiny_model_dir(0, 32, "small")
     data = tmp_path / "trajs.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in DATA))
     timing = {"median_s": 0.01, "sigma": 0.5, "cap_s": 0.1}
