@@ -46,14 +46,17 @@ $(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css:
 
 assets: $(ASSETS)/tailwind-$(TAILWIND_VERSION).min.css
 
+# (the suite starts hundreds of Python processes: each reads the byte code the first one wrote, even
+# where the environment says not to write it, PYTHONDONTWRITEBYTECODE, which cost ~4 s a worker's
+# collection and a fraction of a second a process)
 test: setup browser assets
-	$(PY) -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q $(PYTEST_XDIST) $(PYTEST_ARGS)
 
 # The fast lane: the tests in no cost lane (browser, sandbox, distributed, served, slow, study; see
 # tests/conftest.py and docs/guides/testing.md), a few minutes; it fails when they leave a library
 # module unimported.
 test-fast: setup assets
-	$(PY) -m pytest -q $(PYTEST_XDIST) --fast $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q $(PYTEST_XDIST) --fast $(PYTEST_ARGS)
 
 # One dialogue turn by turn, then lower bound vs SmolLM2 vs upper bound (resumes from runs/demo).
 demo: setup
