@@ -354,7 +354,7 @@ def small_tok(tok):
 
 
 @pytest.fixture(scope="session")
-def tiny_model_dir(tok, tmp_path_factory):
+def tiny_model_dir(tok, tmp_path_factory, request):
     """``tiny_model_dir(seed=0, hidden_size=32, tokenizer="smollm2")``: the path of a saved tiny random
     Llama (:func:`tiny_models.save_tiny_llama`) with SmolLM2's tokenizer, or with ``tokenizer="small"``
     :func:`tiny_models.small_tokenizer` (2k ids, ChatML: a model whose logits cost ~25x less, for
@@ -363,17 +363,21 @@ def tiny_model_dir(tok, tmp_path_factory):
     SmolLM2's chat template: the critic tests'), made once per session and
     settings: the one model directory the trainers, the pipeline and the launches load. Read-only:
     a test that changes a model copies it first."""
-    from tiny_models import save_tiny_llama, small_tokenizer, small_vocab_tokenizer
+    from tiny_models import save_tiny_llama, small_tokenizer
 
     made: dict[tuple[int, int, str], str] = {}
+    # each tokenizer built once a session, on first use (the critic tests' is the small_tok fixture's)
+    builders = {"smollm2": lambda: tok, "small": small_tokenizer,
+                "small-smollm2-template": lambda: request.getfixturevalue("small_tok")}
+    built: dict[str, object] = {}
 
     def get(seed: int = 0, hidden_size: int = 32, tokenizer: str = "smollm2") -> str:
         key = (seed, hidden_size, tokenizer)
         if key not in made:
-            tokenizers = {"smollm2": lambda: tok, "small": small_tokenizer,
-                          "small-smollm2-template": lambda: small_vocab_tokenizer(tok.chat_template)}
+            if tokenizer not in built:
+                built[tokenizer] = builders[tokenizer]()
             made[key] = save_tiny_llama(tmp_path_factory.mktemp(f"tiny-{seed}-{hidden_size}-{tokenizer}"),
-                                        tokenizers[tokenizer](), seed, hidden_size)
+                                        built[tokenizer], seed, hidden_size)
         return made[key]
 
     return get
