@@ -167,21 +167,18 @@ def test_pipeline_stage_asks_the_server_by_run_dir_name_loads_the_adapter_and_st
         assert len(again) == 2 and not any("error" in r for r in again) and server.state.requests
 
 
-def colbench(capsys, *args):
-    """``colbench ARGS --json`` in this process (the command line's own ``main``, as the ``colbench``
-    script calls it; a process of its own would import torch and transformers again): the JSON it
-    printed last."""
-    from colbench.cli import main
+def colbench(capfd, *args):
+    """``colbench ARGS --json`` in this process (:func:`cli_helpers.colbench_here`), checked to exit
+    0: the JSON it printed last."""
+    from cli_helpers import colbench_here
 
-    capsys.readouterr()
-    code = main([str(a) for a in args])
-    printed = capsys.readouterr()
-    assert code == 0, printed.err[-3000:]
-    return json.loads(printed.out.strip().splitlines()[-1])
+    p = colbench_here(capfd, *args)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.skipif(not available(), reason="transformers serve needs the 'serve' extra (fastapi, uvicorn, openai)")
-def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_path, tiny_model_dir, capsys):
+def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_path, tiny_model_dir, capfd):
     """A tiny random Llama over the small tokenizer (ChatML; the suite's :func:`tiny_model_dir`)
     behind `transformers serve`, started in a run directory and asked for
     `models/base` (loaded on first request, by path), plays `colbench run --agent openai` with 2
@@ -197,9 +194,9 @@ def test_colbench_run_through_transformers_serve_equals_the_local_policy(tmp_pat
     common = ["run", "--tasks", "generated:4:1:rate", "--episodes", 4, "--max-turns", 2, "--max-new-tokens", 24,
               "--prompt-style", "compact", "--json"]
     with TransformersServe(cwd=run_dir) as server:
-        served = colbench(capsys, *common, "--agent", "openai", "--agent-base-url", server.url, "--agent-model", name,
+        served = colbench(capfd, *common, "--agent", "openai", "--agent-base-url", server.url, "--agent-model", name,
                           "--episodes-in-flight", 2, "--out", tmp_path / "served.jsonl")
-    local = colbench(capsys, *common, "--agent", "hf", "--agent-model", tiny, "--episodes-in-flight", 1,
+    local = colbench(capfd, *common, "--agent", "hf", "--agent-model", tiny, "--episodes-in-flight", 1,
                      "--out", tmp_path / "local.jsonl")
     assert served["count"] == local["count"] == 4 and served["errors"] == 0
     by_id = {p: {r["episode_id"]: r for r in read_trajectories(tmp_path / f"{p}.jsonl")} for p in ("served", "local")}

@@ -434,20 +434,15 @@ def test_served_policy_fingerprints_the_models_tokenizer_when_it_is_here(tmp_pat
         tokenizer_fingerprint(tok)
 
 
-def _colbench(capsys, *args, check: bool = True):
-    """``colbench ARGS`` in this process (the command line's own ``main``, as the ``colbench`` script
-    calls it; a process of its own would import torch, transformers and peft again): its exit status
-    and what it printed."""
-    from types import SimpleNamespace
+def _colbench(capfd, *args, check: bool = True):
+    """``colbench ARGS`` in this process (:func:`cli_helpers.colbench_here`), checked to exit 0
+    unless ``check`` is false."""
+    from cli_helpers import colbench_here
 
-    from colbench.cli import main
-
-    capsys.readouterr()
-    code = main([str(a) for a in args])
-    printed = capsys.readouterr()
+    p = colbench_here(capfd, *args)
     if check:
-        assert code == 0, printed.err[-3000:]
-    return SimpleNamespace(returncode=code, stdout=printed.out, stderr=printed.err)
+        assert p.returncode == 0, p.stderr[-3000:]
+    return p
 
 
 def _tokens_line(stderr: str) -> str:
@@ -481,7 +476,7 @@ def save_asking_llama(directory, tasks: str, max_turns: int) -> str:
     return str(directory)
 
 
-def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(tmp_path, capsys):
+def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(tmp_path, capfd):
     """A policy with SmolLM2's tokenizer and chat template that ends its turns itself (a tiny Llama
     taught one question: :func:`save_asking_llama`) behind the real ``transformers serve`` (which
     refuses ``return_token_ids`` with HTTP 422 and answers no log-probs): ``colbench run --agent
@@ -507,9 +502,9 @@ def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(
     common = ["run", "--tasks", "generated:2:1:rate", "--episodes", 2, "--max-turns", 2, "--max-new-tokens", 24,
               "--prompt-style", "compact", "--json"]
     with TransformersServe(cwd=run_dir) as server:
-        _colbench(capsys, *common, "--agent", "openai", "--agent-base-url", server.url, "--agent-model", "models/base",
+        _colbench(capfd, *common, "--agent", "openai", "--agent-base-url", server.url, "--agent-model", "models/base",
                   "--agent-kwargs", '{"tokenizer": "smollm2"}', "--out", tmp_path / "served.jsonl")
-    _colbench(capsys, *common, "--agent", "hf", "--agent-model", policy, "--out", tmp_path / "local.jsonl")
+    _colbench(capfd, *common, "--agent", "hf", "--agent-model", policy, "--out", tmp_path / "local.jsonl")
     served = {r["episode_id"]: r for r in read_trajectories(tmp_path / "served.jsonl")}
     local = {r["episode_id"]: r for r in read_trajectories(tmp_path / "local.jsonl")}
     fp = tokenizer_fingerprint(smol())
@@ -527,14 +522,14 @@ def test_transformers_serve_records_counts_and_colbench_train_says_what_differs(
                 assert (b["tokens"]["n_prompt"], b["tokens"]["n_completion"]) == (len(t.prompt_ids), len(t.completion_ids))
     assert same_text >= 3 and n_stop >= 1
     train = ["train", "rft", "--config-json", '{"success_threshold": 0.0, "max_length": 1024, "sequences_per_batch": 2}']
-    refused = _colbench(capsys, *train, "--model", "smollm2", "--trajectories", tmp_path / "served.jsonl",
+    refused = _colbench(capfd, *train, "--model", "smollm2", "--trajectories", tmp_path / "served.jsonl",
                         "--out", tmp_path / "strict", "--strict-tokens", check=False)
     assert refused.returncode == 2 and not (tmp_path / "strict").exists()
     (err,) = refused.stderr.strip().splitlines()[-1:]
     assert re.fullmatch(r"colbench train: error: --strict-tokens: (\d+) of \1 agent turns would be trained on a "
                         r"re-tokenization .* \(first: .*served\.jsonl:1 agent turn 0: .*\); collect .*", err), err
     n_turns = sum(m["role"] == "assistant" for r in served.values() for m in r["dialogue_history"])
-    line = _tokens_line(_colbench(capsys, *train, "--model", policy, "--trajectories", tmp_path / "served.jsonl",
+    line = _tokens_line(_colbench(capfd, *train, "--model", policy, "--trajectories", tmp_path / "served.jsonl",
                                   "--out", tmp_path / "ck1").stderr)
     m = re.fullmatch(rf"colbench train: tokens: {n_turns} agent turns: 0 trained on the token ids the policy recorded; "
                      rf"{n_turns} re-tokenized: (\d+) differ from what the policy saw, 0 the same, (\d+) unchecked "
