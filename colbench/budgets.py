@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 __all__ = ["TOLERANCE", "BUDGET_COLUMNS", "EXAMPLE_UNITS", "HEADLINE_COMPARISON", "budget_of", "budget_table",
-           "budget_differences", "budget_markdown", "budget_cells", "fmt_budget", "TOKEN_COLUMNS", "token_table",
-           "token_markdown"]
+           "example_unit", "budget_differences", "budget_markdown", "budget_cells", "fmt_budget", "TOKEN_COLUMNS",
+           "token_table", "token_markdown"]
 
 #: relative difference above which two budgets are reported as different
 TOLERANCE = 0.10
@@ -53,12 +53,21 @@ def budget_table(run_dirs: Sequence[str | Path], methods: Sequence[str]) -> dict
     table: dict[str, dict] = {}
     for m in methods:
         per_run = []
+        step_pairs = False
         for d in run_dirs:
             info = _training_record(Path(d), m)
             per_run.append(budget_of(info["metrics"]) if info and "metrics" in info else None)
+            step_pairs |= bool(info and "n_step_pairs" in (info.get("metrics") or {}))
         if any(b is not None for b in per_run):
-            table[m] = {"seeds": per_run, "unit": EXAMPLE_UNITS.get(m, "examples")}
+            table[m] = {"seeds": per_run, "unit": example_unit(m, step_pairs)}
     return table
+
+
+def example_unit(method: str, step_pairs: bool = False) -> str:
+    """What ``method``'s examples are (:data:`EXAMPLE_UNITS`); a method not listed there whose metrics
+    count step pairs (SWEET-RL's policy stage under another name, e.g. a study's arm) trained on
+    step pairs; else "examples"."""
+    return EXAMPLE_UNITS.get(method, "step pairs" if step_pairs else "examples")
 
 
 def _training_record(run_dir: Path, method: str) -> dict | None:

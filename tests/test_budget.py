@@ -95,6 +95,10 @@ def test_budget_table_and_differences_recomputed_from_the_metrics_files(tmp_path
     md = budget_markdown(table, 3)
     assert "| mt-dpo | 30 / 32 / n/r | 60 / 60 / 16 | 0.0001 / 0.0001 / n/r | 0.01 / 0.01 / n/r | 2 / 2 / n/r |" in md[2]
     assert md[3].startswith("| sweet-rl | 2 / 31 / n/r | 3 / 3 / n/r |")
+    # a method not in EXAMPLE_UNITS: its metrics say step pairs (SWEET-RL's policy under a study arm's name) or not
+    s3 = _run_dir(tmp_path, "s3", {"arm-c": dict(b, n_step_pairs=3.0), "arm-x": dict(b)})
+    units = {m: t["unit"] for m, t in budget_table([s3], ["arm-c", "arm-x", "mt-dpo"]).items()}
+    assert units == {"arm-c": "step pairs", "arm-x": "examples"}
 
 
 def test_stats_md_prints_the_budget_table_and_flags_differences(tmp_path):
