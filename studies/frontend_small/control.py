@@ -92,7 +92,10 @@ def pool() -> dict:
 
     dirs = sorted((d for d in OUT.glob("seed-*") if (d / "eval" / "mt-dpo.jsonl").exists()),
                   key=lambda p: int(p.name.split("-")[1]))
-    return analyse_runs(dirs, OUT, methods=["zero-shot", "mt-dpo", "sweet-rl"], cluster="template",
+    from studies.matched_budget.run import here_relative
+
+    return analyse_runs([here_relative(d) for d in dirs], OUT, methods=["zero-shot", "mt-dpo", "sweet-rl"],
+                        cluster="template",
                         title="frontend control: multi-turn DPO, 1 epoch, NLL 0.01")
 
 

@@ -97,6 +97,15 @@ def append_jsonl(path: Path, rec: dict) -> None:
     _append(path, [rec])
 
 
+def here_relative(path: Path) -> Path:
+    """``path`` relative to the working directory when inside it, else as given: the run folders a
+    committed ``stats.json`` names, run from the repository root, do not name the checkout's folder."""
+    try:
+        return Path(path).resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return Path(path)
+
+
 def write_json(path: Path, data) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
@@ -418,7 +427,7 @@ class Seed:
     def stage_stats(self) -> None:
         from colbench.pipeline import analyse_runs
 
-        analyse_runs([self.dir], self.dir, methods=["zero-shot", *ARMS], cluster="template",
+        analyse_runs([here_relative(self.dir)], self.dir, methods=["zero-shot", *ARMS], cluster="template",
                      comparisons=COMPARISONS, title=f"matched budget, seed {self.seed}")
         write_budget_json(HERE)
 
@@ -521,7 +530,8 @@ def pool(study: Path = HERE) -> dict:
     if not dirs:
         raise SystemExit(f"{study}: no seed is done yet")
     write_budget_json(study)
-    return analyse_runs(dirs, study, methods=["zero-shot", *ARMS], cluster="template", comparisons=COMPARISONS,
+    return analyse_runs([here_relative(d) for d in dirs], study, methods=["zero-shot", *ARMS], cluster="template",
+                        comparisons=COMPARISONS,
                         title=f"matched budget, seeds {', '.join(d.name[5:] for d in dirs)}")
 
 
