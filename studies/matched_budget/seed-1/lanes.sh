@@ -1,6 +1,6 @@
 #!/bin/bash
-# Matched-budget study, one seed, in two lanes of one thread each (2 cores).
-# usage: setsid nohup bash /work/runs/mb_seed.sh SEED &
+# Matched-budget study, one seed, in two lanes of one thread each (2 cores): the script seed 1 ran
+# (as /work/runs/mb_seed.sh; it names this machine's folders). usage: setsid nohup bash lanes.sh SEED &
 S=$1; cd /work/wt/study || exit 1
 D=studies/matched_budget/seed-$S; L=/work/runs/mb_lanes; mkdir -p $D $L
 export OMP_WAIT_POLICY=PASSIVE OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
